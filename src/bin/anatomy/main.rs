@@ -1,0 +1,72 @@
+//! `anatomy`: the command-line companion to the chapter. `anatomy --help` lists the sub-commands.
+mod bench;
+mod doctor;
+mod tokenize;
+mod tour;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
+use tch::Device;
+
+#[derive(Parser)]
+#[command(name = "anatomy", version, about = "Chapter 3 of NLP with Transformers, the Transformer's anatomy, step by step in Rust")]
+struct Cli {
+    /// Where tensors live: `auto` picks CUDA when a GPU is available, else the CPU.
+    #[arg(long, global = true, default_value = "auto", value_parser = ["auto", "cpu", "cuda"])]
+    device: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Walk through the chapter's steps on a text: each step's operation, output shape and values.
+    Tour(tour::Args),
+    /// Show the token ids, token type ids and tokens of a text or a text pair.
+    Tokenize(tokenize::Args),
+    /// Check the installation: LibTorch, CUDA and the model folder, and what to do about anything missing.
+    Doctor(doctor::Args),
+    /// Time per-head and fused multi-head attention, libtorch's attention and a BERT-base encoder.
+    Bench(bench::Args),
+}
+
+/// The model folder option shared by every command that reads the tokenizer or a config.
+#[derive(clap::Args)]
+pub struct ModelArg {
+    /// The model folder (config.json, tokenizer.json); else $ANATOMY_MODEL_DIR, else the one set-up made.
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
+}
+
+fn device(name: &str) -> Result<Device> {
+    Ok(match name {
+        "cpu" => Device::Cpu,
+        "cuda" if tch::Cuda::is_available() => Device::Cuda(0),
+        "cuda" => bail!("--device cuda, but LibTorch sees no CUDA device: build with `make setup CUDA=1` on a GPU machine, or use --device cpu"),
+        _ => Device::cuda_if_available(),
+    })
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let device = device(&cli.device)?;
+    match cli.command {
+        Command::Tour(args) => tour::run(args, device),
+        Command::Tokenize(args) => tokenize::run(args),
+        Command::Doctor(args) => doctor::run(args),
+        Command::Bench(args) => bench::run(args, device),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line, the whole chain of context: "what failed: why".
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

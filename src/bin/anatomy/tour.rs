@@ -1,0 +1,143 @@
+//! `anatomy tour`: the chapter's steps in order on one text, printing for each step the operation, the
+//! output shape and the first values — the same calls the notebooks and the tests make.
+//!
+//! Like the chapter, the tour uses bert-base-uncased's configuration with random (seeded) weights: the
+//! shapes are the real ones, the values only show what each operation does to them.
+use anyhow::{ensure, Result};
+use tch::nn::{self, Module, ModuleT};
+use tch::{Device, IndexOp, Kind, Tensor};
+use transformer_anatomy::inspect::{format_value, preview_first_row, shape, values};
+use transformer_anatomy::model_dir::resolve_model_dir;
+use transformer_anatomy::scaled_dot_product::apply_mask;
+use transformer_anatomy::{
+    attend, attention_scores, attention_weights, causal_mask, check_input_ids, scaled_dot_product_attention,
+    token_embedding, AttentionHead, BertConfig, EncoderOptions, FeedForward, FusedMultiHeadAttention,
+    MultiHeadAttention, Tokenizer, TransformerEncoder, TransformerEncoderLayer, TransformerForSequenceClassification,
+};
+
+use crate::ModelArg;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    model: ModelArg,
+    /// The seed for the random weights, so that two runs print the same values.
+    #[arg(long, default_value_t = 42)]
+    seed: i64,
+    /// The text to walk through the chapter with.
+    #[arg(default_value = "time flies like an arrow")]
+    text: String,
+}
+
+fn heading(number: &str, title: &str) {
+    println!("\n── {number} {title} {}", "─".repeat(60usize.saturating_sub(title.len() + number.len())));
+}
+
+fn show(op: &str, t: &Tensor) {
+    println!("   op     {op}");
+    println!("   shape  {}", shape(t));
+    println!("   values {}", preview_first_row(t, 5));
+}
+
+fn max_abs_diff(a: &Tensor, b: &Tensor) -> f64 {
+    (a - b).abs().max().double_value(&[])
+}
+
+pub fn run(args: Args, device: Device) -> Result<()> {
+    tch::manual_seed(args.seed);
+    let _guard = tch::no_grad_guard();
+    let tokenizer = Tokenizer::from_model_dir(resolve_model_dir(args.model.model)?)?;
+    let config = BertConfig::bert_base_uncased();
+    let h = config.hidden_size;
+
+    heading("1", "tokenize");
+    let encoding = tokenizer.encode(&args.text, false)?;
+    let ids = encoding.ids_tensor(device); // [1, seq]
+    check_input_ids(&ids, &config)?;
+    println!("   op     tokenizer(text, add_special_tokens=False)");
+    println!("   shape  {}", shape(&ids));
+    println!("   ids    {:?}", encoding.input_ids);
+    println!("   tokens {:?}", encoding.tokens);
+
+    heading("2", "config (bert-base-uncased)");
+    println!(
+        "   vocab_size {}, hidden_size {h}, heads {}, layers {}, intermediate {}, max positions {}",
+        config.vocab_size, config.num_attention_heads, config.num_hidden_layers, config.intermediate_size, config.max_position_embeddings
+    );
+
+    let vs = nn::VarStore::new(device);
+    let root = vs.root();
+
+    heading("3", "token embedding");
+    let embed = token_embedding(&root / "step3", &config);
+    let x = embed.forward(&ids); // [1, seq, 768]
+    show(&format!("Embedding({}, {h})(ids)", config.vocab_size), &x);
+
+    heading("4", "attention scores (query = key = value = embeddings)");
+    let scores = attention_scores(&x, &x);
+    show(&format!("bmm(q, kᵀ) / √{h}"), &scores);
+
+    heading("5", "softmax");
+    let weights = attention_weights(&scores);
+    show("softmax(scores, dim=-1)", &weights);
+    let sums: Vec<String> = values(&weights.sum_dim_intlist(-1, false, Kind::Float)).iter().map(|v| format_value(*v)).collect();
+    println!("   sums   [{}] (each row sums to 1)", sums.join(", "));
+
+    heading("6", "weighted sum of values");
+    let updated = attend(&weights, &x);
+    show("bmm(weights, v)", &updated);
+
+    heading("7", "scaled dot-product attention");
+    let ours = scaled_dot_product_attention(&x, &x, &x, None);
+    let libtorch = Tensor::scaled_dot_product_attention(&x, &x, &x, None::<Tensor>, 0.0, false, None, false);
+    show("scaled_dot_product_attention(q, k, v, mask=None)", &ours);
+    println!("   check  max |ours − libtorch's| = {:.2e}", max_abs_diff(&ours, &libtorch));
+
+    heading("8", "attention head and multi-head attention");
+    let head = AttentionHead::new(&root / "step8" / "head", h, config.head_dim(), 0.0);
+    show("AttentionHead(768 → 64)(x)", &head.forward(&x, None, false));
+    let mut per_head = MultiHeadAttention::new(&root / "step8" / "per_head", &config);
+    let fused = FusedMultiHeadAttention::new(&root / "step8" / "fused", &config);
+    per_head.copy_from_fused(&fused);
+    let attn_output = per_head.forward(&x, None, false);
+    show("MultiHeadAttention: 12 heads, concat, output linear", &attn_output);
+    println!("   check  max |per-head − fused| with the same weights = {:.2e}", max_abs_diff(&attn_output, &fused.forward(&x, None, false)));
+
+    heading("9", "feed-forward");
+    let feed_forward = FeedForward::new(&root / "step9", &config);
+    show("linear(768 → 3072), GELU, linear(3072 → 768), dropout", &feed_forward.forward_t(&attn_output, false));
+
+    heading("10", "encoder layer (pre-layer-norm, as in the chapter)");
+    let layer = TransformerEncoderLayer::new(&root / "step10", &config, EncoderOptions::book());
+    show("x + attention(LN(x)); x + feed_forward(LN(x))", &layer.forward(&x, None, false));
+
+    heading("11", "embeddings with positions");
+    let encoder = TransformerEncoder::new(&root / "step12", &config, EncoderOptions::book())?;
+    show("LayerNorm(token_emb(ids) + position_emb(arange(seq)))", &encoder.embeddings.forward_t(&ids, false));
+
+    heading("12", "transformer encoder");
+    show("embeddings, then 12 encoder layers", &encoder.try_forward(&ids, None, false)?);
+
+    heading("13", "classification head (num_labels = 3)");
+    let classifier_config = BertConfig { num_labels: 3, num_hidden_layers: 1, ..config.clone() };
+    let classifier = TransformerForSequenceClassification::new(&root / "step13", &classifier_config, EncoderOptions::book())?;
+    show("linear(dropout(hidden_state[:, 0, :]))", &classifier.try_forward(&ids, false)?);
+
+    heading("14", "causal mask");
+    let seq = ids.size()[1];
+    let mask = causal_mask(seq, device);
+    println!("   op     tril(ones({seq}, {seq}))");
+    for row in 0..seq {
+        let cells: Vec<String> = values(&mask.i(row)).iter().map(|v| format!("{v:.0}")).collect();
+        println!("          {}", cells.join(" "));
+    }
+    let masked = apply_mask(&scores, &mask);
+    println!("   scores.masked_fill(mask == 0, -inf), row 0: {}", preview_first_row(&masked, 5));
+    let masked_weights = attention_weights(&masked);
+    let row1: Vec<String> = values(&masked_weights.i((0, 1.min(seq - 1)))).iter().map(|v| format_value(*v)).collect();
+    println!("   softmax, row 1:                        [{}]", row1.join(", "));
+    let above = (&masked_weights * mask.ones_like().g_sub(&mask)).abs().sum(Kind::Float).double_value(&[]);
+    ensure!(above == 0.0, "weights above the diagonal should be exactly 0, got a sum of {above}");
+    println!("   check  every weight above the diagonal is exactly 0");
+    Ok(())
+}

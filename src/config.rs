@@ -1,0 +1,182 @@
+//! # Step 2: the configuration
+//!
+//! Every size in the chapter (768 hidden units, 12 heads, 30 522 tokens, …) comes from one place: the
+//! checkpoint's `config.json`. [`BertConfig`] holds the fields the chapter uses, reads them from such a
+//! file with clear errors, and checks that they fit together (for instance that the hidden size splits
+//! evenly across the heads) before any tensor is made.
+//!
+//! Chapter section: [`chapters/01-tokenize.md`](../chapters/01-tokenize.md) ·
+//! notebook `notebooks/01-tokenize.ipynb`.
+use std::fmt;
+use std::path::Path;
+
+use anyhow::{bail, ensure, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// The hyper-parameters of a BERT-style encoder, named exactly as in Hugging Face's `config.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BertConfig {
+    /// How many different token ids the embedding table has rows for.
+    pub vocab_size: i64,
+    /// The width of every token vector between the layers (`d_model` in the 2017 paper).
+    pub hidden_size: i64,
+    /// How many attention heads share the hidden size; each head gets `hidden_size / heads` dimensions.
+    pub num_attention_heads: i64,
+    /// How many encoder layers are stacked.
+    pub num_hidden_layers: i64,
+    /// The width of the feed-forward layer's hidden layer (usually 4 × hidden size).
+    pub intermediate_size: i64,
+    /// The longest sequence the learned position embeddings cover.
+    pub max_position_embeddings: i64,
+    /// Dropout on embeddings and on each sub-layer's output (only active in training).
+    #[serde(default = "default_dropout")]
+    pub hidden_dropout_prob: f64,
+    /// Dropout on the attention weights (only active in training).
+    #[serde(default = "default_dropout")]
+    pub attention_probs_dropout_prob: f64,
+    /// The epsilon every LayerNorm adds to the variance.
+    #[serde(default = "default_layer_norm_eps")]
+    pub layer_norm_eps: f64,
+    /// How many classes the classification head predicts. Hugging Face derives it from `id2label`;
+    /// when a `config.json` has neither, it is 2, as in `transformers`.
+    #[serde(default = "default_num_labels")]
+    pub num_labels: i64,
+    /// The feed-forward activation: `gelu` (exact, erf-based) or `gelu_new`/`gelu_pytorch_tanh` (tanh approximation).
+    #[serde(default = "default_hidden_act")]
+    pub hidden_act: String,
+}
+
+fn default_dropout() -> f64 {
+    0.1
+}
+fn default_layer_norm_eps() -> f64 {
+    1e-12
+}
+fn default_num_labels() -> i64 {
+    2
+}
+fn default_hidden_act() -> String {
+    "gelu".to_string()
+}
+
+/// What `config.json` may say about the labels; only used to derive `num_labels`.
+#[derive(Deserialize)]
+struct LabelFields {
+    num_labels: Option<i64>,
+    id2label: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl BertConfig {
+    /// The configuration of `bert-base-uncased`, the checkpoint the chapter loads with `AutoConfig`.
+    pub fn bert_base_uncased() -> Self {
+        BertConfig {
+            vocab_size: 30522,
+            hidden_size: 768,
+            num_attention_heads: 12,
+            num_hidden_layers: 12,
+            intermediate_size: 3072,
+            max_position_embeddings: 512,
+            hidden_dropout_prob: 0.1,
+            attention_probs_dropout_prob: 0.1,
+            layer_norm_eps: 1e-12,
+            num_labels: 2,
+            hidden_act: "gelu".to_string(),
+        }
+    }
+
+    /// A very small configuration (hidden 32, 4 heads, 2 layers) for fast tests and experiments.
+    pub fn tiny() -> Self {
+        BertConfig {
+            vocab_size: 100,
+            hidden_size: 32,
+            num_attention_heads: 4,
+            num_hidden_layers: 2,
+            intermediate_size: 64,
+            max_position_embeddings: 16,
+            ..Self::bert_base_uncased()
+        }
+    }
+
+    /// Parses a `config.json` text and checks it with [`BertConfig::validate`].
+    pub fn from_json_str(text: &str) -> Result<Self> {
+        let mut config: BertConfig =
+            serde_json::from_str(text).context("config.json is not a valid BERT configuration")?;
+        let labels: LabelFields = serde_json::from_str(text)?;
+        if let Some(n) = labels.num_labels {
+            config.num_labels = n;
+        } else if let Some(map) = labels.id2label {
+            config.num_labels = map.len() as i64;
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads `config.json` from a file, or from a model folder that holds one.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
+        let mut path = path.as_ref().to_path_buf();
+        if path.is_dir() {
+            path = path.join("config.json");
+        }
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!("cannot read {}: run `make setup` or pass --model DIR with a config.json", path.display())
+        })?;
+        Self::from_json_str(&text).with_context(|| format!("in {}", path.display()))
+    }
+
+    /// Each head's share of the hidden size: `hidden_size / num_attention_heads`.
+    pub fn head_dim(&self) -> i64 {
+        self.hidden_size / self.num_attention_heads
+    }
+
+    /// Checks that the numbers make a model that can be built: positive sizes, a hidden size that the
+    /// heads divide evenly, probabilities in `[0, 1)` and a known activation.
+    pub fn validate(&self) -> Result<()> {
+        for (name, value) in [
+            ("vocab_size", self.vocab_size),
+            ("hidden_size", self.hidden_size),
+            ("num_attention_heads", self.num_attention_heads),
+            ("num_hidden_layers", self.num_hidden_layers),
+            ("intermediate_size", self.intermediate_size),
+            ("max_position_embeddings", self.max_position_embeddings),
+            ("num_labels", self.num_labels),
+        ] {
+            ensure!(value > 0, "{name} must be positive, got {value}");
+        }
+        if self.hidden_size % self.num_attention_heads != 0 {
+            bail!(
+                "hidden_size {} is not divisible by num_attention_heads {}: every head needs the same \
+                 number of dimensions, so choose a head count that divides the hidden size",
+                self.hidden_size,
+                self.num_attention_heads
+            );
+        }
+        for (name, p) in [
+            ("hidden_dropout_prob", self.hidden_dropout_prob),
+            ("attention_probs_dropout_prob", self.attention_probs_dropout_prob),
+        ] {
+            ensure!((0.0..1.0).contains(&p), "{name} must be in [0, 1), got {p}");
+        }
+        ensure!(self.layer_norm_eps > 0.0, "layer_norm_eps must be positive, got {}", self.layer_norm_eps);
+        crate::feed_forward::Activation::from_name(&self.hidden_act)?;
+        Ok(())
+    }
+}
+
+/// A listing in the spirit of `print(config)` in `transformers`: one field a line.
+impl fmt::Display for BertConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "BertConfig {{")?;
+        writeln!(f, "  \"attention_probs_dropout_prob\": {},", self.attention_probs_dropout_prob)?;
+        writeln!(f, "  \"hidden_act\": \"{}\",", self.hidden_act)?;
+        writeln!(f, "  \"hidden_dropout_prob\": {},", self.hidden_dropout_prob)?;
+        writeln!(f, "  \"hidden_size\": {},", self.hidden_size)?;
+        writeln!(f, "  \"intermediate_size\": {},", self.intermediate_size)?;
+        writeln!(f, "  \"layer_norm_eps\": {:e},", self.layer_norm_eps)?;
+        writeln!(f, "  \"max_position_embeddings\": {},", self.max_position_embeddings)?;
+        writeln!(f, "  \"num_attention_heads\": {},", self.num_attention_heads)?;
+        writeln!(f, "  \"num_hidden_layers\": {},", self.num_hidden_layers)?;
+        writeln!(f, "  \"num_labels\": {},", self.num_labels)?;
+        writeln!(f, "  \"vocab_size\": {}", self.vocab_size)?;
+        write!(f, "}}")
+    }
+}

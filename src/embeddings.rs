@@ -1,0 +1,96 @@
+//! # Steps 3 and 11: embeddings
+//!
+//! An embedding is a lookup table: token id `i` picks row `i` of a `vocab_size × hidden_size` matrix of
+//! learned numbers (step 3). Attention by itself does not know where a token stands — shuffle the
+//! tokens and it shuffles its outputs the same way — so the full [`Embeddings`] module (step 11) adds a
+//! second learned table indexed by position `0, 1, 2, …`, then normalizes each vector and applies
+//! dropout.
+//!
+//! Chapter sections: [`chapters/01-tokenize.md`](../chapters/01-tokenize.md) (token embedding) and
+//! [`chapters/06-positional-embeddings.md`](../chapters/06-positional-embeddings.md) ·
+//! notebooks `notebooks/01-tokenize.ipynb`, `notebooks/06-positional-embeddings.ipynb`.
+use std::borrow::Borrow;
+
+use anyhow::{bail, ensure, Context, Result};
+use tch::nn::{self, Module};
+use tch::{Kind, Tensor};
+
+use crate::config::BertConfig;
+
+/// Step 3: the token embedding table alone, at `word_embeddings` under the given path.
+/// `[batch, seq]` ids become `[batch, seq, hidden_size]` vectors.
+pub fn token_embedding<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> nn::Embedding {
+    nn::embedding(p.borrow() / "word_embeddings", config.vocab_size, config.hidden_size, Default::default())
+}
+
+/// Checks ids before they reach LibTorch, which would abort on an out-of-range index: they must be a
+/// `[batch, seq]` integer tensor with `1 ≤ seq ≤ max_position_embeddings` and every id below `vocab_size`.
+pub fn check_input_ids(ids: &Tensor, config: &BertConfig) -> Result<()> {
+    let size = ids.size();
+    ensure!(size.len() == 2, "input ids must have shape [batch, seq], got {size:?}");
+    ensure!(
+        matches!(ids.kind(), Kind::Int64 | Kind::Int | Kind::Int16 | Kind::Int8 | Kind::Uint8),
+        "input ids must be integers, got {:?}",
+        ids.kind()
+    );
+    let (batch, seq) = (size[0], size[1]);
+    ensure!(batch > 0 && seq > 0, "there are no tokens to embed (shape {size:?}): give a non-empty text");
+    if seq > config.max_position_embeddings {
+        bail!(
+            "the text has {seq} tokens but the model has position embeddings for only {}: shorten the text",
+            config.max_position_embeddings
+        );
+    }
+    let min = ids.f_min().and_then(|t| t.f_int64_value(&[])).context("reading the smallest id")?;
+    let max = ids.f_max().and_then(|t| t.f_int64_value(&[])).context("reading the largest id")?;
+    if min < 0 || max >= config.vocab_size {
+        let bad = if min < 0 { min } else { max };
+        bail!(
+            "token id {bad} is outside the vocabulary (0..{}): the ids and the model's config.json do not match",
+            config.vocab_size
+        );
+    }
+    Ok(())
+}
+
+/// Step 11: token embeddings plus learned position embeddings, then LayerNorm and dropout.
+///
+/// Parameters at `word_embeddings`, `position_embeddings` and `LayerNorm` under the given path (Hugging
+/// Face BERT keeps them under `embeddings`).
+#[derive(Debug)]
+pub struct Embeddings {
+    pub token_embeddings: nn::Embedding,
+    pub position_embeddings: nn::Embedding,
+    pub layer_norm: nn::LayerNorm,
+    dropout: f64,
+}
+
+impl Embeddings {
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
+        let p = p.borrow();
+        let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
+        Embeddings {
+            token_embeddings: token_embedding(p, config),
+            position_embeddings: nn::embedding(
+                p / "position_embeddings",
+                config.max_position_embeddings,
+                config.hidden_size,
+                Default::default(),
+            ),
+            layer_norm: nn::layer_norm(p / "LayerNorm", vec![config.hidden_size], ln),
+            dropout: config.hidden_dropout_prob,
+        }
+    }
+}
+
+impl nn::ModuleT for Embeddings {
+    /// `[batch, seq]` ids → `[batch, seq, hidden]`. Check untrusted ids with [`check_input_ids`] first.
+    fn forward_t(&self, input_ids: &Tensor, train: bool) -> Tensor {
+        let seq_len = input_ids.size()[1];
+        let position_ids = Tensor::arange(seq_len, (Kind::Int64, input_ids.device())).unsqueeze(0); // [1, seq]
+        let tokens = self.token_embeddings.forward(input_ids); // [batch, seq, hidden]
+        let positions = self.position_embeddings.forward(&position_ids); // [1, seq, hidden], broadcast over the batch
+        let summed = tokens + positions;
+        self.layer_norm.forward(&summed).dropout(self.dropout, train) // [batch, seq, hidden]
+    }
+}

@@ -1,0 +1,90 @@
+//! # Step 12: the encoder
+//!
+//! The full encoder is the embeddings followed by `num_hidden_layers` identical encoder layers, each
+//! refining every token's vector with information from the others. Its output has the same shape as the
+//! embeddings, `[batch, seq, hidden]`: one contextual vector per token, the "hidden state" that task
+//! heads read from.
+//!
+//! Chapter section: [`chapters/07-encoder-and-classifier.md`](../chapters/07-encoder-and-classifier.md) ·
+//! notebook `notebooks/07-encoder-and-classifier.ipynb`.
+use std::borrow::Borrow;
+
+use anyhow::{ensure, Result};
+use tch::nn::{self, ModuleT};
+use tch::Tensor;
+
+use crate::config::BertConfig;
+use crate::embeddings::{check_input_ids, Embeddings};
+use crate::encoder_layer::{EncoderOptions, TransformerEncoderLayer};
+
+/// Embeddings and a stack of encoder layers, at `embeddings` and `encoder.layer.{i}` under the given
+/// path, as in Hugging Face's `BertModel`.
+#[derive(Debug)]
+pub struct TransformerEncoder {
+    pub embeddings: Embeddings,
+    pub layers: Vec<TransformerEncoderLayer>,
+    pub config: BertConfig,
+}
+
+impl TransformerEncoder {
+    /// Builds the encoder; fails when the configuration does not describe a buildable model.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig, options: EncoderOptions) -> Result<Self> {
+        config.validate()?;
+        let p = p.borrow();
+        let layer_path = p / "encoder" / "layer";
+        Ok(TransformerEncoder {
+            embeddings: Embeddings::new(p / "embeddings", config),
+            layers: (0..config.num_hidden_layers)
+                .map(|i| TransformerEncoderLayer::new(&layer_path / i, config, options))
+                .collect(),
+            config: config.clone(),
+        })
+    }
+
+    /// Runs the layers alone on already-embedded vectors `[batch, seq, hidden]`.
+    pub fn forward_layers(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
+        self.layers.iter().fold(x.shallow_clone(), |x, layer| layer.forward(&x, mask, train))
+    }
+
+    /// Like [`TransformerEncoder::forward_layers`], also returning every layer's attention weights
+    /// (`[batch, heads, seq, seq]` each).
+    pub fn forward_layers_with_weights(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Vec<Tensor>) {
+        let mut x = x.shallow_clone();
+        let mut all = Vec::with_capacity(self.layers.len());
+        for layer in &self.layers {
+            let (next, weights) = layer.forward_with_weights(&x, mask, train);
+            x = next;
+            all.push(weights);
+        }
+        (x, all)
+    }
+
+    /// The checked entry point for ids that come from outside: validates them (and the mask's shape)
+    /// and returns a clear error instead of letting LibTorch fail. Output `[batch, seq, hidden]`.
+    pub fn try_forward(&self, input_ids: &Tensor, mask: Option<&Tensor>, train: bool) -> Result<Tensor> {
+        check_input_ids(input_ids, &self.config)?;
+        if let Some(mask) = mask {
+            let (batch, seq) = (input_ids.size()[0], input_ids.size()[1]);
+            ensure!(
+                broadcasts_to(&mask.size(), &[batch, seq, seq]),
+                "the attention mask of shape {:?} does not broadcast to [batch, seq, seq] = [{batch}, {seq}, {seq}]",
+                mask.size()
+            );
+        }
+        let x = self.embeddings.forward_t(input_ids, train);
+        Ok(self.forward_layers(&x, mask, train))
+    }
+}
+
+/// True when a tensor of shape `shape` broadcasts to `target` without growing `target`.
+fn broadcasts_to(shape: &[i64], target: &[i64]) -> bool {
+    shape.len() <= target.len() && shape.iter().rev().zip(target.iter().rev()).all(|(&a, &b)| a == 1 || a == b)
+}
+
+impl nn::ModuleT for TransformerEncoder {
+    /// `[batch, seq]` ids → `[batch, seq, hidden]`. For untrusted ids use [`TransformerEncoder::try_forward`].
+    fn forward_t(&self, input_ids: &Tensor, train: bool) -> Tensor {
+        let x = self.embeddings.forward_t(input_ids, train); // [batch, seq, hidden]
+        self.forward_layers(&x, None, train)
+    }
+}

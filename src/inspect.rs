@@ -1,0 +1,35 @@
+//! Small helpers to look at tensors: the shape as the chapter prints it and a short preview of values.
+//! The tour, the tests and the notebooks all use these, so they show the same numbers.
+use tch::{IndexOp, Kind, Tensor};
+
+/// The shape as a list, `[1, 5, 768]`.
+pub fn shape(t: &Tensor) -> String {
+    format!("{:?}", t.size())
+}
+
+/// The values of a 1-D tensor (or of any tensor, flattened) as `f64`s.
+pub fn values(t: &Tensor) -> Vec<f64> {
+    Vec::<f64>::try_from(&t.to_kind(Kind::Double).flatten(0, -1)).expect("a CPU-readable tensor")
+}
+
+/// The first `n` values of the first row (last axis) of a tensor, formatted to four decimals, with `…`
+/// when the row is longer: `[0.1234, -0.5678, …]`.
+pub fn preview_first_row(t: &Tensor, n: usize) -> String {
+    let mut row = t.shallow_clone();
+    while row.dim() > 1 {
+        row = row.i(0);
+    }
+    let v = values(&row);
+    let shown: Vec<String> = v.iter().take(n).map(|x| format_value(*x)).collect();
+    let more = if v.len() > n { ", …" } else { "" };
+    format!("[{}{more}]", shown.join(", "))
+}
+
+/// A number as the tour prints it: four decimals, and `-inf`/`inf`/`NaN` spelled out.
+pub fn format_value(x: f64) -> String {
+    if x.is_infinite() {
+        if x < 0.0 { "-inf".into() } else { "inf".into() }
+    } else {
+        format!("{x:.4}")
+    }
+}

@@ -1,0 +1,54 @@
+//! # transformer-anatomy
+//!
+//! The "Transformer Anatomy" chapter of *Natural Language Processing with Transformers* (chapter 3),
+//! rebuilt step by step in Rust on LibTorch through the `tch` crate. Each module is one step of the
+//! chapter, in the order the chapter takes them, and the data flows one way:
+//!
+//! ```text
+//! text ─tokenize─▶ ids [b, s] ─Embeddings─▶ x [b, s, h] ─TransformerEncoderLayer × N─▶ x [b, s, h]
+//!      ─first token, dropout, linear─▶ logits [b, num_labels]
+//! ```
+//!
+//! Every module takes its parameters from an `nn::Path` of a `VarStore`, whose device (CPU or CUDA)
+//! they run on, and the sub-paths are Hugging Face BERT's names, so a real checkpoint's tensors land
+//! where they belong. Layers with dropout implement `nn::ModuleT`: pass `train = false` to evaluate.
+//!
+//! ```no_run
+//! use tch::{nn, nn::ModuleT, Device};
+//! use transformer_anatomy::{BertConfig, EncoderOptions, TransformerEncoder, Tokenizer};
+//!
+//! let tokenizer = Tokenizer::from_model_dir("models/all-MiniLM-L6-v2")?;
+//! let ids = tokenizer.encode("time flies like an arrow", false)?.ids_tensor(Device::Cpu); // [1, 5]
+//! let vs = nn::VarStore::new(Device::Cpu);
+//! let encoder = TransformerEncoder::new(vs.root(), &BertConfig::bert_base_uncased(), EncoderOptions::book())?;
+//! let hidden = encoder.try_forward(&ids, None, false)?; // [1, 5, 768]
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+
+pub mod tokenize; // step 1
+pub mod config; // step 2
+pub mod embeddings; // steps 3 and 11
+pub mod scaled_dot_product; // steps 4–7
+pub mod attention_head; // step 8
+pub mod multi_head_attention; // step 8
+pub mod fused_attention; // step 8
+pub mod feed_forward; // step 9
+pub mod encoder_layer; // step 10
+pub mod encoder; // step 12
+pub mod classifier; // step 13
+pub mod causal_mask; // step 14
+pub mod model_dir;
+pub mod inspect;
+
+pub use attention_head::AttentionHead;
+pub use causal_mask::causal_mask;
+pub use classifier::TransformerForSequenceClassification;
+pub use config::BertConfig;
+pub use embeddings::{check_input_ids, token_embedding, Embeddings};
+pub use encoder::TransformerEncoder;
+pub use encoder_layer::{Attention, AttentionKind, EncoderOptions, LayerNormPlacement, TransformerEncoderLayer};
+pub use feed_forward::{Activation, FeedForward};
+pub use fused_attention::FusedMultiHeadAttention;
+pub use multi_head_attention::MultiHeadAttention;
+pub use scaled_dot_product::{attend, attention_scores, attention_weights, scaled_dot_product_attention};
+pub use tokenize::{Encoding, Tokenizer};

@@ -1,0 +1,29 @@
+//! Where the pretrained model folder is: `--model DIR` if given, else `$ANATOMY_MODEL_DIR`, else the
+//! folder `make setup` fills (`models/all-MiniLM-L6-v2` in the project).
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+
+/// The folder set-up makes, fixed when the crate is built (see `.cargo/config.toml`).
+pub fn default_model_dir() -> Option<PathBuf> {
+    option_env!("ANATOMY_DEFAULT_MODEL_DIR").map(PathBuf::from)
+}
+
+/// Resolves the model folder and checks that it holds a `config.json` and a `tokenizer.json`.
+pub fn resolve_model_dir(explicit: Option<PathBuf>) -> Result<PathBuf> {
+    let dir = explicit
+        .or_else(|| std::env::var_os("ANATOMY_MODEL_DIR").map(PathBuf::from))
+        .or_else(default_model_dir);
+    let Some(dir) = dir else {
+        bail!("no model folder: pass --model DIR or set ANATOMY_MODEL_DIR, or run `make setup`");
+    };
+    if !dir.is_dir() {
+        bail!("the model folder {} does not exist: run `make setup`, or pass --model DIR", dir.display());
+    }
+    for file in ["config.json", "tokenizer.json"] {
+        if !dir.join(file).is_file() {
+            bail!("the model folder {} has no {file}: run `make setup` again, or pass another --model DIR", dir.display());
+        }
+    }
+    Ok(dir)
+}

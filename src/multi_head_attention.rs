@@ -1,0 +1,87 @@
+//! # Step 8b: multi-head attention, the chapter's way
+//!
+//! One head can only focus on one kind of relation at a time, so the layer runs several heads side by
+//! side, each on its own `hidden_size / heads` slice, concatenates their outputs back to the hidden size
+//! and mixes them with one more linear map. This is the chapter's construction, a list of
+//! [`AttentionHead`]s, which is easy to read; [`FusedMultiHeadAttention`](crate::FusedMultiHeadAttention)
+//! computes the same thing with one matrix product per projection.
+//!
+//! Chapter section: [`chapters/03-multi-head-attention.md`](../chapters/03-multi-head-attention.md) ·
+//! notebook `notebooks/03-multi-head-attention.ipynb`.
+use std::borrow::Borrow;
+
+use tch::nn::{self, Module};
+use tch::Tensor;
+
+use crate::attention_head::AttentionHead;
+use crate::config::BertConfig;
+use crate::fused_attention::FusedMultiHeadAttention;
+
+/// Multi-head self-attention built from separate heads and an output projection.
+///
+/// Given the path of a layer's `attention` block, the heads live at `self.heads.{i}.{query,key,value}`
+/// and the output projection at `output.dense`, Hugging Face BERT's name for it.
+#[derive(Debug)]
+pub struct MultiHeadAttention {
+    pub heads: Vec<AttentionHead>,
+    pub output_linear: nn::Linear,
+}
+
+impl MultiHeadAttention {
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
+        let p = p.borrow();
+        let (embed_dim, head_dim) = (config.hidden_size, config.head_dim());
+        let heads_path = p / "self" / "heads";
+        let heads = (0..config.num_attention_heads)
+            .map(|i| AttentionHead::new(&heads_path / i, embed_dim, head_dim, config.attention_probs_dropout_prob))
+            .collect();
+        let output_linear = nn::linear(p / "output" / "dense", embed_dim, embed_dim, Default::default());
+        MultiHeadAttention { heads, output_linear }
+    }
+
+    /// Returns the output `[batch, seq, hidden]` and every head's weights `[batch, heads, seq, seq]`.
+    /// `mask` (0 = blocked) must broadcast against `[batch, seq, seq]`.
+    pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
+        let (outputs, weights): (Vec<Tensor>, Vec<Tensor>) =
+            self.heads.iter().map(|head| head.forward_with_weights(hidden_state, mask, train)).unzip();
+        let concatenated = Tensor::cat(&outputs, -1); // [batch, seq, heads * head_dim] = [batch, seq, hidden]
+        let output = self.output_linear.forward(&concatenated); // [batch, seq, hidden]
+        (output, Tensor::stack(&weights, 1)) // weights: [batch, heads, seq, seq]
+    }
+
+    pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
+        self.forward_with_weights(hidden_state, mask, train).0
+    }
+
+    /// Copies the weights of a fused attention block into the heads: head `i` takes rows
+    /// `i * head_dim .. (i + 1) * head_dim` of the fused query, key and value matrices. This is how a real
+    /// checkpoint, which stores the fused matrices, is read into the chapter's per-head layout.
+    pub fn copy_from_fused(&mut self, fused: &FusedMultiHeadAttention) {
+        let head_dim = fused.head_dim;
+        tch::no_grad(|| {
+            for (i, head) in self.heads.iter_mut().enumerate() {
+                let start = i as i64 * head_dim;
+                for (part, whole) in [
+                    (&mut head.query, &fused.query),
+                    (&mut head.key, &fused.key),
+                    (&mut head.value, &fused.value),
+                ] {
+                    part.ws.copy_(&whole.ws.narrow(0, start, head_dim));
+                    if let (Some(b), Some(wb)) = (part.bs.as_mut(), whole.bs.as_ref()) {
+                        b.copy_(&wb.narrow(0, start, head_dim));
+                    }
+                }
+            }
+            self.output_linear.ws.copy_(&fused.output.ws);
+            if let (Some(b), Some(wb)) = (self.output_linear.bs.as_mut(), fused.output.bs.as_ref()) {
+                b.copy_(wb);
+            }
+        });
+    }
+}
+
+impl nn::ModuleT for MultiHeadAttention {
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        self.forward(xs, None, train)
+    }
+}
