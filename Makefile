@@ -1,0 +1,48 @@
+# The two commands of the README:
+#   make tour   set up if needed, then walk through the chapter on "time flies like an arrow"
+#   make test   set up if needed, then run every test
+# Set-up (scripts/setup.sh) fetches pinned LibTorch and model wheels once; later runs skip it.
+# `make setup CUDA=1` (and `make test CUDA=1`, ...) uses a CUDA build of LibTorch instead (needs a GPU).
+SHELL := /bin/bash
+CUDA ?= 0
+TEXT ?= time flies like an arrow
+
+ifeq ($(CUDA),1)
+# torch-sys links torch_cuda when the lib dir holds libtorch_cuda.so, which the full wheel has.
+CARGO := LIBTORCH="$$(echo $(CURDIR)/.deps/venv-cuda/lib/python3*/site-packages/torch)" cargo
+else
+CARGO := cargo
+endif
+
+.PHONY: setup tour test bench doctor clean-deps help
+
+help:
+	@echo "make tour    walk through the chapter's steps (sets up on first use)"
+	@echo "make test    run every test (sets up on first use)"
+	@echo "make bench   time the attention variants in release mode (BENCH_PYTORCH=1: against PyTorch too)"
+	@echo "make doctor  check LibTorch, CUDA and the model folder"
+	@echo "make setup   only fetch LibTorch and the model (CUDA=1 for a CUDA build)"
+
+setup:
+	@CUDA=$(CUDA) scripts/setup.sh
+
+tour: setup
+	$(CARGO) run --quiet --bin anatomy -- tour "$(TEXT)"
+
+test: setup
+	$(CARGO) test --no-fail-fast
+
+bench: setup
+	$(CARGO) build --release --bin anatomy
+	@if [ "$(BENCH_PYTORCH)" = 1 ]; then \
+	  scripts/bench_pytorch.sh > target/bench-pytorch.json && \
+	  target/release/anatomy bench --compare target/bench-pytorch.json; \
+	else target/release/anatomy bench; fi
+
+doctor:
+	@[ -f .deps/libtorch/.complete-2.13.0 ] || [ -f .deps/venv-cuda/.complete-2.13.0 ] || \
+	  { echo "LibTorch is missing: run 'make setup' (it fetches LibTorch 2.13.0 into .deps/)"; exit 1; }
+	$(CARGO) run --quiet --bin anatomy -- doctor
+
+clean-deps:
+	rm -rf .deps models

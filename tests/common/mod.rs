@@ -1,0 +1,32 @@
+//! Helpers shared by the test files (one file per chapter section).
+#![allow(dead_code)]
+use tch::{Kind, Tensor};
+use transformer_anatomy::{model_dir::resolve_model_dir, Tokenizer};
+
+/// The tokenizer of the model folder that `make setup` fills.
+pub fn tokenizer() -> Tokenizer {
+    let dir = resolve_model_dir(None).expect("the model folder is missing: run `make setup`");
+    Tokenizer::from_model_dir(dir).expect("the model folder's tokenizer.json loads")
+}
+
+/// The largest absolute difference between two tensors of the same shape.
+pub fn max_abs_diff(a: &Tensor, b: &Tensor) -> f64 {
+    assert_eq!(a.size(), b.size(), "shapes differ");
+    (a - b).abs().max().to_kind(Kind::Double).double_value(&[])
+}
+
+/// Fails with both shapes and the largest difference when `a` and `b` differ by more than `tol`.
+pub fn assert_close(a: &Tensor, b: &Tensor, tol: f64) {
+    let diff = max_abs_diff(a, b);
+    assert!(diff <= tol, "max |a - b| = {diff:e} exceeds {tol:e} (shape {:?})", a.size());
+}
+
+/// Snapshots go to the top-level `snapshots/` folder, named after the test file and the name given.
+#[macro_export]
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({ snapshot_path => "../snapshots", omit_expression => true }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}

@@ -1,0 +1,129 @@
+//! Chapter section 3: attention heads and multi-head attention, per head and fused.
+mod common;
+
+use rstest::rstest;
+use tch::nn::{self, ModuleT};
+use tch::{Device, Kind, Tensor};
+use transformer_anatomy::inspect::shape;
+use transformer_anatomy::{causal_mask, AttentionHead, BertConfig, FusedMultiHeadAttention, MultiHeadAttention};
+
+fn configs() -> [BertConfig; 2] {
+    [BertConfig::bert_base_uncased(), BertConfig::tiny()]
+}
+
+/// A per-head and a fused block holding the same weights.
+fn same_weights(vs: &nn::VarStore, config: &BertConfig) -> (MultiHeadAttention, FusedMultiHeadAttention) {
+    let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", config);
+    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", config);
+    per_head.copy_from_fused(&fused);
+    (per_head, fused)
+}
+
+#[rstest]
+fn a_head_projects_to_head_dim(#[values(1, 2)] batch: i64, #[values(1, 5)] seq: i64, #[values(0, 1)] which: usize) {
+    let config = &configs()[which];
+    let vs = nn::VarStore::new(Device::Cpu);
+    let head = AttentionHead::new(vs.root(), config.hidden_size, config.head_dim(), 0.1);
+    let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
+    let (out, weights) = head.forward_with_weights(&x, None, false);
+    assert_eq!(out.size(), [batch, seq, config.head_dim()]);
+    assert_eq!(weights.size(), [batch, seq, seq]);
+    assert_eq!(head.forward_t(&x, false).size(), out.size());
+}
+
+#[rstest]
+fn per_head_equals_fused(#[values(1, 3)] batch: i64, #[values(1, 5, 33)] seq: i64, #[values(0, 1)] which: usize, #[values(false, true)] causal: bool) {
+    let config = &configs()[which];
+    let vs = nn::VarStore::new(Device::Cpu);
+    let (per_head, fused) = same_weights(&vs, config);
+    let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
+    let mask = causal.then(|| causal_mask(seq, Device::Cpu));
+    let (a, wa) = per_head.forward_with_weights(&x, mask.as_ref(), false);
+    let (b, wb) = fused.forward_with_weights(&x, mask.as_ref(), false);
+    assert_eq!(a.size(), [batch, seq, config.hidden_size]);
+    assert_eq!(wa.size(), [batch, config.num_attention_heads, seq, seq]);
+    common::assert_close(&a, &b, 1e-5);
+    common::assert_close(&wa, &wb, 1e-5);
+    // And both equal the block run on libtorch's own attention kernel.
+    common::assert_close(&b, &fused.forward_libtorch(&x, mask.as_ref()), 1e-5);
+}
+
+#[test]
+fn without_copying_the_weights_the_two_differ() {
+    // Guards the test above: it passes because of the copy, not because both ignore their weights.
+    let config = BertConfig::tiny();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let per_head = MultiHeadAttention::new(vs.root() / "a", &config);
+    let fused = FusedMultiHeadAttention::new(vs.root() / "b", &config);
+    let x = Tensor::randn([1, 5, config.hidden_size], (Kind::Float, Device::Cpu));
+    assert!(common::max_abs_diff(&per_head.forward(&x, None, false), &fused.forward(&x, None, false)) > 1e-3);
+}
+
+#[test]
+fn each_head_sees_only_its_slice_of_the_fused_weights() {
+    let config = BertConfig::tiny();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let (per_head, fused) = same_weights(&vs, &config);
+    let x = Tensor::randn([2, 4, config.hidden_size], (Kind::Float, Device::Cpu));
+    let d = config.head_dim();
+    for (i, head) in per_head.heads.iter().enumerate() {
+        let q_fused = x.matmul(&fused.query.ws.tr()) + fused.query.bs.as_ref().unwrap();
+        let q_slice = q_fused.narrow(-1, i as i64 * d, d);
+        common::assert_close(&head.query.forward_t(&x, false), &q_slice, 1e-5);
+    }
+}
+
+#[test]
+fn weights_rows_sum_to_one_per_head() {
+    let config = BertConfig::tiny();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let (per_head, _) = same_weights(&vs, &config);
+    let x = Tensor::randn([2, 6, config.hidden_size], (Kind::Float, Device::Cpu));
+    let (_, weights) = per_head.forward_with_weights(&x, None, false);
+    let sums = weights.sum_dim_intlist(-1, false, Kind::Float);
+    common::assert_close(&sums, &sums.ones_like(), 1e-5);
+}
+
+#[test]
+fn dropout_only_acts_in_training() {
+    let config = BertConfig { attention_probs_dropout_prob: 0.5, ..BertConfig::tiny() };
+    let vs = nn::VarStore::new(Device::Cpu);
+    let (_, fused) = same_weights(&vs, &config);
+    let x = Tensor::randn([2, 8, config.hidden_size], (Kind::Float, Device::Cpu));
+    common::assert_close(&fused.forward(&x, None, false), &fused.forward(&x, None, false), 0.0);
+    assert!(common::max_abs_diff(&fused.forward(&x, None, true), &fused.forward(&x, None, false)) > 1e-4);
+}
+
+#[test]
+fn parameters_have_hugging_face_names() {
+    let config = BertConfig::tiny();
+    let vs = nn::VarStore::new(Device::Cpu);
+    FusedMultiHeadAttention::new(vs.root() / "attention", &config);
+    let mut names: Vec<String> = vs.variables().into_keys().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "attention.output.dense.bias", "attention.output.dense.weight", "attention.self.key.bias", "attention.self.key.weight",
+            "attention.self.query.bias", "attention.self.query.weight", "attention.self.value.bias", "attention.self.value.weight",
+        ]
+    );
+}
+
+#[test]
+fn multi_head_attention_shapes_snapshot() {
+    let config = BertConfig::bert_base_uncased();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let (per_head, fused) = same_weights(&vs, &config);
+    let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
+    let head_out = per_head.heads[0].forward(&x, None, false);
+    let (out, weights) = per_head.forward_with_weights(&x, None, false);
+    let fused_out = fused.forward(&x, None, false);
+    snapshot!(
+        "multi_head_attention_shapes",
+        format!(
+            "heads {}\nhead query weight {}\none head's output {}\nmulti-head output {}\nmulti-head weights {}\nfused query weight {}\nfused output {}",
+            per_head.heads.len(), shape(&per_head.heads[0].query.ws), shape(&head_out), shape(&out), shape(&weights), shape(&fused.query.ws), shape(&fused_out)
+        )
+    );
+}
