@@ -35,7 +35,7 @@ test: setup
 bench: setup
 	$(CARGO) build --release --bin anatomy
 	@if [ "$(BENCH_PYTORCH)" = 1 ]; then \
-	  scripts/bench_pytorch.sh > target/bench-pytorch.json && \
+	  py=$$(scripts/reference-venv.sh | tail -n 1) && $$py scripts/bench_pytorch.py > target/bench-pytorch.json && \
 	  target/release/anatomy bench --compare target/bench-pytorch.json; \
 	else target/release/anatomy bench; fi
 

@@ -1,0 +1,134 @@
+"""The PyTorch side of `make bench BENCH_PYTORCH=1`.
+
+Times the same cases as `anatomy bench`, written the way the chapter writes them in PyTorch (a list of
+attention heads, pre-layer-norm encoder layers), plus the fused and libtorch-kernel variants, and prints
+the same JSON: {"results": [{"name", "batch", "seq", "median_s"}, ...]}. Same LibTorch version (2.13.0),
+same CPU, same thread count, no autograd: the ratio measures only what sits between the LibTorch calls.
+
+Usage: python scripts/bench_pytorch.py [--repeats N] [--quick]
+"""
+import argparse
+import json
+import math
+import time
+
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+HIDDEN, HEADS, LAYERS, INTERMEDIATE, VOCAB, MAX_POS = 768, 12, 12, 3072, 30522, 512
+HEAD_DIM = HIDDEN // HEADS
+
+
+class Head(nn.Module):
+    """One head: three projections, then softmax(q kᵀ / √d) v with bmm, as in the chapter."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v = (nn.Linear(HIDDEN, HEAD_DIM) for _ in range(3))
+
+    def forward(self, x):
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        scores = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.size(-1))
+        return torch.bmm(F.softmax(scores, dim=-1), v)
+
+
+class PerHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList(Head() for _ in range(HEADS))
+        self.out = nn.Linear(HIDDEN, HIDDEN)
+
+    def forward(self, x):
+        return self.out(torch.cat([h(x) for h in self.heads], dim=-1))
+
+
+class Fused(nn.Module):
+    def __init__(self, libtorch_kernel=False):
+        super().__init__()
+        self.q, self.k, self.v, self.out = (nn.Linear(HIDDEN, HIDDEN) for _ in range(4))
+        self.libtorch_kernel = libtorch_kernel
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        split = lambda t: t.view(b, s, HEADS, HEAD_DIM).transpose(1, 2)
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        if self.libtorch_kernel:
+            ctx = F.scaled_dot_product_attention(q, k, v)
+        else:
+            weights = F.softmax(q @ k.transpose(-2, -1) / math.sqrt(HEAD_DIM), dim=-1)
+            ctx = weights @ v
+        return self.out(ctx.transpose(1, 2).contiguous().view(b, s, HIDDEN))
+
+
+class Layer(nn.Module):
+    def __init__(self, pre_ln, attention):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(HIDDEN, eps=1e-12), nn.LayerNorm(HIDDEN, eps=1e-12)
+        self.attn = attention
+        self.ff1, self.ff2 = nn.Linear(HIDDEN, INTERMEDIATE), nn.Linear(INTERMEDIATE, HIDDEN)
+        self.drop = nn.Dropout(0.1)
+        self.pre_ln = pre_ln
+
+    def ff(self, x):
+        return self.drop(self.ff2(F.gelu(self.ff1(x))))
+
+    def forward(self, x):
+        if self.pre_ln:
+            x = x + self.drop(self.attn(self.ln1(x)))
+            return x + self.ff(self.ln2(x))
+        x = self.ln1(x + self.drop(self.attn(x)))
+        return self.ln2(x + self.ff(x))
+
+
+class Encoder(nn.Module):
+    def __init__(self, book):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(VOCAB, HIDDEN), nn.Embedding(MAX_POS, HIDDEN)
+        self.ln, self.drop = nn.LayerNorm(HIDDEN, eps=1e-12), nn.Dropout(0.1)
+        self.layers = nn.ModuleList(Layer(book, PerHead() if book else Fused()) for _ in range(LAYERS))
+
+    def forward(self, ids):
+        pos = torch.arange(ids.size(1)).unsqueeze(0)
+        x = self.drop(self.ln(self.tok(ids) + self.pos(pos)))
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def median_seconds(repeats, f):
+    for _ in range(2):
+        f()
+    times = []
+    for _ in range(max(repeats, 1)):
+        start = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    results = []
+    with torch.no_grad():
+        modules = {"mha_per_head": PerHead().eval(), "mha_fused": Fused().eval(), "mha_libtorch_sdpa": Fused(True).eval()}
+        batches, seqs = ([1], [5]) if args.quick else ([1, 8], [5, 128, 512])
+        for batch in batches:
+            for seq in seqs:
+                x = torch.randn(batch, seq, HIDDEN)
+                for name, module in modules.items():
+                    results.append({"name": name, "batch": batch, "seq": seq, "median_s": median_seconds(args.repeats, lambda: module(x))})
+        seq = 5 if args.quick else 128
+        ids = torch.randint(VOCAB, (1, seq))
+        for name, book in [("encoder_bert_base_book", True), ("encoder_bert_base_bert", False)]:
+            encoder = Encoder(book).eval()
+            results.append({"name": name, "batch": 1, "seq": seq, "median_s": median_seconds(args.repeats, lambda: encoder(ids))})
+    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
