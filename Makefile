@@ -30,7 +30,7 @@ tour: setup
 	$(CARGO) run --quiet --bin anatomy -- tour "$(TEXT)"
 
 test: setup
-	$(CARGO) test --no-fail-fast
+	$(CARGO) test --no-fail-fast -- --test-threads=1
 
 bench: setup
 	$(CARGO) build --release --bin anatomy

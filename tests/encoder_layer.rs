@@ -13,6 +13,7 @@ fn options(placement: LayerNormPlacement, attention: AttentionKind) -> EncoderOp
 
 #[test]
 fn layer_norm_has_known_values() {
+    common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let ln = nn::layer_norm(vs.root(), vec![3], nn::LayerNormConfig { eps: 1e-12, ..Default::default() });
     let out = values(&ln.forward(&Tensor::from_slice(&[1.0f32, 2.0, 3.0]).view([1, 3])));
@@ -29,6 +30,7 @@ fn the_layer_keeps_the_shape(
     #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
 ) {
+    common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root(), &config, options(placement, AttentionKind::PerHead));
     let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
@@ -60,6 +62,7 @@ fn placements_follow_their_formulas(
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
     #[values(AttentionKind::PerHead, AttentionKind::Fused)] attention: AttentionKind,
 ) {
+    common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root(), &config, options(placement, attention));
@@ -69,6 +72,7 @@ fn placements_follow_their_formulas(
 
 #[test]
 fn pre_and_post_layer_norm_differ_with_the_same_weights() {
+    common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let mut layer = TransformerEncoderLayer::new(vs.root(), &config, options(LayerNormPlacement::Pre, AttentionKind::Fused));
@@ -80,6 +84,7 @@ fn pre_and_post_layer_norm_differ_with_the_same_weights() {
 
 #[test]
 fn post_layer_norm_output_is_normalized_per_token() {
+    common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root(), &config, EncoderOptions::bert());
@@ -92,6 +97,7 @@ fn post_layer_norm_output_is_normalized_per_token() {
 
 #[test]
 fn parameters_have_hugging_face_names() {
+    common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny(), EncoderOptions::bert());
     assert!(matches!(layer.attention, Attention::Fused(_)));
@@ -102,6 +108,7 @@ fn parameters_have_hugging_face_names() {
 
 #[test]
 fn encoder_layer_shapes_snapshot() {
+    common::seed();
     let config = BertConfig::bert_base_uncased();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root(), &config, EncoderOptions::book());

@@ -22,6 +22,7 @@ fn exact_gelu_has_known_values() {
 
 #[rstest]
 fn feed_forward_keeps_the_shape(#[values(1, 4)] batch: i64, #[values(1, 5, 20)] seq: i64, #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig) {
+    common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);
     let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
@@ -31,6 +32,7 @@ fn feed_forward_keeps_the_shape(#[values(1, 4)] batch: i64, #[values(1, 5, 20)] 
 
 #[test]
 fn feed_forward_is_linear_gelu_linear() {
+    common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);
@@ -44,6 +46,7 @@ fn feed_forward_is_linear_gelu_linear() {
 
 #[test]
 fn feed_forward_treats_positions_independently() {
+    common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);
@@ -55,6 +58,7 @@ fn feed_forward_treats_positions_independently() {
 
 #[test]
 fn parameters_have_hugging_face_names() {
+    common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     FeedForward::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny());
     let mut names: Vec<String> = vs.variables().into_keys().collect();
@@ -67,6 +71,7 @@ fn parameters_have_hugging_face_names() {
 
 #[test]
 fn feed_forward_shapes_snapshot() {
+    common::seed();
     let config = BertConfig::bert_base_uncased();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);

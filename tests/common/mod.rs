@@ -3,6 +3,12 @@
 use tch::{Kind, Tensor};
 use transformer_anatomy::{model_dir::resolve_model_dir, Tokenizer};
 
+/// Fixes LibTorch's random number generator, so a test draws the same "random" weights and inputs on
+/// every run. `make test` runs the tests of a file one after another, so no other test can draw in between.
+pub fn seed() {
+    tch::manual_seed(0);
+}
+
 /// The tokenizer of the model folder that `make setup` fills.
 pub fn tokenizer() -> Tokenizer {
     let dir = resolve_model_dir(None).expect("the model folder is missing: run `make setup`");
