@@ -35,8 +35,7 @@ test: setup
 bench: setup
 	$(CARGO) build --release --bin anatomy
 	@if [ "$(BENCH_PYTORCH)" = 1 ]; then \
-	  py=$$(scripts/reference-venv.sh | tail -n 1) && $$py scripts/bench_pytorch.py > target/bench-pytorch.json && \
-	  target/release/anatomy bench --compare target/bench-pytorch.json; \
+	  py=$$(scripts/reference-venv.sh | tail -n 1) && target/release/anatomy bench --pytorch "$$py"; \
 	else target/release/anatomy bench; fi
 
 doctor:

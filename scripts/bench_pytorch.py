@@ -5,11 +5,13 @@ attention heads, pre-layer-norm encoder layers), plus the fused and libtorch-ker
 the same JSON: {"results": [{"name", "batch", "seq", "median_s"}, ...]}. Same LibTorch version (2.13.0),
 same CPU, same thread count, no autograd: the ratio measures only what sits between the LibTorch calls.
 
-Usage: python scripts/bench_pytorch.py [--repeats N] [--quick]
+Usage: python scripts/bench_pytorch.py [--repeats N] [--quick]   (prints the JSON report)
+       python scripts/bench_pytorch.py --serve                 (what `anatomy bench --pytorch` runs)
 """
 import argparse
 import json
 import math
+import sys
 import time
 
 import torch
@@ -107,26 +109,51 @@ def median_seconds(repeats, f):
     return sorted(times)[len(times) // 2]
 
 
+class Cases:
+    """Builds each module once and times a case on request."""
+
+    def __init__(self):
+        torch.manual_seed(0)
+        self.attention = {"mha_per_head": PerHead().eval(), "mha_fused": Fused().eval(), "mha_libtorch_sdpa": Fused(True).eval()}
+        self.encoders = {"encoder_bert_base_book": Encoder(True).eval(), "encoder_bert_base_bert": Encoder(False).eval()}
+        self.inputs = {}
+
+    def time(self, name, batch, seq, repeats):
+        with torch.no_grad():
+            if name in self.attention:
+                x = self.inputs.setdefault((batch, seq), torch.randn(batch, seq, HIDDEN))
+                module = self.attention[name]
+                return median_seconds(repeats, lambda: module(x))
+            ids = self.inputs.setdefault(("ids", batch, seq), torch.randint(VOCAB, (batch, seq)))
+            encoder = self.encoders[name]
+            return median_seconds(repeats, lambda: encoder(ids))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--serve", action="store_true", help="answer one JSON request per stdin line (used by `anatomy bench --pytorch`)")
     args = parser.parse_args()
-    torch.manual_seed(0)
+    cases = Cases()
+    if args.serve:
+        for line in sys.stdin:
+            request = json.loads(line)
+            try:
+                reply = {"median_s": cases.time(request["name"], request["batch"], request["seq"], request["repeats"])}
+            except Exception as e:  # report, keep serving
+                reply = {"error": repr(e)}
+            print(json.dumps(reply), flush=True)
+        return
     results = []
-    with torch.no_grad():
-        modules = {"mha_per_head": PerHead().eval(), "mha_fused": Fused().eval(), "mha_libtorch_sdpa": Fused(True).eval()}
-        batches, seqs = ([1], [5]) if args.quick else ([1, 8], [5, 128, 512])
-        for batch in batches:
-            for seq in seqs:
-                x = torch.randn(batch, seq, HIDDEN)
-                for name, module in modules.items():
-                    results.append({"name": name, "batch": batch, "seq": seq, "median_s": median_seconds(args.repeats, lambda: module(x))})
-        seq = 5 if args.quick else 128
-        ids = torch.randint(VOCAB, (1, seq))
-        for name, book in [("encoder_bert_base_book", True), ("encoder_bert_base_bert", False)]:
-            encoder = Encoder(book).eval()
-            results.append({"name": name, "batch": 1, "seq": seq, "median_s": median_seconds(args.repeats, lambda: encoder(ids))})
+    batches, seqs = ([1], [5]) if args.quick else ([1, 8], [5, 128, 512])
+    for batch in batches:
+        for seq in seqs:
+            for name in cases.attention:
+                results.append({"name": name, "batch": batch, "seq": seq, "median_s": cases.time(name, batch, seq, args.repeats)})
+    seq = 5 if args.quick else 128
+    for name in cases.encoders:
+        results.append({"name": name, "batch": 1, "seq": seq, "median_s": cases.time(name, 1, seq, args.repeats)})
     print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "results": results}, indent=2))
 
 

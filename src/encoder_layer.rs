@@ -71,6 +71,14 @@ impl Attention {
         }
     }
 
+    /// Output `[batch, seq, hidden]`.
+    pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
+        match self {
+            Attention::PerHead(a) => a.forward(x, mask, train),
+            Attention::Fused(a) => a.forward(x, mask, train),
+        }
+    }
+
     /// Output `[batch, seq, hidden]` and weights `[batch, heads, seq, seq]`.
     pub fn forward_with_weights(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
         match self {
@@ -110,19 +118,17 @@ impl TransformerEncoderLayer {
         }
     }
 
-    /// Runs the layer on `[batch, seq, hidden]` and also returns the attention weights
-    /// `[batch, heads, seq, seq]`. `mask` (0 = blocked) broadcasts against `[batch, seq, seq]`.
-    pub fn forward_with_weights(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
+    /// The layer around a given attention call, which returns the attention output and maybe its weights.
+    fn forward_around(&self, x: &Tensor, train: bool, attention: impl FnOnce(&Tensor) -> (Tensor, Option<Tensor>)) -> (Tensor, Option<Tensor>) {
         match self.placement {
             LayerNormPlacement::Pre => {
-                let normed = self.layer_norm_1.forward(x);
-                let (attended, weights) = self.attention.forward_with_weights(&normed, mask, train);
+                let (attended, weights) = attention(&self.layer_norm_1.forward(x));
                 let x = x + attended.dropout(self.dropout, train); // skip connection
                 let x = &x + self.feed_forward.forward_t(&self.layer_norm_2.forward(&x), train);
                 (x, weights) // [batch, seq, hidden]
             }
             LayerNormPlacement::Post => {
-                let (attended, weights) = self.attention.forward_with_weights(x, mask, train);
+                let (attended, weights) = attention(x);
                 let x = self.layer_norm_1.forward(&(x + attended.dropout(self.dropout, train)));
                 let x = self.layer_norm_2.forward(&(&x + self.feed_forward.forward_t(&x, train)));
                 (x, weights) // [batch, seq, hidden]
@@ -130,8 +136,18 @@ impl TransformerEncoderLayer {
         }
     }
 
+    /// Runs the layer on `[batch, seq, hidden]`. `mask` (0 = blocked) broadcasts against `[batch, seq, seq]`.
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
-        self.forward_with_weights(x, mask, train).0
+        self.forward_around(x, train, |h| (self.attention.forward(h, mask, train), None)).0
+    }
+
+    /// Like [`TransformerEncoderLayer::forward`], also returning the attention weights `[batch, heads, seq, seq]`.
+    pub fn forward_with_weights(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
+        let (x, weights) = self.forward_around(x, train, |h| {
+            let (out, weights) = self.attention.forward_with_weights(h, mask, train);
+            (out, Some(weights))
+        });
+        (x, weights.expect("the attention call returned its weights"))
     }
 }
 

@@ -50,5 +50,5 @@ pub use encoder_layer::{Attention, AttentionKind, EncoderOptions, LayerNormPlace
 pub use feed_forward::{Activation, FeedForward};
 pub use fused_attention::FusedMultiHeadAttention;
 pub use multi_head_attention::MultiHeadAttention;
-pub use scaled_dot_product::{attend, attention_scores, attention_weights, scaled_dot_product_attention};
+pub use scaled_dot_product::{attend, attention_scores, attention_weights, masked_attention_weights, scaled_dot_product_attention};
 pub use tokenize::{Encoding, Tokenizer};

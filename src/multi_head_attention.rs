@@ -39,18 +39,24 @@ impl MultiHeadAttention {
         MultiHeadAttention { heads, output_linear }
     }
 
-    /// Returns the output `[batch, seq, hidden]` and every head's weights `[batch, heads, seq, seq]`.
+    /// Concatenates the heads' outputs and mixes them with the output projection.
+    fn combine(&self, head_outputs: &[Tensor]) -> Tensor {
+        let concatenated = Tensor::cat(head_outputs, -1); // [batch, seq, heads * head_dim] = [batch, seq, hidden]
+        self.output_linear.forward(&concatenated) // [batch, seq, hidden]
+    }
+
+    /// Runs every head on `hidden_state` `[batch, seq, hidden]` and returns `[batch, seq, hidden]`.
     /// `mask` (0 = blocked) must broadcast against `[batch, seq, seq]`.
+    pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
+        let outputs: Vec<Tensor> = self.heads.iter().map(|head| head.forward(hidden_state, mask, train)).collect();
+        self.combine(&outputs)
+    }
+
+    /// Like [`MultiHeadAttention::forward`], also returning every head's weights `[batch, heads, seq, seq]`.
     pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
         let (outputs, weights): (Vec<Tensor>, Vec<Tensor>) =
             self.heads.iter().map(|head| head.forward_with_weights(hidden_state, mask, train)).unzip();
-        let concatenated = Tensor::cat(&outputs, -1); // [batch, seq, heads * head_dim] = [batch, seq, hidden]
-        let output = self.output_linear.forward(&concatenated); // [batch, seq, hidden]
-        (output, Tensor::stack(&weights, 1)) // weights: [batch, heads, seq, seq]
-    }
-
-    pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
-        self.forward_with_weights(hidden_state, mask, train).0
+        (self.combine(&outputs), Tensor::stack(&weights, 1))
     }
 
     /// Copies the weights of a fused attention block into the heads: head `i` takes rows

@@ -32,15 +32,24 @@ pub fn apply_mask(scores: &Tensor, mask: &Tensor) -> Tensor {
 }
 
 /// Step 5: turns each row of scores into weights that are positive and sum to 1 (a softmax over the keys).
-///
-/// A row whose every score is `-inf` (a query that may look at nothing, such as a padding token under a
-/// padding mask) has no meaningful softmax: `0/0` would make it NaN and poison every later layer. We
-/// define such a row to be all zeros, so that query's output is the zero vector. This is what libtorch's
-/// own `scaled_dot_product_attention` does too.
 pub fn attention_weights(scores: &Tensor) -> Tensor {
-    let weights = scores.softmax(-1, scores.kind()); // [batch, s_q, s_k], rows sum to 1
-    let nothing_to_see = scores.isneginf().all_dim(-1, true); // [batch, s_q, 1]
-    weights.masked_fill(&nothing_to_see, 0.0)
+    scores.softmax(-1, scores.kind()) // [batch, s_q, s_k], rows sum to 1
+}
+
+/// Step 5 with a mask: positions where `mask` is 0 get weight exactly 0.
+///
+/// A row whose every position is masked (a query that may look at nothing, such as a padding token under
+/// a padding mask) has no meaningful softmax: `0/0` would make it NaN and poison every later layer. We
+/// define such a row to be all zeros, so that query's output is the zero vector. libtorch's own
+/// `scaled_dot_product_attention` does the same.
+pub fn masked_attention_weights(scores: &Tensor, mask: &Tensor) -> Tensor {
+    let weights = attention_weights(&apply_mask(scores, mask));
+    // Found on the mask, which is small ([s_q, s_k] or [batch, 1, s_k]), rather than on the scores.
+    let blind_rows = mask.eq(0).all_dim(-1, true); // [.., s_q, 1]
+    if blind_rows.any().int64_value(&[]) == 0 {
+        return weights;
+    }
+    weights.masked_fill(&blind_rows, 0.0)
 }
 
 /// Step 6: each query's output is the weighted sum of the value vectors, `weights · v`.
@@ -59,12 +68,7 @@ pub fn attention_with_weights(
     value: &Tensor,
     mask: Option<&Tensor>,
 ) -> (Tensor, Tensor) {
-    let mut scores = attention_scores(query, key);
-    if let Some(mask) = mask {
-        scores = apply_mask(&scores, mask);
-    }
-    let weights = attention_weights(&scores);
-    (attend(&weights, value), weights)
+    attention_with_dropout(query, key, value, mask, 0.0, false)
 }
 
 /// Like [`attention_with_weights`], with dropout on the weights while training, as BERT does it. The
@@ -77,15 +81,17 @@ pub fn attention_with_dropout(
     dropout: f64,
     train: bool,
 ) -> (Tensor, Tensor) {
-    if !train || dropout == 0.0 {
-        return attention_with_weights(query, key, value, mask);
-    }
-    let mut scores = attention_scores(query, key);
-    if let Some(mask) = mask {
-        scores = apply_mask(&scores, mask);
-    }
-    let weights = attention_weights(&scores);
-    (attend(&weights.dropout(dropout, true), value), weights)
+    let scores = attention_scores(query, key);
+    let weights = match mask {
+        Some(mask) => masked_attention_weights(&scores, mask),
+        None => attention_weights(&scores),
+    };
+    let output = if train && dropout > 0.0 {
+        attend(&weights.dropout(dropout, true), value)
+    } else {
+        attend(&weights, value)
+    };
+    (output, weights)
 }
 
 /// Step 7: the whole of scaled dot-product attention, `softmax(q kᵀ / √d_k + mask) · v`.

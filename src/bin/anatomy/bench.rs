@@ -1,13 +1,18 @@
-//! `anatomy bench`: how long the chapter's building blocks take on this machine.
+//! `anatomy bench`: how long the chapter's building blocks take on this machine, and — with
+//! `--pytorch PYTHON` — how that compares with the same blocks written in PyTorch.
 //!
-//! Every case is run a few times to warm up, then `--repeats` times; the median is reported. Run it in
-//! release mode (`make bench`), and compare against the chapter's PyTorch code with
-//! `--compare FILE`, where FILE is what `scripts/bench_pytorch.py` printed on the same machine.
-use std::collections::HashMap;
+//! Every case is warmed up, then run `--repeats` times; the median is reported. A shared machine's speed
+//! drifts by tens of percent from one minute to the next, so a comparison must not time one side and
+//! then the other: with `--pytorch`, a PyTorch process (`scripts/bench_pytorch.py --serve`) times each
+//! case right after we do, and this alternates for `--rounds` rounds; each side reports the median of
+//! its rounds. Both sides run the same LibTorch (2.13.0) on the same threads, without autograd. Build in
+//! release mode (`make bench`).
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
@@ -18,104 +23,162 @@ pub struct Args {
     /// Print {"results": [{"name", "batch", "seq", "median_s"}, ...]} instead of a table.
     #[arg(long)]
     json: bool,
-    /// Timed runs per case; the median is reported.
+    /// Timed runs per case and round; the median is reported.
     #[arg(long, default_value_t = 10)]
     repeats: usize,
+    /// Rounds per case when comparing with PyTorch (ours, theirs, ours, theirs, ...).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
     /// Only batch 1 and sequence length 5, to check that the benchmark runs.
     #[arg(long)]
     quick: bool,
-    /// A JSON file of the same cases timed with PyTorch (scripts/bench_pytorch.py): adds a ratio column.
-    #[arg(long, value_name = "FILE")]
-    compare: Option<PathBuf>,
+    /// A Python with torch 2.13 (`scripts/reference-venv.sh` makes one): time the same cases in PyTorch,
+    /// interleaved with ours, and print the ratio.
+    #[arg(long, value_name = "PYTHON")]
+    pytorch: Option<PathBuf>,
 }
 
-#[derive(Serialize, Deserialize, Clone)]
+#[derive(Serialize)]
 struct Timing {
     name: String,
     batch: i64,
     seq: i64,
     median_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pytorch_median_s: Option<f64>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct Report {
     results: Vec<Timing>,
 }
 
-fn median_seconds(repeats: usize, mut f: impl FnMut() -> Tensor) -> f64 {
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn median_seconds(repeats: usize, f: &dyn Fn() -> Tensor) -> f64 {
     for _ in 0..2 {
         let _ = f();
     }
-    let mut times: Vec<f64> = (0..repeats.max(1))
+    let times = (0..repeats.max(1))
         .map(|_| {
             let start = Instant::now();
             let out = f();
-            let _ = out.size(); // the result exists; on CUDA, synchronise below
-            if let Device::Cuda(_) = out.device() {
-                tch::Cuda::synchronize(0);
+            if let Device::Cuda(i) = out.device() {
+                tch::Cuda::synchronize(i as i64);
             }
             start.elapsed().as_secs_f64()
         })
         .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+    median(times)
+}
+
+/// The PyTorch side: a process that times one case per request line.
+struct PyTorch {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    median_s: Option<f64>,
+    error: Option<String>,
+}
+
+impl PyTorch {
+    fn start(python: &PathBuf) -> Result<Self> {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench_pytorch.py");
+        let mut child = Command::new(python)
+            .args([script, "--serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("starting {} {script}", python.display()))?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = BufReader::new(child.stdout.take().expect("piped"));
+        Ok(PyTorch { child, stdin, stdout })
+    }
+
+    fn time(&mut self, name: &str, batch: i64, seq: i64, repeats: usize) -> Result<f64> {
+        let request = serde_json::json!({"name": name, "batch": batch, "seq": seq, "repeats": repeats});
+        writeln!(self.stdin, "{request}").context("the PyTorch benchmark process has stopped")?;
+        let mut line = String::new();
+        self.stdout.read_line(&mut line)?;
+        let reply: Reply = serde_json::from_str(&line).with_context(|| format!("the PyTorch side answered {line:?}"))?;
+        match (reply.median_s, reply.error) {
+            (Some(s), _) => Ok(s),
+            (None, e) => bail!("the PyTorch side failed on {name}: {}", e.unwrap_or_default()),
+        }
+    }
+}
+
+impl Drop for PyTorch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 pub fn run(args: Args, device: Device) -> Result<()> {
+    let mut pytorch = args.pytorch.as_ref().map(PyTorch::start).transpose()?;
     tch::manual_seed(0);
     let _guard = tch::no_grad_guard();
     let config = BertConfig::bert_base_uncased();
     let vs = nn::VarStore::new(device);
     let per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
     let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
+    let encoders = [
+        ("encoder_bert_base_book", TransformerEncoder::new(vs.root() / "book", &config, EncoderOptions::book())?),
+        ("encoder_bert_base_bert", TransformerEncoder::new(vs.root() / "bert", &config, EncoderOptions::bert())?),
+    ];
+
     let mut results = Vec::new();
+    let mut measure = |name: &str, batch: i64, seq: i64, f: &dyn Fn() -> Tensor| -> Result<()> {
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..if pytorch.is_some() { args.rounds.max(1) } else { 1 } {
+            ours.push(median_seconds(args.repeats, f));
+            if let Some(py) = pytorch.as_mut() {
+                theirs.push(py.time(name, batch, seq, args.repeats)?);
+            }
+        }
+        let pytorch_median_s = (!theirs.is_empty()).then(|| median(theirs));
+        results.push(Timing { name: name.into(), batch, seq, median_s: median(ours), pytorch_median_s });
+        Ok(())
+    };
     let (batches, seqs): (&[i64], &[i64]) = if args.quick { (&[1], &[5]) } else { (&[1, 8], &[5, 128, 512]) };
     for &batch in batches {
         for &seq in seqs {
             let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, device));
-            let cases: [(&str, Box<dyn Fn() -> Tensor>); 3] = [
-                ("mha_per_head", Box::new(|| per_head.forward(&x, None, false))),
-                ("mha_fused", Box::new(|| fused.forward(&x, None, false))),
-                ("mha_libtorch_sdpa", Box::new(|| fused.forward_libtorch(&x, None))),
-            ];
-            for (name, f) in cases {
-                results.push(Timing { name: name.into(), batch, seq, median_s: median_seconds(args.repeats, f) });
-            }
+            measure("mha_per_head", batch, seq, &|| per_head.forward(&x, None, false))?;
+            measure("mha_fused", batch, seq, &|| fused.forward(&x, None, false))?;
+            measure("mha_libtorch_sdpa", batch, seq, &|| fused.forward_libtorch(&x, None))?;
         }
     }
     let seq = if args.quick { 5 } else { 128 };
     let ids = Tensor::randint(config.vocab_size, [1, seq], (Kind::Int64, device));
-    for (name, options) in [("encoder_bert_base_book", EncoderOptions::book()), ("encoder_bert_base_bert", EncoderOptions::bert())] {
-        let encoder = TransformerEncoder::new(vs.root() / name, &config, options)?;
-        let median_s = median_seconds(args.repeats, || encoder.forward_t(&ids, false));
-        results.push(Timing { name: name.into(), batch: 1, seq, median_s });
+    for (name, encoder) in &encoders {
+        measure(name, 1, seq, &|| encoder.forward_t(&ids, false))?;
     }
 
-    let reference: HashMap<(String, i64, i64), f64> = match &args.compare {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-            let report: Report = serde_json::from_str(&text).with_context(|| format!("{} is not a bench report", path.display()))?;
-            report.results.into_iter().map(|t| ((t.name, t.batch, t.seq), t.median_s)).collect()
-        }
-        None => HashMap::new(),
-    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&Report { results })?);
         return Ok(());
     }
     let mode = if cfg!(debug_assertions) { "debug build: numbers are not meaningful, use `make bench`" } else { "release build" };
     println!("{} threads, {device:?}, {mode}", tch::get_num_threads());
-    println!("{:<26} {:>5} {:>5} {:>12} {:>12} {:>8}", "case", "batch", "seq", "median ms", "PyTorch ms", "ratio");
+    println!("{:<24} {:>5} {:>5} {:>10} {:>11} {:>7}", "case", "batch", "seq", "ours ms", "PyTorch ms", "ratio");
     for t in &results {
-        let theirs = reference.get(&(t.name.clone(), t.batch, t.seq));
-        let (their_ms, ratio) = match theirs {
-            Some(&s) => (format!("{:.3}", s * 1e3), format!("{:.2}", t.median_s / s)),
+        let (theirs, ratio) = match t.pytorch_median_s {
+            Some(s) => (format!("{:.3}", s * 1e3), format!("{:.2}", t.median_s / s)),
             None => ("-".into(), "-".into()),
         };
-        println!("{:<26} {:>5} {:>5} {:>12.3} {:>12} {:>8}", t.name, t.batch, t.seq, t.median_s * 1e3, their_ms, ratio);
+        println!("{:<24} {:>5} {:>5} {:>10.3} {:>11} {:>7}", t.name, t.batch, t.seq, t.median_s * 1e3, theirs, ratio);
     }
-    if !reference.is_empty() {
-        println!("ratio = ours / PyTorch's: below 1 means the Rust version is faster");
+    if pytorch.is_some() {
+        println!("ratio = ours / PyTorch's, interleaved in one run: below 1 means the Rust version is faster");
     }
     Ok(())
 }

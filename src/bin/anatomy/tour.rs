@@ -10,7 +10,7 @@ use transformer_anatomy::inspect::{format_value, preview_first_row, shape, value
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::scaled_dot_product::apply_mask;
 use transformer_anatomy::{
-    attend, attention_scores, attention_weights, causal_mask, check_input_ids, scaled_dot_product_attention,
+    attend, attention_scores, attention_weights, causal_mask, masked_attention_weights, check_input_ids, scaled_dot_product_attention,
     token_embedding, AttentionHead, BertConfig, EncoderOptions, FeedForward, FusedMultiHeadAttention,
     MultiHeadAttention, Tokenizer, TransformerEncoder, TransformerEncoderLayer, TransformerForSequenceClassification,
 };
@@ -133,7 +133,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     }
     let masked = apply_mask(&scores, &mask);
     println!("   scores.masked_fill(mask == 0, -inf), row 0: {}", preview_first_row(&masked, 5));
-    let masked_weights = attention_weights(&masked);
+    let masked_weights = masked_attention_weights(&scores, &mask);
     let row1: Vec<String> = values(&masked_weights.i((0, 1.min(seq - 1)))).iter().map(|v| format_value(*v)).collect();
     println!("   softmax, row 1:                        [{}]", row1.join(", "));
     let above = (&masked_weights * mask.ones_like().g_sub(&mask)).abs().sum(Kind::Float).double_value(&[]);
