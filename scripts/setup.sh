@@ -93,7 +93,7 @@ setup_libtorch_cpu() {
   fetch "$rt_whl" 7f82250d7782aa23b6cfe765ecc7db554bd3c2870c43f3d1821f1d18aebf0548 \
     --platform manylinux_2_17_x86_64 nvidia-cuda-runtime==13.0.96
   fetch "$cupti_whl" 4eb01c08e859bf924d222250d2e8f8b8ff6d3db4721288cf35d14252a4d933c8 \
-    --platform manylinux_2_28_x86_64 nvidia-cuda-cupti==13.0.85
+    --platform manylinux_2_25_x86_64 nvidia-cuda-cupti==13.0.85
   rm -rf "$dir"
   mkdir -p "$dir"
   say "unpacking LibTorch headers and CPU libraries (about 500 MB on disk)"

@@ -46,24 +46,29 @@ impl FusedMultiHeadAttention {
         }
     }
 
-    /// `[batch, seq, hidden]` → `[batch, heads, seq, head_dim]`.
-    fn split_heads(&self, x: &Tensor) -> Tensor {
-        let (batch, seq) = (x.size()[0], x.size()[1]);
-        x.view([batch, seq, self.num_heads, self.head_dim]).transpose(1, 2)
+    /// One projection per role for all heads at once, then a reshape that splits the heads apart:
+    /// `[batch, seq, hidden]` → three `[batch, heads, seq, head_dim]` tensors.
+    fn project_heads(&self, x: &Tensor) -> (Tensor, Tensor, Tensor) {
+        let (batch, seq, _) = x.size3().expect("hidden states must be [batch, seq, hidden]");
+        let split = |t: Tensor| t.view([batch, seq, self.num_heads, self.head_dim]).transpose(1, 2);
+        (split(self.query.forward(x)), split(self.key.forward(x)), split(self.value.forward(x)))
+    }
+
+    /// Puts the heads side by side again and applies the output projection:
+    /// `[batch, heads, seq, head_dim]` → `[batch, seq, hidden]`.
+    fn merge_heads(&self, context: &Tensor) -> Tensor {
+        let (batch, _, seq, _) = context.size4().expect("[batch, heads, seq, head_dim]");
+        let merged = context.transpose(1, 2).contiguous().view([batch, seq, self.num_heads * self.head_dim]);
+        self.output.forward(&merged)
     }
 
     /// Returns the output `[batch, seq, hidden]` and the weights `[batch, heads, seq, seq]`. `mask`
     /// (0 = blocked) is given as for the per-head version, broadcasting against `[batch, seq, seq]`.
     pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        let (batch, seq, hidden) = hidden_state.size3().expect("hidden states must be [batch, seq, hidden]");
-        let q = self.split_heads(&self.query.forward(hidden_state)); // [batch, heads, seq, head_dim]
-        let k = self.split_heads(&self.key.forward(hidden_state));
-        let v = self.split_heads(&self.value.forward(hidden_state));
-        // A 3-D mask [batch, s_q, s_k] gets a head axis so that it broadcasts over the heads.
-        let mask = mask.map(|m| if m.dim() == 3 { m.unsqueeze(1) } else { m.shallow_clone() });
+        let (q, k, v) = self.project_heads(hidden_state); // [batch, heads, seq, head_dim] each
+        let mask = mask.map(with_head_axis);
         let (context, weights) = attention_with_dropout(&q, &k, &v, mask.as_ref(), self.dropout, train);
-        let merged = context.transpose(1, 2).contiguous().view([batch, seq, hidden]); // [batch, seq, hidden]
-        (self.output.forward(&merged), weights)
+        (self.merge_heads(&context), weights)
     }
 
     pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
@@ -74,19 +79,18 @@ impl FusedMultiHeadAttention {
     /// chapter's step-by-step attention (eval mode). Used as an independent check and as the speed
     /// reference in `anatomy bench`.
     pub fn forward_libtorch(&self, hidden_state: &Tensor, mask: Option<&Tensor>) -> Tensor {
-        let (batch, seq, hidden) = hidden_state.size3().expect("hidden states must be [batch, seq, hidden]");
-        let q = self.split_heads(&self.query.forward(hidden_state)); // [batch, heads, seq, head_dim]
-        let k = self.split_heads(&self.key.forward(hidden_state));
-        let v = self.split_heads(&self.value.forward(hidden_state));
+        let (q, k, v) = self.project_heads(hidden_state);
         // libtorch reads a boolean mask as "true = may attend", the same convention as ours.
-        let mask = mask.map(|m| {
-            let m = m.ne(0);
-            if m.dim() == 3 { m.unsqueeze(1) } else { m }
-        });
+        let mask = mask.map(|m| with_head_axis(&m.ne(0)));
         let context = Tensor::scaled_dot_product_attention(&q, &k, &v, mask, 0.0, false, None, false);
-        let merged = context.transpose(1, 2).contiguous().view([batch, seq, hidden]);
-        self.output.forward(&merged)
+        self.merge_heads(&context)
     }
+}
+
+/// A 3-D mask `[batch, s_q, s_k]` gets a head axis, `[batch, 1, s_q, s_k]`, so that it broadcasts over the
+/// heads; a 2-D `[s_q, s_k]` mask broadcasts as it is.
+fn with_head_axis(mask: &Tensor) -> Tensor {
+    if mask.dim() == 3 { mask.unsqueeze(1) } else { mask.shallow_clone() }
 }
 
 impl nn::ModuleT for FusedMultiHeadAttention {
