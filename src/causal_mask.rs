@@ -10,6 +10,15 @@
 use tch::{Device, Kind, Tensor};
 
 /// `tril(ones(n, n))`: 1 where a query (row) may look at a key (column), 0 above the diagonal.
+///
+/// ```
+/// use tch::Device;
+/// use transformer_anatomy::causal_mask;
+///
+/// let mask = causal_mask(3, Device::Cpu); // [3, 3]
+/// let rows: Vec<Vec<f32>> = Vec::<Vec<f32>>::try_from(&mask).unwrap();
+/// assert_eq!(rows, [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 1.0, 1.0]]);
+/// ```
 pub fn causal_mask(n: i64, device: Device) -> Tensor {
     Tensor::ones([n, n], (Kind::Float, device)).tril(0) // [n, n]
 }

@@ -130,6 +130,14 @@ impl BertConfig {
 
     /// Checks that the numbers make a model that can be built: positive sizes, a hidden size that the
     /// heads divide evenly, probabilities in `[0, 1)` and a known activation.
+    ///
+    /// ```
+    /// use transformer_anatomy::BertConfig;
+    ///
+    /// assert!(BertConfig::bert_base_uncased().validate().is_ok());
+    /// let odd = BertConfig { hidden_size: 770, ..BertConfig::bert_base_uncased() };
+    /// assert!(odd.validate().unwrap_err().to_string().contains("not divisible"));
+    /// ```
     pub fn validate(&self) -> Result<()> {
         for (name, value) in [
             ("vocab_size", self.vocab_size),

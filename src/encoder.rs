@@ -61,6 +61,21 @@ impl TransformerEncoder {
 
     /// The checked entry point for ids that come from outside: validates them (and the mask's shape)
     /// and returns a clear error instead of letting LibTorch fail. Output `[batch, seq, hidden]`.
+    ///
+    /// ```
+    /// use tch::{nn, Device, Kind, Tensor};
+    /// use transformer_anatomy::{BertConfig, EncoderOptions, TransformerEncoder};
+    ///
+    /// let config = BertConfig::tiny(); // 16 positions, 100 tokens
+    /// let vs = nn::VarStore::new(Device::Cpu);
+    /// let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book())?;
+    /// let ids = Tensor::from_slice(&[5i64, 17, 42]).view([1, 3]);
+    /// assert_eq!(encoder.try_forward(&ids, None, false)?.size(), [1, 3, 32]);
+    ///
+    /// let too_long = Tensor::zeros([1, 20], (Kind::Int64, Device::Cpu));
+    /// assert!(encoder.try_forward(&too_long, None, false).is_err());
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
     pub fn try_forward(&self, input_ids: &Tensor, mask: Option<&Tensor>, train: bool) -> Result<Tensor> {
         check_input_ids(input_ids, &self.config)?;
         if let Some(mask) = mask {

@@ -119,7 +119,12 @@ impl TransformerEncoderLayer {
     }
 
     /// The layer around a given attention call, which returns the attention output and maybe its weights.
-    fn forward_around(&self, x: &Tensor, train: bool, attention: impl FnOnce(&Tensor) -> (Tensor, Option<Tensor>)) -> (Tensor, Option<Tensor>) {
+    fn forward_around(
+        &self,
+        x: &Tensor,
+        train: bool,
+        attention: impl FnOnce(&Tensor) -> (Tensor, Option<Tensor>),
+    ) -> (Tensor, Option<Tensor>) {
         match self.placement {
             LayerNormPlacement::Pre => {
                 let (attended, weights) = attention(&self.layer_norm_1.forward(x));

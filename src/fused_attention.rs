@@ -90,7 +90,11 @@ impl FusedMultiHeadAttention {
 /// A 3-D mask `[batch, s_q, s_k]` gets a head axis, `[batch, 1, s_q, s_k]`, so that it broadcasts over the
 /// heads; a 2-D `[s_q, s_k]` mask broadcasts as it is.
 fn with_head_axis(mask: &Tensor) -> Tensor {
-    if mask.dim() == 3 { mask.unsqueeze(1) } else { mask.shallow_clone() }
+    if mask.dim() == 3 {
+        mask.unsqueeze(1)
+    } else {
+        mask.shallow_clone()
+    }
 }
 
 impl nn::ModuleT for FusedMultiHeadAttention {

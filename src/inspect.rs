@@ -28,7 +28,11 @@ pub fn preview_first_row(t: &Tensor, n: usize) -> String {
 /// A number as the tour prints it: four decimals, and `-inf`/`inf`/`NaN` spelled out.
 pub fn format_value(x: f64) -> String {
     if x.is_infinite() {
-        if x < 0.0 { "-inf".into() } else { "inf".into() }
+        if x < 0.0 {
+            "-inf".into()
+        } else {
+            "inf".into()
+        }
     } else {
         format!("{x:.4}")
     }

@@ -25,20 +25,20 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
-pub mod tokenize; // step 1
+pub mod attention_head; // step 8
+pub mod causal_mask; // step 14
+pub mod classifier; // step 13
 pub mod config; // step 2
 pub mod embeddings; // steps 3 and 11
-pub mod scaled_dot_product; // steps 4–7
-pub mod attention_head; // step 8
-pub mod multi_head_attention; // step 8
-pub mod fused_attention; // step 8
-pub mod feed_forward; // step 9
-pub mod encoder_layer; // step 10
 pub mod encoder; // step 12
-pub mod classifier; // step 13
-pub mod causal_mask; // step 14
-pub mod model_dir;
+pub mod encoder_layer; // step 10
+pub mod feed_forward; // step 9
+pub mod fused_attention; // step 8
 pub mod inspect;
+pub mod model_dir;
+pub mod multi_head_attention; // step 8
+pub mod scaled_dot_product; // steps 4–7
+pub mod tokenize; // step 1
 
 pub use attention_head::AttentionHead;
 pub use causal_mask::causal_mask;
@@ -50,5 +50,7 @@ pub use encoder_layer::{Attention, AttentionKind, EncoderOptions, LayerNormPlace
 pub use feed_forward::{Activation, FeedForward};
 pub use fused_attention::FusedMultiHeadAttention;
 pub use multi_head_attention::MultiHeadAttention;
-pub use scaled_dot_product::{attend, attention_scores, attention_weights, masked_attention_weights, scaled_dot_product_attention};
+pub use scaled_dot_product::{
+    attend, attention_scores, attention_weights, masked_attention_weights, scaled_dot_product_attention,
+};
 pub use tokenize::{Encoding, Tokenizer};

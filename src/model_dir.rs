@@ -11,9 +11,7 @@ pub fn default_model_dir() -> Option<PathBuf> {
 
 /// Resolves the model folder and checks that it holds a `config.json` and a `tokenizer.json`.
 pub fn resolve_model_dir(explicit: Option<PathBuf>) -> Result<PathBuf> {
-    let dir = explicit
-        .or_else(|| std::env::var_os("ANATOMY_MODEL_DIR").map(PathBuf::from))
-        .or_else(default_model_dir);
+    let dir = explicit.or_else(|| std::env::var_os("ANATOMY_MODEL_DIR").map(PathBuf::from)).or_else(default_model_dir);
     let Some(dir) = dir else {
         bail!("no model folder: pass --model DIR or set ANATOMY_MODEL_DIR, or run `make setup`");
     };
@@ -22,7 +20,10 @@ pub fn resolve_model_dir(explicit: Option<PathBuf>) -> Result<PathBuf> {
     }
     for file in ["config.json", "tokenizer.json"] {
         if !dir.join(file).is_file() {
-            bail!("the model folder {} has no {file}: run `make setup` again, or pass another --model DIR", dir.display());
+            bail!(
+                "the model folder {} has no {file}: run `make setup` again, or pass another --model DIR",
+                dir.display()
+            );
         }
     }
     Ok(dir)

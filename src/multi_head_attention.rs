@@ -3,7 +3,7 @@
 //! One head can only focus on one kind of relation at a time, so the layer runs several heads side by
 //! side, each on its own `hidden_size / heads` slice, concatenates their outputs back to the hidden size
 //! and mixes them with one more linear map. This is the chapter's construction, a list of
-//! [`AttentionHead`]s, which is easy to read; [`FusedMultiHeadAttention`](crate::FusedMultiHeadAttention)
+//! [`AttentionHead`]s, which is easy to read; [`FusedMultiHeadAttention`]
 //! computes the same thing with one matrix product per projection.
 //!
 //! Chapter section: [`chapters/03-multi-head-attention.md`](../chapters/03-multi-head-attention.md) ·
@@ -62,16 +62,28 @@ impl MultiHeadAttention {
     /// Copies the weights of a fused attention block into the heads: head `i` takes rows
     /// `i * head_dim .. (i + 1) * head_dim` of the fused query, key and value matrices. This is how a real
     /// checkpoint, which stores the fused matrices, is read into the chapter's per-head layout.
+    ///
+    /// ```
+    /// use tch::{nn, Device, Kind, Tensor};
+    /// use transformer_anatomy::{BertConfig, FusedMultiHeadAttention, MultiHeadAttention};
+    ///
+    /// let config = BertConfig::tiny();
+    /// let vs = nn::VarStore::new(Device::Cpu);
+    /// let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
+    /// let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
+    /// per_head.copy_from_fused(&fused);
+    /// let x = Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu));
+    /// let (a, b) = (per_head.forward(&x, None, false), fused.forward(&x, None, false));
+    /// assert!(a.allclose(&b, 1e-5, 1e-5, false));
+    /// ```
     pub fn copy_from_fused(&mut self, fused: &FusedMultiHeadAttention) {
         let head_dim = fused.head_dim;
         tch::no_grad(|| {
             for (i, head) in self.heads.iter_mut().enumerate() {
                 let start = i as i64 * head_dim;
-                for (part, whole) in [
-                    (&mut head.query, &fused.query),
-                    (&mut head.key, &fused.key),
-                    (&mut head.value, &fused.value),
-                ] {
+                for (part, whole) in
+                    [(&mut head.query, &fused.query), (&mut head.key, &fused.key), (&mut head.value, &fused.value)]
+                {
                     part.ws.copy_(&whole.ws.narrow(0, start, head_dim));
                     if let (Some(b), Some(wb)) = (part.bs.as_mut(), whole.bs.as_ref()) {
                         b.copy_(&wb.narrow(0, start, head_dim));

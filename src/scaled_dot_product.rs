@@ -62,12 +62,7 @@ pub fn attend(weights: &Tensor, value: &Tensor) -> Tensor {
 }
 
 /// Steps 4–6 together, returning the output and the attention weights (for pictures and tests).
-pub fn attention_with_weights(
-    query: &Tensor,
-    key: &Tensor,
-    value: &Tensor,
-    mask: Option<&Tensor>,
-) -> (Tensor, Tensor) {
+pub fn attention_with_weights(query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> (Tensor, Tensor) {
     attention_with_dropout(query, key, value, mask, 0.0, false)
 }
 
@@ -86,20 +81,24 @@ pub fn attention_with_dropout(
         Some(mask) => masked_attention_weights(&scores, mask),
         None => attention_weights(&scores),
     };
-    let output = if train && dropout > 0.0 {
-        attend(&weights.dropout(dropout, true), value)
-    } else {
-        attend(&weights, value)
-    };
+    let output =
+        if train && dropout > 0.0 { attend(&weights.dropout(dropout, true), value) } else { attend(&weights, value) };
     (output, weights)
 }
 
 /// Step 7: the whole of scaled dot-product attention, `softmax(q kᵀ / √d_k + mask) · v`.
-pub fn scaled_dot_product_attention(
-    query: &Tensor,
-    key: &Tensor,
-    value: &Tensor,
-    mask: Option<&Tensor>,
-) -> Tensor {
+///
+/// ```
+/// use tch::{Device, Kind, Tensor};
+/// use transformer_anatomy::{causal_mask, scaled_dot_product_attention};
+///
+/// let x = Tensor::arange(20, (Kind::Float, Device::Cpu)).reshape([1, 5, 4]) / 10.0; // [batch, seq, dim]
+/// let out = scaled_dot_product_attention(&x, &x, &x, None);
+/// assert_eq!(out.size(), [1, 5, 4]);
+/// // With a causal mask, the first token can only attend to itself, so its output is its own value.
+/// let causal = scaled_dot_product_attention(&x, &x, &x, Some(&causal_mask(5, Device::Cpu)));
+/// assert!(causal.get(0).get(0).allclose(&x.get(0).get(0), 1e-6, 1e-6, false));
+/// ```
+pub fn scaled_dot_product_attention(query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> Tensor {
     attention_with_weights(query, key, value, mask).0
 }

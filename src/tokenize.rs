@@ -15,6 +15,17 @@ use serde::Serialize;
 use tch::{Device, Kind, Tensor};
 
 /// A WordPiece tokenizer that returns whole, unpadded encodings.
+///
+/// ```
+/// use transformer_anatomy::Tokenizer;
+///
+/// // The folder `make setup` fills; doc tests run from the project's root.
+/// let tokenizer = Tokenizer::from_model_dir("models/all-MiniLM-L6-v2")?;
+/// let encoding = tokenizer.encode("time flies like an arrow", false)?;
+/// assert_eq!(encoding.input_ids, [2051, 10029, 2066, 2019, 8612]);
+/// assert!(tokenizer.encode("", false).is_err());
+/// # Ok::<(), anyhow::Error>(())
+/// ```
 pub struct Tokenizer {
     inner: tokenizers::Tokenizer,
 }
@@ -44,7 +55,8 @@ impl Encoding {
 
     /// The ids as a batch of one: `[1, seq_len]`, `int64`, as `return_tensors="pt"` gives them.
     pub fn ids_tensor(&self, device: Device) -> Tensor {
-        Tensor::from_slice(&self.input_ids).to_kind(Kind::Int64).to_device(device).unsqueeze(0) // [1, seq]
+        Tensor::from_slice(&self.input_ids).to_kind(Kind::Int64).to_device(device).unsqueeze(0)
+        // [1, seq]
     }
 
     /// The token type ids as `[1, seq_len]`.
@@ -59,10 +71,7 @@ impl Tokenizer {
         let dir = dir.as_ref();
         let file = if dir.is_dir() { dir.join("tokenizer.json") } else { dir.to_path_buf() };
         if !file.exists() {
-            bail!(
-                "no tokenizer at {}: run `make setup` to fetch the model, or pass --model DIR",
-                file.display()
-            );
+            bail!("no tokenizer at {}: run `make setup` to fetch the model, or pass --model DIR", file.display());
         }
         let mut inner = tokenizers::Tokenizer::from_file(&file)
             .map_err(|e| anyhow!("{e}"))

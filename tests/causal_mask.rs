@@ -50,7 +50,8 @@ fn an_output_does_not_depend_on_later_tokens() {
     let vs = nn::VarStore::new(Device::Cpu);
     let attention = FusedMultiHeadAttention::new(vs.root(), &config);
     let x = Tensor::randn([1, 6, config.hidden_size], (Kind::Float, Device::Cpu));
-    let changed = Tensor::cat(&[x.narrow(1, 0, 3), Tensor::randn([1, 3, config.hidden_size], (Kind::Float, Device::Cpu))], 1);
+    let changed =
+        Tensor::cat(&[x.narrow(1, 0, 3), Tensor::randn([1, 3, config.hidden_size], (Kind::Float, Device::Cpu))], 1);
     let mask = causal_mask(6, Device::Cpu);
     let a = attention.forward(&x, Some(&mask), false);
     let b = attention.forward(&changed, Some(&mask), false);
@@ -77,5 +78,13 @@ fn causal_mask_shapes_snapshot() {
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
     let mask = causal_mask(5, Device::Cpu);
     let masked = apply_mask(&attention_scores(&x, &x), &mask);
-    snapshot!("causal_mask_shapes", format!("mask {}\nmasked scores {}\nweights {}", shape(&mask), shape(&masked), shape(&attention_weights(&masked))));
+    snapshot!(
+        "causal_mask_shapes",
+        format!(
+            "mask {}\nmasked scores {}\nweights {}",
+            shape(&mask),
+            shape(&masked),
+            shape(&attention_weights(&masked))
+        )
+    );
 }

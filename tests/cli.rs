@@ -35,9 +35,13 @@ fn tokenize_json_gives_ids_type_ids_and_tokens() {
 
 #[test]
 fn tokenize_a_pair_with_special_tokens() {
-    let o = anatomy(&["tokenize", "--special-tokens", "--json", "time flies like an arrow", "fruit flies like a banana"]);
+    let o =
+        anatomy(&["tokenize", "--special-tokens", "--json", "time flies like an arrow", "fruit flies like a banana"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["input_ids"], serde_json::json!([101, 2051, 10029, 2066, 2019, 8612, 102, 5909, 10029, 2066, 1037, 15212, 102]));
+    assert_eq!(
+        v["input_ids"],
+        serde_json::json!([101, 2051, 10029, 2066, 2019, 8612, 102, 5909, 10029, 2066, 1037, 15212, 102])
+    );
     assert_eq!(v["token_type_ids"], serde_json::json!([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]));
 }
 
@@ -110,6 +114,9 @@ fn bench_quick_prints_json_with_every_case() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let names: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["mha_per_head", "mha_fused", "mha_libtorch_sdpa", "encoder_bert_base_book", "encoder_bert_base_bert"]);
+    assert_eq!(
+        names,
+        ["mha_per_head", "mha_fused", "mha_libtorch_sdpa", "encoder_bert_base_book", "encoder_bert_base_bert"]
+    );
     assert!(v["results"].as_array().unwrap().iter().all(|r| r["median_s"].as_f64().unwrap() > 0.0));
 }

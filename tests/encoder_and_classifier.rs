@@ -60,10 +60,16 @@ fn the_classifier_reads_only_the_first_token() {
     let hidden = Tensor::randn([2, 6, config.hidden_size], (Kind::Float, Device::Cpu));
     let logits = model.head(&hidden, false);
     // Changing every token but the first leaves the logits alone...
-    let others_changed = Tensor::cat(&[hidden.narrow(1, 0, 1), Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu))], 1);
+    let others_changed = Tensor::cat(
+        &[hidden.narrow(1, 0, 1), Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu))],
+        1,
+    );
     common::assert_close(&model.head(&others_changed, false), &logits, 0.0);
     // ...changing the first one does not.
-    let first_changed = Tensor::cat(&[Tensor::randn([2, 1, config.hidden_size], (Kind::Float, Device::Cpu)), hidden.narrow(1, 1, 5)], 1);
+    let first_changed = Tensor::cat(
+        &[Tensor::randn([2, 1, config.hidden_size], (Kind::Float, Device::Cpu)), hidden.narrow(1, 1, 5)],
+        1,
+    );
     assert!(common::max_abs_diff(&model.head(&first_changed, false), &logits) > 1e-4);
 }
 
@@ -73,7 +79,12 @@ fn the_classifier_has_hugging_face_names() {
     let vs = nn::VarStore::new(Device::Cpu);
     TransformerForSequenceClassification::new(vs.root(), &BertConfig::tiny(), EncoderOptions::bert()).unwrap();
     let names = vs.variables();
-    for name in ["bert.embeddings.word_embeddings.weight", "bert.encoder.layer.1.attention.self.query.weight", "classifier.weight", "classifier.bias"] {
+    for name in [
+        "bert.embeddings.word_embeddings.weight",
+        "bert.encoder.layer.1.attention.self.query.weight",
+        "classifier.weight",
+        "classifier.bias",
+    ] {
         assert!(names.contains_key(name), "missing {name}");
     }
     assert_eq!(names.len(), 4 + 2 * 16 + 2);
@@ -110,7 +121,10 @@ fn bad_ids_are_clear_errors(#[case] ids: Tensor, #[case] expected: &str) {
 
 #[test]
 fn a_mask_of_the_wrong_shape_is_a_clear_error() {
-    let err = error_of(Tensor::ones([1, 4], (Kind::Int64, Device::Cpu)), Some(Tensor::ones([5, 5], (Kind::Int64, Device::Cpu))));
+    let err = error_of(
+        Tensor::ones([1, 4], (Kind::Int64, Device::Cpu)),
+        Some(Tensor::ones([5, 5], (Kind::Int64, Device::Cpu))),
+    );
     assert!(err.contains("does not broadcast"), "unexpected error: {err}");
 }
 
@@ -133,6 +147,12 @@ fn encoder_and_classifier_shapes_snapshot() {
     let hidden = model.encoder.try_forward(&ids, None, false).unwrap();
     snapshot!(
         "encoder_and_classifier_shapes",
-        format!("input_ids {}\nencoder layers {}\nencoder output {}\nclassifier logits {}", shape(&ids), model.encoder.layers.len(), shape(&hidden), shape(&model.head(&hidden, false)))
+        format!(
+            "input_ids {}\nencoder layers {}\nencoder output {}\nclassifier logits {}",
+            shape(&ids),
+            model.encoder.layers.len(),
+            shape(&hidden),
+            shape(&model.head(&hidden, false))
+        )
     );
 }

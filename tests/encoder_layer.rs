@@ -5,7 +5,9 @@ use rstest::rstest;
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::{shape, values};
-use transformer_anatomy::{Attention, AttentionKind, BertConfig, EncoderOptions, LayerNormPlacement, TransformerEncoderLayer};
+use transformer_anatomy::{
+    Attention, AttentionKind, BertConfig, EncoderOptions, LayerNormPlacement, TransformerEncoderLayer,
+};
 
 fn options(placement: LayerNormPlacement, attention: AttentionKind) -> EncoderOptions {
     EncoderOptions { placement, attention }
@@ -75,7 +77,8 @@ fn pre_and_post_layer_norm_differ_with_the_same_weights() {
     common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
-    let mut layer = TransformerEncoderLayer::new(vs.root(), &config, options(LayerNormPlacement::Pre, AttentionKind::Fused));
+    let mut layer =
+        TransformerEncoderLayer::new(vs.root(), &config, options(LayerNormPlacement::Pre, AttentionKind::Fused));
     let x = Tensor::randn([1, 5, config.hidden_size], (Kind::Float, Device::Cpu)) * 3;
     let pre = layer.forward(&x, None, false);
     layer.placement = LayerNormPlacement::Post;
@@ -99,9 +102,11 @@ fn post_layer_norm_output_is_normalized_per_token() {
 fn parameters_have_hugging_face_names() {
     common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
-    let layer = TransformerEncoderLayer::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny(), EncoderOptions::bert());
+    let layer =
+        TransformerEncoderLayer::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny(), EncoderOptions::bert());
     assert!(matches!(layer.attention, Attention::Fused(_)));
-    let mut names: Vec<String> = vs.variables().into_keys().map(|n| n.trim_start_matches("encoder.layer.0.").to_string()).collect();
+    let mut names: Vec<String> =
+        vs.variables().into_keys().map(|n| n.trim_start_matches("encoder.layer.0.").to_string()).collect();
     names.sort();
     snapshot!("encoder_layer_parameter_names", names.join("\n"));
 }
@@ -114,5 +119,8 @@ fn encoder_layer_shapes_snapshot() {
     let layer = TransformerEncoderLayer::new(vs.root(), &config, EncoderOptions::book());
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
     let (out, weights) = layer.forward_with_weights(&x, None, false);
-    snapshot!("encoder_layer_shapes", format!("input {}\noutput {}\nattention weights {}", shape(&x), shape(&out), shape(&weights)));
+    snapshot!(
+        "encoder_layer_shapes",
+        format!("input {}\noutput {}\nattention weights {}", shape(&x), shape(&out), shape(&weights))
+    );
 }

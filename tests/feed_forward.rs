@@ -21,7 +21,11 @@ fn exact_gelu_has_known_values() {
 }
 
 #[rstest]
-fn feed_forward_keeps_the_shape(#[values(1, 4)] batch: i64, #[values(1, 5, 20)] seq: i64, #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig) {
+fn feed_forward_keeps_the_shape(
+    #[values(1, 4)] batch: i64,
+    #[values(1, 5, 20)] seq: i64,
+    #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
+) {
     common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);
@@ -65,7 +69,12 @@ fn parameters_have_hugging_face_names() {
     names.sort();
     assert_eq!(
         names,
-        ["encoder.layer.0.intermediate.dense.bias", "encoder.layer.0.intermediate.dense.weight", "encoder.layer.0.output.dense.bias", "encoder.layer.0.output.dense.weight"]
+        [
+            "encoder.layer.0.intermediate.dense.bias",
+            "encoder.layer.0.intermediate.dense.weight",
+            "encoder.layer.0.output.dense.bias",
+            "encoder.layer.0.output.dense.weight"
+        ]
     );
 }
 
@@ -77,5 +86,8 @@ fn feed_forward_shapes_snapshot() {
     let ff = FeedForward::new(vs.root(), &config);
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
     let wide = ff.linear_1.forward(&x);
-    snapshot!("feed_forward_shapes", format!("input {}\nafter linear_1 {}\noutput {}", shape(&x), shape(&wide), shape(&ff.forward_t(&x, false))));
+    snapshot!(
+        "feed_forward_shapes",
+        format!("input {}\nafter linear_1 {}\noutput {}", shape(&x), shape(&wide), shape(&ff.forward_t(&x, false)))
+    );
 }

@@ -33,7 +33,12 @@ fn a_head_projects_to_head_dim(#[values(1, 2)] batch: i64, #[values(1, 5)] seq: 
 }
 
 #[rstest]
-fn per_head_equals_fused(#[values(1, 3)] batch: i64, #[values(1, 5, 33)] seq: i64, #[values(0, 1)] which: usize, #[values(false, true)] causal: bool) {
+fn per_head_equals_fused(
+    #[values(1, 3)] batch: i64,
+    #[values(1, 5, 33)] seq: i64,
+    #[values(0, 1)] which: usize,
+    #[values(false, true)] causal: bool,
+) {
     common::seed();
     let config = &configs()[which];
     let vs = nn::VarStore::new(Device::Cpu);
@@ -111,8 +116,14 @@ fn parameters_have_hugging_face_names() {
     assert_eq!(
         names,
         [
-            "attention.output.dense.bias", "attention.output.dense.weight", "attention.self.key.bias", "attention.self.key.weight",
-            "attention.self.query.bias", "attention.self.query.weight", "attention.self.value.bias", "attention.self.value.weight",
+            "attention.output.dense.bias",
+            "attention.output.dense.weight",
+            "attention.self.key.bias",
+            "attention.self.key.weight",
+            "attention.self.query.bias",
+            "attention.self.query.weight",
+            "attention.self.value.bias",
+            "attention.self.value.weight",
         ]
     );
 }

@@ -5,7 +5,7 @@ use rstest::rstest;
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::shape;
-use transformer_anatomy::{BertConfig, EncoderOptions, Embeddings, TransformerEncoder};
+use transformer_anatomy::{BertConfig, Embeddings, EncoderOptions, TransformerEncoder};
 
 fn random_ids(config: &BertConfig, batch: i64, seq: i64) -> Tensor {
     Tensor::randint(config.vocab_size, [batch, seq], (Kind::Int64, Device::Cpu))
@@ -57,7 +57,9 @@ fn encode(encoder: &TransformerEncoder, ids: &Tensor, with_positions: bool) -> T
 }
 
 #[rstest]
-fn without_positions_the_encoder_cannot_tell_the_order(#[values(EncoderOptions::book(), EncoderOptions::bert())] options: EncoderOptions) {
+fn without_positions_the_encoder_cannot_tell_the_order(
+    #[values(EncoderOptions::book(), EncoderOptions::bert())] options: EncoderOptions,
+) {
     common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
@@ -85,7 +87,12 @@ fn parameters_have_hugging_face_names() {
     let listed: Vec<String> = names.iter().map(|(n, s)| format!("{n} {s:?}")).collect();
     assert_eq!(
         listed,
-        ["embeddings.LayerNorm.bias [32]", "embeddings.LayerNorm.weight [32]", "embeddings.position_embeddings.weight [16, 32]", "embeddings.word_embeddings.weight [100, 32]"]
+        [
+            "embeddings.LayerNorm.bias [32]",
+            "embeddings.LayerNorm.weight [32]",
+            "embeddings.position_embeddings.weight [16, 32]",
+            "embeddings.word_embeddings.weight [100, 32]"
+        ]
     );
 }
 
@@ -100,7 +107,9 @@ fn positional_embeddings_shapes_snapshot() {
         "positional_embeddings_shapes",
         format!(
             "input_ids {}\nposition embedding table {}\nembeddings output {}",
-            shape(&ids), shape(&e.position_embeddings.ws), shape(&e.forward_t(&ids, false))
+            shape(&ids),
+            shape(&e.position_embeddings.ws),
+            shape(&e.forward_t(&ids, false))
         )
     );
 }

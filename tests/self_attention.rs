@@ -16,7 +16,11 @@ fn libtorch_sdpa(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> T
 }
 
 #[rstest]
-fn scores_are_scaled_dot_products(#[values(1, 4)] batch: i64, #[values(1, 5, 64)] seq: i64, #[values(8, 768)] dim: i64) {
+fn scores_are_scaled_dot_products(
+    #[values(1, 4)] batch: i64,
+    #[values(1, 5, 64)] seq: i64,
+    #[values(8, 768)] dim: i64,
+) {
     common::seed();
     let (q, k) = (randn(&[batch, seq, dim]), randn(&[batch, seq, dim]));
     let scores = attention_scores(&q, &k);
@@ -82,7 +86,12 @@ fn known_values_match_pytorch() {
 #[case::batched(8, 5, 768)]
 #[case::long(2, 128, 64)]
 #[case::tiny(3, 7, 8)]
-fn equals_libtorchs_scaled_dot_product_attention(#[case] batch: i64, #[case] seq: i64, #[case] dim: i64, #[values(false, true)] causal: bool) {
+fn equals_libtorchs_scaled_dot_product_attention(
+    #[case] batch: i64,
+    #[case] seq: i64,
+    #[case] dim: i64,
+    #[values(false, true)] causal: bool,
+) {
     common::seed();
     let (q, k, v) = (randn(&[batch, seq, dim]), randn(&[batch, seq, dim]), randn(&[batch, seq, dim]));
     let mask = causal.then(|| causal_mask(seq, Device::Cpu));
@@ -104,7 +113,11 @@ fn equals_libtorch_with_a_padding_mask() {
     let mask = Tensor::from_slice(&[1i64, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1]).view([2, 1, 6]);
     let (ours, weights) = attention_with_weights(&q, &k, &v, Some(&mask));
     common::assert_close(&ours, &libtorch_sdpa(&q, &k, &v, Some(&mask)), 1e-5);
-    assert_eq!(weights.get(0).narrow(1, 4, 2).abs().sum(Kind::Float).double_value(&[]), 0.0, "padded keys get weight exactly 0");
+    assert_eq!(
+        weights.get(0).narrow(1, 4, 2).abs().sum(Kind::Float).double_value(&[]),
+        0.0,
+        "padded keys get weight exactly 0"
+    );
 }
 
 #[test]
@@ -140,6 +153,12 @@ fn self_attention_shapes_snapshot() {
     let out = attend(&weights, &x);
     snapshot!(
         "self_attention_shapes",
-        format!("inputs_embeds {}\nscores {}\nweights {}\nattn_outputs {}", shape(&x), shape(&scores), shape(&weights), shape(&out))
+        format!(
+            "inputs_embeds {}\nscores {}\nweights {}\nattn_outputs {}",
+            shape(&x),
+            shape(&scores),
+            shape(&weights),
+            shape(&out)
+        )
     );
 }

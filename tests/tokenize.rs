@@ -83,7 +83,14 @@ fn a_missing_tokenizer_is_a_clear_error() {
 fn bert_base_uncased_preset_has_the_published_sizes() {
     let c = BertConfig::bert_base_uncased();
     assert_eq!(
-        (c.vocab_size, c.hidden_size, c.num_attention_heads, c.num_hidden_layers, c.intermediate_size, c.max_position_embeddings),
+        (
+            c.vocab_size,
+            c.hidden_size,
+            c.num_attention_heads,
+            c.num_hidden_layers,
+            c.intermediate_size,
+            c.max_position_embeddings
+        ),
         (30522, 768, 12, 12, 3072, 512)
     );
     assert_eq!((c.hidden_dropout_prob, c.attention_probs_dropout_prob, c.layer_norm_eps), (0.1, 0.1, 1e-12));
@@ -158,5 +165,8 @@ fn token_embedding_shapes_snapshot() {
     let embedding = token_embedding(vs.root(), &config);
     let ids = common::tokenizer().encode(TEXT, false).unwrap().ids_tensor(Device::Cpu);
     let x = embedding.forward(&ids);
-    snapshot!("token_embedding_shapes", format!("input_ids {}\nembedding table {}\ninputs_embeds {}", shape(&ids), shape(&embedding.ws), shape(&x)));
+    snapshot!(
+        "token_embedding_shapes",
+        format!("input_ids {}\nembedding table {}\ninputs_embeds {}", shape(&ids), shape(&embedding.ws), shape(&x))
+    );
 }

@@ -16,7 +16,9 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
-use transformer_anatomy::{BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, TransformerEncoder};
+use transformer_anatomy::{
+    BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, TransformerEncoder,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -107,7 +109,8 @@ impl PyTorch {
         writeln!(self.stdin, "{request}").context("the PyTorch benchmark process has stopped")?;
         let mut line = String::new();
         self.stdout.read_line(&mut line)?;
-        let reply: Reply = serde_json::from_str(&line).with_context(|| format!("the PyTorch side answered {line:?}"))?;
+        let reply: Reply =
+            serde_json::from_str(&line).with_context(|| format!("the PyTorch side answered {line:?}"))?;
         match (reply.median_s, reply.error) {
             (Some(s), _) => Ok(s),
             (None, e) => bail!("the PyTorch side failed on {name}: {}", e.unwrap_or_default()),
@@ -167,7 +170,11 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&Report { results })?);
         return Ok(());
     }
-    let mode = if cfg!(debug_assertions) { "debug build: numbers are not meaningful, use `make bench`" } else { "release build" };
+    let mode = if cfg!(debug_assertions) {
+        "debug build: numbers are not meaningful, use `make bench`"
+    } else {
+        "release build"
+    };
     println!("{} threads, {device:?}, {mode}", tch::get_num_threads());
     println!("{:<24} {:>5} {:>5} {:>10} {:>11} {:>7}", "case", "batch", "seq", "ours ms", "PyTorch ms", "ratio");
     for t in &results {

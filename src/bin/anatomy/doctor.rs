@@ -23,7 +23,11 @@ pub fn run(args: Args) -> Result<()> {
     println!("LibTorch        {version} in {lib}");
     println!("CPU threads     {}", tch::get_num_threads());
     if tch::Cuda::is_available() {
-        println!("CUDA            available: {} device(s), cuDNN {}", tch::Cuda::device_count(), tch::Cuda::cudnn_is_available());
+        println!(
+            "CUDA            available: {} device(s), cuDNN {}",
+            tch::Cuda::device_count(),
+            tch::Cuda::cudnn_is_available()
+        );
     } else {
         println!("CUDA            not available (CPU-only build, or no GPU); `make setup CUDA=1` on a GPU machine");
     }

@@ -1,4 +1,6 @@
 //! `anatomy`: the command-line companion to the chapter. `anatomy --help` lists the sub-commands.
+// Doc comments here are `--help` text for clap, not rustdoc: "[CLS]" is a token, not a link.
+#![allow(rustdoc::broken_intra_doc_links)]
 mod bench;
 mod doctor;
 mod tokenize;
@@ -12,7 +14,11 @@ use clap::{Parser, Subcommand};
 use tch::Device;
 
 #[derive(Parser)]
-#[command(name = "anatomy", version, about = "Chapter 3 of NLP with Transformers, the Transformer's anatomy, step by step in Rust")]
+#[command(
+    name = "anatomy",
+    version,
+    about = "Chapter 3 of NLP with Transformers, the Transformer's anatomy, step by step in Rust"
+)]
 struct Cli {
     /// Where tensors live: `auto` picks CUDA when a GPU is available, else the CPU.
     #[arg(long, global = true, default_value = "auto", value_parser = ["auto", "cpu", "cuda"])]

@@ -10,9 +10,10 @@ use transformer_anatomy::inspect::{format_value, preview_first_row, shape, value
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::scaled_dot_product::apply_mask;
 use transformer_anatomy::{
-    attend, attention_scores, attention_weights, causal_mask, masked_attention_weights, check_input_ids, scaled_dot_product_attention,
-    token_embedding, AttentionHead, BertConfig, EncoderOptions, FeedForward, FusedMultiHeadAttention,
-    MultiHeadAttention, Tokenizer, TransformerEncoder, TransformerEncoderLayer, TransformerForSequenceClassification,
+    attend, attention_scores, attention_weights, causal_mask, check_input_ids, masked_attention_weights,
+    scaled_dot_product_attention, token_embedding, AttentionHead, BertConfig, EncoderOptions, FeedForward,
+    FusedMultiHeadAttention, MultiHeadAttention, Tokenizer, TransformerEncoder, TransformerEncoderLayer,
+    TransformerForSequenceClassification,
 };
 
 use crate::ModelArg;
@@ -62,7 +63,11 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     heading("2", "config (bert-base-uncased)");
     println!(
         "   vocab_size {}, hidden_size {h}, heads {}, layers {}, intermediate {}, max positions {}",
-        config.vocab_size, config.num_attention_heads, config.num_hidden_layers, config.intermediate_size, config.max_position_embeddings
+        config.vocab_size,
+        config.num_attention_heads,
+        config.num_hidden_layers,
+        config.intermediate_size,
+        config.max_position_embeddings
     );
 
     let vs = nn::VarStore::new(device);
@@ -80,7 +85,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     heading("5", "softmax");
     let weights = attention_weights(&scores);
     show("softmax(scores, dim=-1)", &weights);
-    let sums: Vec<String> = values(&weights.sum_dim_intlist(-1, false, Kind::Float)).iter().map(|v| format_value(*v)).collect();
+    let sums: Vec<String> =
+        values(&weights.sum_dim_intlist(-1, false, Kind::Float)).iter().map(|v| format_value(*v)).collect();
     println!("   sums   [{}] (each row sums to 1)", sums.join(", "));
 
     heading("6", "weighted sum of values");
@@ -101,7 +107,10 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     per_head.copy_from_fused(&fused);
     let attn_output = per_head.forward(&x, None, false);
     show("MultiHeadAttention: 12 heads, concat, output linear", &attn_output);
-    println!("   check  max |per-head − fused| with the same weights = {:.2e}", max_abs_diff(&attn_output, &fused.forward(&x, None, false)));
+    println!(
+        "   check  max |per-head − fused| with the same weights = {:.2e}",
+        max_abs_diff(&attn_output, &fused.forward(&x, None, false))
+    );
 
     heading("9", "feed-forward");
     let feed_forward = FeedForward::new(&root / "step9", &config);
@@ -120,7 +129,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
 
     heading("13", "classification head (num_labels = 3)");
     let classifier_config = BertConfig { num_labels: 3, num_hidden_layers: 1, ..config.clone() };
-    let classifier = TransformerForSequenceClassification::new(&root / "step13", &classifier_config, EncoderOptions::book())?;
+    let classifier =
+        TransformerForSequenceClassification::new(&root / "step13", &classifier_config, EncoderOptions::book())?;
     show("linear(dropout(hidden_state[:, 0, :]))", &classifier.try_forward(&ids, false)?);
 
     heading("14", "causal mask");
