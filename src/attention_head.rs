@@ -42,10 +42,23 @@ impl AttentionHead {
     /// Self-attention over `hidden_state` `[batch, seq, embed_dim]`: returns the head's output
     /// `[batch, seq, head_dim]` and its attention weights `[batch, seq, seq]`.
     pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        let q = self.query.forward(hidden_state); // [batch, seq, head_dim]
-        let k = self.key.forward(hidden_state);
-        let v = self.value.forward(hidden_state);
-        attention_with_dropout(&q, &k, &v, mask, self.dropout, train) // [batch, seq, head_dim], [batch, seq, seq]
+        self.forward_cross_with_weights(hidden_state, hidden_state, mask, train)
+    }
+
+    /// Attention from one sequence to another: queries from `query_input` `[batch, s_q, embed_dim]`, keys
+    /// and values from `key_value_input` `[batch, s_k, embed_dim]` (in a decoder, the encoder's output).
+    /// Returns `[batch, s_q, head_dim]` and the rectangular weights `[batch, s_q, s_k]`.
+    pub fn forward_cross_with_weights(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        train: bool,
+    ) -> (Tensor, Tensor) {
+        let q = self.query.forward(query_input); // [batch, s_q, head_dim]
+        let k = self.key.forward(key_value_input); // [batch, s_k, head_dim]
+        let v = self.value.forward(key_value_input);
+        attention_with_dropout(&q, &k, &v, mask, self.dropout, train) // [batch, s_q, head_dim], [batch, s_q, s_k]
     }
 
     /// The head's output alone, `[batch, seq, head_dim]`.

@@ -47,11 +47,18 @@ impl FusedMultiHeadAttention {
     }
 
     /// One projection per role for all heads at once, then a reshape that splits the heads apart:
-    /// `[batch, seq, hidden]` → three `[batch, heads, seq, head_dim]` tensors.
-    fn project_heads(&self, x: &Tensor) -> (Tensor, Tensor, Tensor) {
-        let (batch, seq, _) = x.size3().expect("hidden states must be [batch, seq, hidden]");
-        let split = |t: Tensor| t.view([batch, seq, self.num_heads, self.head_dim]).transpose(1, 2);
-        (split(self.query.forward(x)), split(self.key.forward(x)), split(self.value.forward(x)))
+    /// queries from `query_input` `[batch, s_q, hidden]`, keys and values from `key_value_input`
+    /// `[batch, s_k, hidden]`, each returned as `[batch, heads, s, head_dim]`.
+    fn project_heads(&self, query_input: &Tensor, key_value_input: &Tensor) -> (Tensor, Tensor, Tensor) {
+        let split = |t: Tensor| {
+            let (batch, seq, _) = t.size3().expect("hidden states must be [batch, seq, hidden]");
+            t.view([batch, seq, self.num_heads, self.head_dim]).transpose(1, 2)
+        };
+        (
+            split(self.query.forward(query_input)),
+            split(self.key.forward(key_value_input)),
+            split(self.value.forward(key_value_input)),
+        )
     }
 
     /// Puts the heads side by side again and applies the output projection:
@@ -65,21 +72,44 @@ impl FusedMultiHeadAttention {
     /// Returns the output `[batch, seq, hidden]` and the weights `[batch, heads, seq, seq]`. `mask`
     /// (0 = blocked) is given as for the per-head version, broadcasting against `[batch, seq, seq]`.
     pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        let (q, k, v) = self.project_heads(hidden_state); // [batch, heads, seq, head_dim] each
-        let mask = mask.map(with_head_axis);
-        let (context, weights) = attention_with_dropout(&q, &k, &v, mask.as_ref(), self.dropout, train);
-        (self.merge_heads(&context), weights)
+        self.forward_cross_with_weights(hidden_state, hidden_state, mask, train)
     }
 
     pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
         self.forward_with_weights(hidden_state, mask, train).0
     }
 
+    /// Encoder-decoder attention: queries from `query_input` `[batch, s_q, hidden]`, keys and values from
+    /// `key_value_input` `[batch, s_k, hidden]`. Returns `[batch, s_q, hidden]` and the rectangular weights
+    /// `[batch, heads, s_q, s_k]`; `mask` broadcasts against `[batch, s_q, s_k]`.
+    pub fn forward_cross_with_weights(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        train: bool,
+    ) -> (Tensor, Tensor) {
+        let (q, k, v) = self.project_heads(query_input, key_value_input); // [batch, heads, s, head_dim] each
+        let mask = mask.map(with_head_axis);
+        let (context, weights) = attention_with_dropout(&q, &k, &v, mask.as_ref(), self.dropout, train);
+        (self.merge_heads(&context), weights)
+    }
+
+    pub fn forward_cross(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        train: bool,
+    ) -> Tensor {
+        self.forward_cross_with_weights(query_input, key_value_input, mask, train).0
+    }
+
     /// The same block with libtorch's fused `scaled_dot_product_attention` kernel in place of the
     /// chapter's step-by-step attention (eval mode). Used as an independent check and as the speed
     /// reference in `anatomy bench`.
     pub fn forward_libtorch(&self, hidden_state: &Tensor, mask: Option<&Tensor>) -> Tensor {
-        let (q, k, v) = self.project_heads(hidden_state);
+        let (q, k, v) = self.project_heads(hidden_state, hidden_state);
         // libtorch reads a boolean mask as "true = may attend", the same convention as ours.
         let mask = mask.map(|m| with_head_axis(&m.ne(0)));
         let context = Tensor::scaled_dot_product_attention(&q, &k, &v, mask, 0.0, false, None, false);

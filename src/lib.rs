@@ -26,30 +26,38 @@
 //! ```
 
 pub mod attention_head; // step 8
-pub mod causal_mask; // step 14
 pub mod classifier; // step 13
 pub mod config; // step 2
+pub mod decoder;
+pub mod decoder_layer;
 pub mod embeddings; // steps 3 and 11
 pub mod encoder; // step 12
+pub mod encoder_decoder;
 pub mod encoder_layer; // step 10
 pub mod feed_forward; // step 9
 pub mod fused_attention; // step 8
 pub mod inspect;
+pub mod masks; // step 14
 pub mod model_dir;
 pub mod multi_head_attention; // step 8
+pub mod positional_encoding; // the decoder side
 pub mod scaled_dot_product; // steps 4–7
 pub mod tokenize; // step 1
 
 pub use attention_head::AttentionHead;
-pub use causal_mask::causal_mask;
 pub use classifier::TransformerForSequenceClassification;
 pub use config::BertConfig;
+pub use decoder::TransformerDecoder;
+pub use decoder_layer::{DecoderLayerOutput, TransformerDecoderLayer};
 pub use embeddings::{check_input_ids, token_embedding, Embeddings};
 pub use encoder::TransformerEncoder;
+pub use encoder_decoder::{EncoderDecoder, GreedyStep, Seq2SeqConfig};
 pub use encoder_layer::{Attention, AttentionKind, EncoderOptions, LayerNormPlacement, TransformerEncoderLayer};
 pub use feed_forward::{Activation, FeedForward};
 pub use fused_attention::FusedMultiHeadAttention;
+pub use masks::{causal_mask, decoder_mask, padding_mask};
 pub use multi_head_attention::MultiHeadAttention;
+pub use positional_encoding::sinusoidal_positions;
 pub use scaled_dot_product::{
     attend, attention_scores, attention_weights, masked_attention_weights, scaled_dot_product_attention,
 };

@@ -48,14 +48,44 @@ impl MultiHeadAttention {
     /// Runs every head on `hidden_state` `[batch, seq, hidden]` and returns `[batch, seq, hidden]`.
     /// `mask` (0 = blocked) must broadcast against `[batch, seq, seq]`.
     pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
-        let outputs: Vec<Tensor> = self.heads.iter().map(|head| head.forward(hidden_state, mask, train)).collect();
-        self.combine(&outputs)
+        self.forward_cross(hidden_state, hidden_state, mask, train)
     }
 
     /// Like [`MultiHeadAttention::forward`], also returning every head's weights `[batch, heads, seq, seq]`.
     pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        let (outputs, weights): (Vec<Tensor>, Vec<Tensor>) =
-            self.heads.iter().map(|head| head.forward_with_weights(hidden_state, mask, train)).unzip();
+        self.forward_cross_with_weights(hidden_state, hidden_state, mask, train)
+    }
+
+    /// Encoder-decoder attention: queries from `query_input` `[batch, s_q, hidden]`, keys and values from
+    /// `key_value_input` `[batch, s_k, hidden]`. `mask` broadcasts against `[batch, s_q, s_k]`.
+    pub fn forward_cross(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        train: bool,
+    ) -> Tensor {
+        let outputs: Vec<Tensor> = self
+            .heads
+            .iter()
+            .map(|head| head.forward_cross_with_weights(query_input, key_value_input, mask, train).0)
+            .collect();
+        self.combine(&outputs)
+    }
+
+    /// Like [`MultiHeadAttention::forward_cross`], also returning the weights `[batch, heads, s_q, s_k]`.
+    pub fn forward_cross_with_weights(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        train: bool,
+    ) -> (Tensor, Tensor) {
+        let (outputs, weights): (Vec<Tensor>, Vec<Tensor>) = self
+            .heads
+            .iter()
+            .map(|head| head.forward_cross_with_weights(query_input, key_value_input, mask, train))
+            .unzip();
         (self.combine(&outputs), Tensor::stack(&weights, 1))
     }
 

@@ -57,10 +57,12 @@ fn the_tour_walks_every_step() {
         "shape  [1, 5, 64]",
         "shape  [1, 3]",
         "every weight above the diagonal is exactly 0",
+        "weights [1, 12, 3, 5] (rectangular: target × source)",
+        "step 1  decoder input [[CLS]] →",
     ] {
         assert!(out.contains(expected), "missing {expected:?} in the tour:\n{out}");
     }
-    for step in 1..=14 {
+    for step in 1..=16 {
         assert!(out.contains(&format!("── {step} ")), "step {step} missing:\n{out}");
     }
     // The same seed prints the same values.

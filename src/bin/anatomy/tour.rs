@@ -11,9 +11,9 @@ use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::scaled_dot_product::apply_mask;
 use transformer_anatomy::{
     attend, attention_scores, attention_weights, causal_mask, check_input_ids, masked_attention_weights,
-    scaled_dot_product_attention, token_embedding, AttentionHead, BertConfig, EncoderOptions, FeedForward,
-    FusedMultiHeadAttention, MultiHeadAttention, Tokenizer, TransformerEncoder, TransformerEncoderLayer,
-    TransformerForSequenceClassification,
+    scaled_dot_product_attention, token_embedding, AttentionHead, BertConfig, EncoderDecoder, EncoderOptions,
+    FeedForward, FusedMultiHeadAttention, MultiHeadAttention, Seq2SeqConfig, Tokenizer, TransformerEncoder,
+    TransformerEncoderLayer, TransformerForSequenceClassification,
 };
 
 use crate::ModelArg;
@@ -149,5 +149,31 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     let above = (&masked_weights * mask.ones_like().g_sub(&mask)).abs().sum(Kind::Float).double_value(&[]);
     ensure!(above == 0.0, "weights above the diagonal should be exactly 0, got a sum of {above}");
     println!("   check  every weight above the diagonal is exactly 0");
+
+    heading("15", "encoder-decoder attention");
+    let cross = FusedMultiHeadAttention::new(&root / "step15", &config);
+    let target_len = 3;
+    let decoder_states = Tensor::randn([1, target_len, h], (Kind::Float, device));
+    let (cross_out, cross_weights) = cross.forward_cross_with_weights(&decoder_states, &x, None, false);
+    println!("   op     queries from {target_len} decoder positions, keys and values from the {seq} encoder positions");
+    println!(
+        "   shape  weights {} (rectangular: target × source), output {}",
+        shape(&cross_weights),
+        shape(&cross_out)
+    );
+    println!("   values row 0 of head 0: {}", preview_first_row(&cross_weights, 5));
+
+    heading("16", "greedy decoding (an untrained encoder-decoder)");
+    let vocab = tokenizer.vocab_size() as i64;
+    let seq2seq_vs = nn::VarStore::new(device);
+    let seq2seq = EncoderDecoder::new(&seq2seq_vs, &Seq2SeqConfig::tiny(vocab, vocab))?;
+    let (start, end) = (tokenizer.token_to_id("[CLS]").unwrap_or(101), tokenizer.token_to_id("[SEP]").unwrap_or(102));
+    let token = |id: i64| tokenizer.id_to_token(id).unwrap_or_else(|| id.to_string());
+    println!("   op     start from [CLS], append the most probable token, repeat until [SEP] or 5 tokens");
+    for (i, step) in seq2seq.greedy_decode(&ids, start, end, 5)?.iter().enumerate() {
+        let input: Vec<String> = step.decoder_input.iter().map(|&id| token(id)).collect();
+        println!("   step {}  decoder input [{}] → {}", i + 1, input.join(" "), token(step.next_token));
+    }
+    println!("   (random weights write noise; a trained model would write the translation here)");
     Ok(())
 }
