@@ -271,7 +271,10 @@ fn check_ids(ids: &Tensor, vocab_size: i64, max_len: i64) -> Result<()> {
 /// biases. LayerNorm weights (ones) are vectors and stay as they are.
 fn xavier_uniform(vs: &nn::VarStore) {
     tch::no_grad(|| {
-        for (name, mut t) in vs.variables() {
+        // Sorted by name: a HashMap's order changes from run to run, and so would the random draws.
+        let mut variables: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
+        variables.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, mut t) in variables {
             let size = t.size();
             if size.len() >= 2 {
                 let bound = (6.0 / (size[0] + size[1]) as f64).sqrt();
