@@ -14,7 +14,7 @@ else
 CARGO := cargo
 endif
 
-.PHONY: setup tour test bench doctor clean-deps help
+.PHONY: setup tour test bench doctor grade clean-deps help
 
 help:
 	@echo "make tour    walk through the chapter's steps (sets up on first use)"
@@ -22,6 +22,7 @@ help:
 	@echo "make bench   time the attention variants in release mode (BENCH_PYTORCH=1: against PyTorch too)"
 	@echo "make doctor  check LibTorch, CUDA and the model folder"
 	@echo "make setup   only fetch LibTorch and the model (CUDA=1 for a CUDA build)"
+	@echo "make grade SUBMISSIONS=DIR   grade a class's exercises (see exercises/README.md)"
 
 setup:
 	@CUDA=$(CUDA) scripts/setup.sh
@@ -30,6 +31,7 @@ tour: setup
 	$(CARGO) run --quiet --bin anatomy -- tour "$(TEXT)"
 
 test: setup
+	scripts/test-grading.sh
 	$(CARGO) test --no-fail-fast -- --test-threads=1
 
 bench: setup
@@ -37,6 +39,10 @@ bench: setup
 	@if [ "$(BENCH_PYTORCH)" = 1 ]; then \
 	  py=$$(scripts/reference-venv.sh | tail -n 1) && target/release/anatomy bench --pytorch "$$py"; \
 	else target/release/anatomy bench; fi
+
+grade: setup
+	@[ -n "$(SUBMISSIONS)" ] || { echo "usage: make grade SUBMISSIONS=folder-with-one-folder-per-student"; exit 2; }
+	scripts/grade-class.sh "$(SUBMISSIONS)"
 
 doctor:
 	@[ -f .deps/libtorch/.complete-2.13.0 ] || [ -f .deps/venv-cuda/.complete-2.13.0 ] || \

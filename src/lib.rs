@@ -34,6 +34,7 @@ pub mod embeddings; // steps 3 and 11
 pub mod encoder; // step 12
 pub mod encoder_decoder;
 pub mod encoder_layer; // step 10
+pub mod exercises;
 pub mod feed_forward; // step 9
 pub mod fused_attention; // step 8
 pub mod inspect;

@@ -3,6 +3,7 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 mod bench;
 mod doctor;
+mod exercises;
 mod tokenize;
 mod tour;
 
@@ -35,6 +36,8 @@ enum Command {
     Tokenize(tokenize::Args),
     /// Check the installation: LibTorch, CUDA and the model folder, and what to do about anything missing.
     Doctor(doctor::Args),
+    /// List and grade the exercises (the chapter's homework and friends).
+    Exercises(exercises::Args),
     /// Time per-head and fused multi-head attention, libtorch's attention and a BERT-base encoder.
     Bench(bench::Args),
 }
@@ -63,6 +66,14 @@ fn run(cli: Cli) -> Result<()> {
         Command::Tokenize(args) => tokenize::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Bench(args) => bench::run(args, device),
+        Command::Exercises(args) => {
+            if exercises::run(args)? {
+                Ok(())
+            } else {
+                // The report said what is missing; the exit code says "not yet" to scripts.
+                std::process::exit(1)
+            }
+        }
     }
 }
 

@@ -1,0 +1,263 @@
+//! The checks behind `anatomy exercises check`. Each takes the functions to test, so the same check grades
+//! a student's file and the reference solution. A failed check says what was expected and what came out,
+//! in words a student can act on; the expected values are computed independently of the code under test.
+use tch::nn::{self, Module};
+use tch::{Device, Kind, Tensor};
+
+use super::support::{DecoderLayerParts, Projections};
+use crate::config::BertConfig;
+use crate::encoder_layer::LayerNormPlacement;
+use crate::masks::{decoder_mask, padding_mask};
+use crate::TransformerDecoderLayer;
+
+pub type CheckResult = Result<(), String>;
+
+fn expect_shape(what: &str, t: &Tensor, expected: &[i64], advice: &str) -> CheckResult {
+    if t.size() == expected {
+        Ok(())
+    } else {
+        Err(format!("{what}: expected shape {expected:?}, got {:?}{advice}", t.size()))
+    }
+}
+
+fn max_abs_diff(a: &Tensor, b: &Tensor) -> f64 {
+    (a.to_kind(Kind::Double) - b.to_kind(Kind::Double)).abs().max().double_value(&[])
+}
+
+fn expect_close(what: &str, got: &Tensor, expected: &Tensor, tol: f64, advice: &str) -> CheckResult {
+    let diff = max_abs_diff(got, expected);
+    if diff <= tol && !diff.is_nan() {
+        Ok(())
+    } else {
+        Err(format!("{what}: differs from the expected values by up to {diff:.3e} (allowed {tol:.0e}){advice}"))
+    }
+}
+
+fn expect_rows_sum_to_one(what: &str, weights: &Tensor) -> CheckResult {
+    let sums = weights.sum_dim_intlist(-1, false, Kind::Double);
+    expect_close(&format!("{what}: row sums"), &sums, &sums.ones_like(), 1e-5, ": every row of weights must sum to 1")
+}
+
+fn randn(shape: &[i64]) -> Tensor {
+    Tensor::randn(shape, (Kind::Float, Device::Cpu))
+}
+
+/// Exercise 1.
+pub struct CausalMaskImpl {
+    pub causal_mask: fn(i64, Device) -> Tensor,
+    pub masked_softmax: fn(&Tensor, &Tensor) -> Tensor,
+}
+
+pub fn check_causal_mask(imp: &CausalMaskImpl) -> CheckResult {
+    tch::manual_seed(1);
+    for n in [1, 4, 7] {
+        let mask = (imp.causal_mask)(n, Device::Cpu);
+        expect_shape(&format!("causal_mask({n}, ..)"), &mask, &[n, n], "")?;
+        for i in 0..n {
+            for j in 0..n {
+                let (got, want) = (mask.double_value(&[i, j]), if j <= i { 1.0 } else { 0.0 });
+                if got != want {
+                    return Err(format!(
+                        "causal_mask({n}, ..)[{i}][{j}] is {got}, expected {want}: row i (a query) may see columns 0..=i, \
+                         the diagonal included"
+                    ));
+                }
+            }
+        }
+    }
+    let (batch, n) = (2, 5);
+    let scores = randn(&[batch, n, n]) * 3.0;
+    let mask = Tensor::ones([n, n], (Kind::Float, Device::Cpu)).tril(0); // not the student's: checked on its own
+    let weights = (imp.masked_softmax)(&scores, &mask);
+    expect_shape("masked_softmax(scores, mask)", &weights, &[batch, n, n], "")?;
+    for b in 0..batch {
+        for i in 0..n {
+            for j in i + 1..n {
+                let w = weights.double_value(&[b, i, j]);
+                if w != 0.0 {
+                    return Err(format!(
+                        "masked_softmax: weight {w:.4} at batch {b}, row {i}, future column {j}; it must be exactly 0 \
+                         (set blocked scores to -inf before the softmax: a score of 0 still gets weight)"
+                    ));
+                }
+            }
+            // Row i is a softmax over columns 0..=i only.
+            let expected = scores.get(b).get(i).narrow(0, 0, i + 1).softmax(0, Kind::Double);
+            let got = weights.get(b).get(i).narrow(0, 0, i + 1);
+            expect_close(
+                &format!("masked_softmax, row {i}"),
+                &got,
+                &expected,
+                1e-5,
+                ": a softmax over the allowed positions",
+            )?;
+        }
+    }
+    expect_rows_sum_to_one("masked_softmax", &weights)
+}
+
+/// Exercise 2.
+pub struct CrossAttentionImpl {
+    pub cross_attention: fn(&Tensor, &Tensor, &Projections, Option<&Tensor>) -> (Tensor, Tensor),
+}
+
+pub fn check_cross_attention(imp: &CrossAttentionImpl) -> CheckResult {
+    tch::manual_seed(2);
+    let (d_model, head_dim) = (16, 8);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let root = vs.root();
+    let projections = Projections {
+        query: nn::linear(&root / "query", d_model, head_dim, Default::default()),
+        key: nn::linear(&root / "key", d_model, head_dim, Default::default()),
+        value: nn::linear(&root / "value", d_model, head_dim, Default::default()),
+    };
+    for (batch, t, s) in [(2, 3, 5), (1, 4, 2), (3, 6, 6)] {
+        let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
+        // First without a mask, so that a shape mistake is reported as one.
+        let (_, weights) = (imp.cross_attention)(&decoder_states, &encoder_output, &projections, None);
+        expect_shape(
+            &format!("weights for {t} target and {s} source positions"),
+            &weights,
+            &[batch, t, s],
+            ": one row per target position (the queries come from the decoder), one column per source position \
+             (keys from the encoder)",
+        )?;
+        // Item 0 has its last source position padded (when there are at least two); the others are full.
+        let padding = Tensor::ones([batch, s], (Kind::Int64, Device::Cpu));
+        if s > 1 {
+            let _ = padding.get(0).narrow(0, s - 1, 1).fill_(0);
+        }
+        let (output, weights) = (imp.cross_attention)(&decoder_states, &encoder_output, &projections, Some(&padding));
+        expect_shape(
+            &format!("weights for {t} target and {s} source positions"),
+            &weights,
+            &[batch, t, s],
+            ": one row per target position (the queries come from the decoder), one column per source position \
+             (keys from the encoder)",
+        )?;
+        expect_shape("output", &output, &[batch, t, head_dim], ": one head_dim vector per target position")?;
+        if s > 1 {
+            let leaked = weights.get(0).narrow(1, s - 1, 1).abs().max().double_value(&[]);
+            if leaked != 0.0 {
+                return Err(format!(
+                    "the padded source position gets weight {leaked:.4}; it must be exactly 0 (mask it with -inf before \
+                     the softmax; the [batch, s] mask needs a middle axis to broadcast over the target positions)"
+                ));
+            }
+        }
+        expect_rows_sum_to_one("weights", &weights)?;
+        // Independent reference: libtorch's own attention kernel on the same projections.
+        let q = projections.query.forward(&decoder_states);
+        let k = projections.key.forward(&encoder_output);
+        let v = projections.value.forward(&encoder_output);
+        let allowed = padding.ne(0).unsqueeze(1); // [batch, 1, s]
+        let expected = Tensor::scaled_dot_product_attention(&q, &k, &v, Some(allowed), 0.0, false, None, false);
+        expect_close(
+            "output",
+            &output,
+            &expected,
+            1e-5,
+            ": expected softmax(q kᵀ / √head_dim) v with q from the decoder states and k, v from the encoder output",
+        )?;
+    }
+    let (decoder_states, encoder_output) = (randn(&[1, 2, d_model]), randn(&[1, 3, d_model]));
+    let (output, _) = (imp.cross_attention)(&decoder_states, &encoder_output, &projections, None);
+    let expected = Tensor::scaled_dot_product_attention(
+        &projections.query.forward(&decoder_states),
+        &projections.key.forward(&encoder_output),
+        &projections.value.forward(&encoder_output),
+        None::<Tensor>,
+        0.0,
+        false,
+        None,
+        false,
+    );
+    expect_close(
+        "output without a padding mask",
+        &output,
+        &expected,
+        1e-5,
+        ": with no mask, every source position counts",
+    )
+}
+
+/// Exercise 3.
+pub struct DecoderLayerImpl {
+    pub decoder_layer: fn(&Tensor, &Tensor, &DecoderLayerParts, &Tensor, Option<&Tensor>) -> Tensor,
+}
+
+pub fn check_decoder_layer(imp: &DecoderLayerImpl) -> CheckResult {
+    tch::manual_seed(3);
+    let config = BertConfig { hidden_act: "relu".into(), ..BertConfig::tiny() };
+    let vs = nn::VarStore::new(Device::Cpu);
+    let layer = TransformerDecoderLayer::new(vs.root(), &config, LayerNormPlacement::Pre);
+    let parts = DecoderLayerParts {
+        self_attention: &layer.self_attention,
+        cross_attention: &layer.cross_attention,
+        feed_forward: &layer.feed_forward,
+        norm_1: &layer.layer_norm_1,
+        norm_2: &layer.layer_norm_2,
+        norm_3: &layer.layer_norm_3,
+    };
+    let h = config.hidden_size;
+    let target_ids = Tensor::from_slice(&[5i64, 6, 7, 8, 9, 9, 5, 6, 7, 0, 0, 0]).view([2, 6]);
+    let source_ids = Tensor::from_slice(&[3i64, 4, 0, 0, 3, 4, 5, 6]).view([2, 4]);
+    let (target_mask, source_mask) = (decoder_mask(&target_ids, 0), padding_mask(&source_ids, 0));
+    let (x, memory) = (randn(&[2, 6, h]), randn(&[2, 4, h]));
+    let run = |x: &Tensor, memory: &Tensor| (imp.decoder_layer)(x, memory, &parts, &target_mask, Some(&source_mask));
+    let out = run(&x, &memory);
+    expect_shape("decoder_layer output", &out, &[2, 6, h], ": the same shape as the decoder states x")?;
+    let later_changed = Tensor::cat(&[x.narrow(1, 0, 3), randn(&[2, 3, h])], 1);
+    let diff = max_abs_diff(&run(&later_changed, &memory).narrow(1, 0, 3), &out.narrow(1, 0, 3));
+    if diff > 1e-5 {
+        return Err(format!(
+            "the outputs at positions 0..3 changed (by {diff:.3e}) when only later target tokens changed: the \
+             self-attention must get the target mask"
+        ));
+    }
+    if max_abs_diff(&run(&x, &randn(&[2, 4, h])), &out) < 1e-6 {
+        return Err("the output does not depend on the encoder output: cross-attention takes its keys and values \
+                    from memory"
+            .into());
+    }
+    let expected = layer.forward(&x, &memory, Some(&target_mask), Some(&source_mask), false);
+    expect_close(
+        "decoder_layer output",
+        &out,
+        &expected,
+        1e-5,
+        ": check each step is x + sublayer(norm(x)) in the order self-attention (norm_1), cross-attention \
+         (norm_2), feed-forward (norm_3)",
+    )
+}
+
+/// Exercise 4.
+pub struct SinusoidalImpl {
+    pub sinusoidal_positions: fn(i64, i64, Device) -> Tensor,
+}
+
+pub fn check_sinusoidal_positions(imp: &SinusoidalImpl) -> CheckResult {
+    for (max_len, d_model) in [(10, 4), (50, 16), (128, 64)] {
+        let pe = (imp.sinusoidal_positions)(max_len, d_model, Device::Cpu);
+        expect_shape(&format!("sinusoidal_positions({max_len}, {d_model}, ..)"), &pe, &[max_len, d_model], "")?;
+        if !pe.is_floating_point() {
+            return Err(format!("the table must hold floating-point numbers, got {:?}", pe.kind()));
+        }
+        for pos in [0, 1, 3, max_len / 2, max_len - 1] {
+            for i in 0..d_model / 2 {
+                let angle = pos as f64 / 10000f64.powf(2.0 * i as f64 / d_model as f64);
+                for (column, want, formula) in [(2 * i, angle.sin(), "sin"), (2 * i + 1, angle.cos(), "cos")] {
+                    let got = pe.double_value(&[pos, column]);
+                    if (got - want).abs() > 1e-4 {
+                        return Err(format!(
+                            "PE[{pos}][{column}] is {got:.5}, expected {formula}({pos} / 10000^({}/{d_model})) = {want:.5} \
+                             (even columns hold sines, odd columns cosines, interleaved)",
+                            2 * i
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

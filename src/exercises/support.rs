@@ -1,0 +1,24 @@
+//! Types the exercises receive, shared by the student files and the reference solutions.
+use tch::nn;
+
+use crate::feed_forward::FeedForward;
+use crate::fused_attention::FusedMultiHeadAttention;
+
+/// The three linear maps of one attention head (`d_model → head_dim`).
+#[derive(Debug)]
+pub struct Projections {
+    pub query: nn::Linear,
+    pub key: nn::Linear,
+    pub value: nn::Linear,
+}
+
+/// The parts of a decoder layer, without the code that connects them (that is the exercise).
+#[derive(Debug)]
+pub struct DecoderLayerParts<'a> {
+    pub self_attention: &'a FusedMultiHeadAttention,
+    pub cross_attention: &'a FusedMultiHeadAttention,
+    pub feed_forward: &'a FeedForward,
+    pub norm_1: &'a nn::LayerNorm,
+    pub norm_2: &'a nn::LayerNorm,
+    pub norm_3: &'a nn::LayerNorm,
+}
