@@ -28,6 +28,9 @@ pub struct BertConfig {
     pub intermediate_size: i64,
     /// The longest sequence the learned position embeddings cover.
     pub max_position_embeddings: i64,
+    /// How many token types (segments) BERT's token type embeddings tell apart: 2, for sentence A and B.
+    #[serde(default = "default_type_vocab_size")]
+    pub type_vocab_size: i64,
     /// Dropout on embeddings and on each sub-layer's output (only active in training).
     #[serde(default = "default_dropout")]
     pub hidden_dropout_prob: f64,
@@ -48,6 +51,9 @@ pub struct BertConfig {
 
 fn default_dropout() -> f64 {
     0.1
+}
+fn default_type_vocab_size() -> i64 {
+    2
 }
 fn default_layer_norm_eps() -> f64 {
     1e-12
@@ -76,6 +82,7 @@ impl BertConfig {
             num_hidden_layers: 12,
             intermediate_size: 3072,
             max_position_embeddings: 512,
+            type_vocab_size: 2,
             hidden_dropout_prob: 0.1,
             attention_probs_dropout_prob: 0.1,
             layer_norm_eps: 1e-12,
@@ -146,6 +153,7 @@ impl BertConfig {
             ("num_hidden_layers", self.num_hidden_layers),
             ("intermediate_size", self.intermediate_size),
             ("max_position_embeddings", self.max_position_embeddings),
+            ("type_vocab_size", self.type_vocab_size),
             ("num_labels", self.num_labels),
         ] {
             ensure!(value > 0, "{name} must be positive, got {value}");
@@ -184,6 +192,7 @@ impl fmt::Display for BertConfig {
         writeln!(f, "  \"num_attention_heads\": {},", self.num_attention_heads)?;
         writeln!(f, "  \"num_hidden_layers\": {},", self.num_hidden_layers)?;
         writeln!(f, "  \"num_labels\": {},", self.num_labels)?;
+        writeln!(f, "  \"type_vocab_size\": {},", self.type_vocab_size)?;
         writeln!(f, "  \"vocab_size\": {}", self.vocab_size)?;
         write!(f, "}}")
     }

@@ -56,11 +56,14 @@ pub fn check_input_ids(ids: &Tensor, config: &BertConfig) -> Result<()> {
 /// Step 11: token embeddings plus learned position embeddings, then LayerNorm and dropout.
 ///
 /// Parameters at `word_embeddings`, `position_embeddings` and `LayerNorm` under the given path (Hugging
-/// Face BERT keeps them under `embeddings`).
+/// Face BERT keeps them under `embeddings`). Real BERT checkpoints add a third table,
+/// `token_type_embeddings`, that tells the first and second text of a pair apart: see
+/// [`Embeddings::with_token_types`].
 #[derive(Debug)]
 pub struct Embeddings {
     pub token_embeddings: nn::Embedding,
     pub position_embeddings: nn::Embedding,
+    pub token_type_embeddings: Option<nn::Embedding>,
     pub layer_norm: nn::LayerNorm,
     dropout: f64,
 }
@@ -77,20 +80,42 @@ impl Embeddings {
                 config.hidden_size,
                 Default::default(),
             ),
+            token_type_embeddings: None,
             layer_norm: nn::layer_norm(p / "LayerNorm", vec![config.hidden_size], ln),
             dropout: config.hidden_dropout_prob,
         }
+    }
+
+    /// The chapter's embeddings plus BERT's token type table (`token_type_embeddings`,
+    /// `type_vocab_size × hidden`), as pretrained checkpoints have them.
+    pub fn with_token_types<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
+        let p = p.borrow();
+        let table =
+            nn::embedding(p / "token_type_embeddings", config.type_vocab_size, config.hidden_size, Default::default());
+        Embeddings { token_type_embeddings: Some(table), ..Self::new(p, config) }
+    }
+
+    /// Like `forward_t`, with token type ids `[batch, seq]` (all 0 when `None`, as in Hugging Face).
+    /// Without a token type table the type ids are ignored.
+    pub fn forward_with_types(&self, input_ids: &Tensor, token_type_ids: Option<&Tensor>, train: bool) -> Tensor {
+        let seq_len = input_ids.size()[1];
+        let position_ids = Tensor::arange(seq_len, (Kind::Int64, input_ids.device())).unsqueeze(0); // [1, seq]
+        let tokens = self.token_embeddings.forward(input_ids); // [batch, seq, hidden]
+        let positions = self.position_embeddings.forward(&position_ids); // [1, seq, hidden], broadcast over the batch
+        let mut summed = tokens + positions;
+        if let Some(table) = &self.token_type_embeddings {
+            summed += match token_type_ids {
+                Some(types) => table.forward(types),
+                None => table.forward(&input_ids.zeros_like()),
+            };
+        }
+        self.layer_norm.forward(&summed).dropout(self.dropout, train) // [batch, seq, hidden]
     }
 }
 
 impl nn::ModuleT for Embeddings {
     /// `[batch, seq]` ids → `[batch, seq, hidden]`. Check untrusted ids with [`check_input_ids`] first.
     fn forward_t(&self, input_ids: &Tensor, train: bool) -> Tensor {
-        let seq_len = input_ids.size()[1];
-        let position_ids = Tensor::arange(seq_len, (Kind::Int64, input_ids.device())).unsqueeze(0); // [1, seq]
-        let tokens = self.token_embeddings.forward(input_ids); // [batch, seq, hidden]
-        let positions = self.position_embeddings.forward(&position_ids); // [1, seq, hidden], broadcast over the batch
-        let summed = tokens + positions;
-        self.layer_norm.forward(&summed).dropout(self.dropout, train) // [batch, seq, hidden]
+        self.forward_with_types(input_ids, None, train)
     }
 }

@@ -33,7 +33,11 @@ impl TransformerEncoder {
         let p = p.borrow();
         let layer_path = p / "encoder" / "layer";
         Ok(TransformerEncoder {
-            embeddings: Embeddings::new(p / "embeddings", config),
+            embeddings: if options.token_types {
+                Embeddings::with_token_types(p / "embeddings", config)
+            } else {
+                Embeddings::new(p / "embeddings", config)
+            },
             layers: (0..config.num_hidden_layers)
                 .map(|i| TransformerEncoderLayer::new(&layer_path / i, config, options))
                 .collect(),
@@ -77,17 +81,51 @@ impl TransformerEncoder {
     /// # Ok::<(), anyhow::Error>(())
     /// ```
     pub fn try_forward(&self, input_ids: &Tensor, mask: Option<&Tensor>, train: bool) -> Result<Tensor> {
+        self.check_inputs(input_ids, None, mask)?;
+        let x = self.embeddings.forward_t(input_ids, train);
+        Ok(self.forward_layers(&x, mask, train))
+    }
+
+    /// The checked forward pass with everything a pretrained BERT takes and gives: token type ids
+    /// (`[batch, seq]`, optional), an attention mask and, per layer, the attention weights
+    /// `[batch, heads, seq, seq]`.
+    pub fn try_forward_with_weights(
+        &self,
+        input_ids: &Tensor,
+        token_type_ids: Option<&Tensor>,
+        mask: Option<&Tensor>,
+        train: bool,
+    ) -> Result<(Tensor, Vec<Tensor>)> {
+        self.check_inputs(input_ids, token_type_ids, mask)?;
+        let x = self.embeddings.forward_with_types(input_ids, token_type_ids, train);
+        Ok(self.forward_layers_with_weights(&x, mask, train))
+    }
+
+    fn check_inputs(&self, input_ids: &Tensor, token_type_ids: Option<&Tensor>, mask: Option<&Tensor>) -> Result<()> {
         check_input_ids(input_ids, &self.config)?;
+        let (batch, seq) = (input_ids.size()[0], input_ids.size()[1]);
+        if let Some(types) = token_type_ids {
+            ensure!(
+                types.size() == input_ids.size(),
+                "token type ids {:?} must match the ids {:?}",
+                types.size(),
+                input_ids.size()
+            );
+            let (min, max) = (types.f_min()?.f_int64_value(&[])?, types.f_max()?.f_int64_value(&[])?);
+            ensure!(
+                min >= 0 && max < self.config.type_vocab_size,
+                "token type ids must lie in 0..{}, got {min}..={max}",
+                self.config.type_vocab_size
+            );
+        }
         if let Some(mask) = mask {
-            let (batch, seq) = (input_ids.size()[0], input_ids.size()[1]);
             ensure!(
                 broadcasts_to(&mask.size(), &[batch, seq, seq]),
                 "the attention mask of shape {:?} does not broadcast to [batch, seq, seq] = [{batch}, {seq}, {seq}]",
                 mask.size()
             );
         }
-        let x = self.embeddings.forward_t(input_ids, train);
-        Ok(self.forward_layers(&x, mask, train))
+        Ok(())
     }
 }
 

@@ -77,6 +77,7 @@ impl Seq2SeqConfig {
             num_hidden_layers: self.num_layers,
             intermediate_size: self.d_ff,
             max_position_embeddings: self.max_len,
+            type_vocab_size: 1,
             hidden_dropout_prob: self.dropout,
             attention_probs_dropout_prob: self.dropout,
             layer_norm_eps: 1e-6,
@@ -150,7 +151,8 @@ impl EncoderDecoder {
         config.validate()?;
         let root = vs.root();
         let layer_config = config.layer_config();
-        let options = EncoderOptions { placement: config.placement, attention: AttentionKind::Fused };
+        let options =
+            EncoderOptions { placement: config.placement, attention: AttentionKind::Fused, token_types: false };
         let ln = nn::LayerNormConfig { eps: layer_config.layer_norm_eps, ..Default::default() };
         let pre = config.placement == LayerNormPlacement::Pre;
         let model = EncoderDecoder {

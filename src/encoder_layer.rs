@@ -42,17 +42,19 @@ pub enum AttentionKind {
 pub struct EncoderOptions {
     pub placement: LayerNormPlacement,
     pub attention: AttentionKind,
+    /// Whether the embeddings add BERT's token type (segment) embeddings; the chapter's do not.
+    pub token_types: bool,
 }
 
 impl EncoderOptions {
     /// The chapter's encoder: pre-LN, per-head attention.
     pub fn book() -> Self {
-        EncoderOptions { placement: LayerNormPlacement::Pre, attention: AttentionKind::PerHead }
+        EncoderOptions { placement: LayerNormPlacement::Pre, attention: AttentionKind::PerHead, token_types: false }
     }
 
-    /// BERT's encoder: post-LN, fused attention (the layout pretrained checkpoints use).
+    /// BERT's encoder: post-LN, fused attention, token type embeddings (the layout of pretrained checkpoints).
     pub fn bert() -> Self {
-        EncoderOptions { placement: LayerNormPlacement::Post, attention: AttentionKind::Fused }
+        EncoderOptions { placement: LayerNormPlacement::Post, attention: AttentionKind::Fused, token_types: true }
     }
 }
 

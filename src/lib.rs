@@ -42,6 +42,7 @@ pub mod masks; // step 14
 pub mod model_dir;
 pub mod multi_head_attention; // step 8
 pub mod positional_encoding; // the decoder side
+pub mod pretrained; // real weights
 pub mod scaled_dot_product; // steps 4–7
 pub mod tokenize; // step 1
 
@@ -59,6 +60,7 @@ pub use fused_attention::FusedMultiHeadAttention;
 pub use masks::{causal_mask, decoder_mask, padding_mask};
 pub use multi_head_attention::MultiHeadAttention;
 pub use positional_encoding::sinusoidal_positions;
+pub use pretrained::{mean_pooled_embedding, BertModel, BertOutput, LoadReport};
 pub use scaled_dot_product::{
     attend, attention_scores, attention_weights, masked_attention_weights, scaled_dot_product_attention,
 };

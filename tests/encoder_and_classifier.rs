@@ -87,7 +87,7 @@ fn the_classifier_has_hugging_face_names() {
     ] {
         assert!(names.contains_key(name), "missing {name}");
     }
-    assert_eq!(names.len(), 4 + 2 * 16 + 2);
+    assert_eq!(names.len(), 5 + 2 * 16 + 2, "embeddings (with token types), 2 layers, classifier");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use transformer_anatomy::{
 };
 
 fn options(placement: LayerNormPlacement, attention: AttentionKind) -> EncoderOptions {
-    EncoderOptions { placement, attention }
+    EncoderOptions { placement, attention, token_types: false }
 }
 
 #[test]

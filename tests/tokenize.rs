@@ -94,7 +94,7 @@ fn bert_base_uncased_preset_has_the_published_sizes() {
         (30522, 768, 12, 12, 3072, 512)
     );
     assert_eq!((c.hidden_dropout_prob, c.attention_probs_dropout_prob, c.layer_norm_eps), (0.1, 0.1, 1e-12));
-    assert_eq!(c.head_dim(), 64);
+    assert_eq!((c.head_dim(), c.type_vocab_size), (64, 2));
     c.validate().unwrap();
     snapshot!("bert_base_uncased_config", c.to_string());
 }
@@ -104,6 +104,7 @@ fn the_model_folders_config_is_minilm() {
     let c = BertConfig::from_file(resolve_model_dir(None).unwrap()).unwrap();
     assert_eq!((c.vocab_size, c.hidden_size, c.num_attention_heads, c.num_hidden_layers), (30522, 384, 12, 6));
     assert_eq!((c.intermediate_size, c.max_position_embeddings, c.hidden_act.as_str()), (1536, 512, "gelu"));
+    assert_eq!(c.type_vocab_size, 2);
 }
 
 fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
