@@ -32,6 +32,7 @@ tour: setup
 
 test: setup
 	scripts/test-grading.sh
+	scripts/browser-check.sh
 	$(CARGO) test --no-fail-fast -- --test-threads=1
 
 bench: setup

@@ -101,7 +101,13 @@ impl TransformerEncoder {
         Ok(self.forward_layers_with_weights(&x, mask, train))
     }
 
-    fn check_inputs(&self, input_ids: &Tensor, token_type_ids: Option<&Tensor>, mask: Option<&Tensor>) -> Result<()> {
+    /// Checks ids, token type ids and mask before they reach LibTorch (see [`TransformerEncoder::try_forward`]).
+    pub fn check_inputs(
+        &self,
+        input_ids: &Tensor,
+        token_type_ids: Option<&Tensor>,
+        mask: Option<&Tensor>,
+    ) -> Result<()> {
         check_input_ids(input_ids, &self.config)?;
         let (batch, seq) = (input_ids.size()[0], input_ids.size()[1]);
         if let Some(types) = token_type_ids {

@@ -26,6 +26,7 @@
 //! ```
 
 pub mod attention_head; // step 8
+pub mod attention_view;
 pub mod classifier; // step 13
 pub mod config; // step 2
 pub mod decoder;

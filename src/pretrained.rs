@@ -17,7 +17,7 @@ use tch::{Device, IndexOp, Kind, Tensor};
 
 use crate::config::BertConfig;
 use crate::encoder::TransformerEncoder;
-use crate::encoder_layer::{AttentionKind, EncoderOptions};
+use crate::encoder_layer::{Attention, AttentionKind, EncoderOptions};
 use crate::tokenize::Tokenizer;
 
 /// What loading found besides the tensors it used.
@@ -93,6 +93,33 @@ impl BertModel {
             self.encoder.try_forward_with_weights(input_ids, token_type_ids, mask.as_ref(), false)?;
         let pooler_output = self.pooler.forward(&last_hidden_state.i((.., 0, ..))).tanh();
         Ok(BertOutput { last_hidden_state, pooler_output, attentions })
+    }
+
+    /// The queries and keys of one head in one layer, `[batch, seq, head_dim]` each: what that head
+    /// compares to get its attention scores (`q · kᵀ / √head_dim`).
+    pub fn queries_and_keys(
+        &self,
+        input_ids: &Tensor,
+        token_type_ids: Option<&Tensor>,
+        layer: usize,
+        head: usize,
+    ) -> Result<(Tensor, Tensor)> {
+        let (layers, heads) = (self.encoder.layers.len(), self.config.num_attention_heads as usize);
+        ensure!(layer < layers, "layer {layer} does not exist: the model has layers 0..{}", layers - 1);
+        ensure!(head < heads, "head {head} does not exist: each layer has heads 0..{}", heads - 1);
+        let _no_grad = tch::no_grad_guard();
+        self.encoder.check_inputs(input_ids, token_type_ids, None)?;
+        let mut x = self.encoder.embeddings.forward_with_types(input_ids, token_type_ids, false);
+        for earlier in &self.encoder.layers[..layer] {
+            x = earlier.forward(&x, None, false);
+        }
+        let d = self.config.head_dim();
+        Ok(match &self.encoder.layers[layer].attention {
+            Attention::Fused(a) => {
+                (a.query.forward(&x).narrow(-1, head as i64 * d, d), a.key.forward(&x).narrow(-1, head as i64 * d, d))
+            }
+            Attention::PerHead(a) => (a.heads[head].query.forward(&x), a.heads[head].key.forward(&x)),
+        })
     }
 
     /// Tokenizes a text (or pair) with special tokens and runs the model on it.

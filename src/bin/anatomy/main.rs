@@ -1,8 +1,10 @@
 //! `anatomy`: the command-line companion to the chapter. `anatomy --help` lists the sub-commands.
 // Doc comments here are `--help` text for clap, not rustdoc: "[CLS]" is a token, not a link.
 #![allow(rustdoc::broken_intra_doc_links)]
+mod attention;
 mod bench;
 mod doctor;
+mod encode;
 mod exercises;
 mod tokenize;
 mod tour;
@@ -36,6 +38,10 @@ enum Command {
     Tokenize(tokenize::Args),
     /// Check the installation: LibTorch, CUDA and the model folder, and what to do about anything missing.
     Doctor(doctor::Args),
+    /// Run the pretrained model on a text: last hidden state and sentence embedding.
+    Encode(encode::Args),
+    /// Draw what the pretrained model's heads attend to (head, model or neuron view), or print it as JSON.
+    Attention(attention::Args),
     /// List and grade the exercises (the chapter's homework and friends).
     Exercises(exercises::Args),
     /// Time per-head and fused multi-head attention, libtorch's attention and a BERT-base encoder.
@@ -66,6 +72,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Tokenize(args) => tokenize::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Bench(args) => bench::run(args, device),
+        Command::Encode(args) => encode::run(args, device),
+        Command::Attention(args) => attention::run(args, device),
         Command::Exercises(args) => {
             if exercises::run(args)? {
                 Ok(())

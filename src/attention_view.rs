@@ -1,0 +1,357 @@
+//! # Attention pictures
+//!
+//! Numbers in a `[layers, heads, seq, seq]` tensor are hard to read; a picture shows at a glance which
+//! tokens a head connects. Three views, after the chapter's BertViz figures, drawn here as plain,
+//! self-contained HTML and SVG (no network, no external script, readable on light and dark pages):
+//!
+//! * [`AttentionPicture::head_view`]: tokens on both sides, a line from each token (left) to every token
+//!   it attends to (right), as dark as the weight; layer and head can be switched;
+//! * [`AttentionPicture::model_view`]: every layer × head at once, each as a small heatmap;
+//! * [`AttentionPicture::neuron_view`]: for one head and one token, the query, each key, their
+//!   elementwise product, and the resulting weights — where the numbers come from.
+//!
+//! [`heatmap_svg`] draws any matrix (one head's weights, the positional-encoding pattern).
+use std::fmt::Write;
+
+use anyhow::{ensure, Result};
+use serde::Serialize;
+use tch::{Kind, Tensor};
+
+/// The data behind the pictures: tokens and every layer's attention for one sentence (or pair).
+#[derive(Debug, Clone, Serialize)]
+pub struct AttentionPicture {
+    pub tokens: Vec<String>,
+    /// Where the second text of a pair starts (its first token), if there is one.
+    pub sentence_b_start: Option<usize>,
+    /// `[layer][head][query][key]`
+    pub attentions: Vec<Vec<Vec<Vec<f32>>>>,
+}
+
+/// For the neuron view: one head's queries and keys, `[seq][head_dim]` each.
+#[derive(Debug, Clone)]
+pub struct QueriesAndKeys {
+    pub queries: Vec<Vec<f32>>,
+    pub keys: Vec<Vec<f32>>,
+}
+
+impl QueriesAndKeys {
+    /// From `[1, seq, head_dim]` tensors.
+    pub fn from_tensors(queries: &Tensor, keys: &Tensor) -> Result<Self> {
+        let rows =
+            |t: &Tensor| -> Result<Vec<Vec<f32>>> { Ok(Vec::<Vec<f32>>::try_from(&t.get(0).to_kind(Kind::Float))?) };
+        Ok(QueriesAndKeys { queries: rows(queries)?, keys: rows(keys)? })
+    }
+}
+
+/// A piece of HTML that renders itself inline when it is the value of an evcxr notebook cell, and reads
+/// as a string everywhere else (`&*html`, `html.contains(…)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Html(pub String);
+
+impl Html {
+    /// Called by the evcxr kernel for a cell's final value: shows the picture instead of its source.
+    pub fn evcxr_display(&self) {
+        evcxr_runtime::mime_type("text/html").text(&self.0);
+    }
+}
+
+impl std::ops::Deref for Html {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Html {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+const STYLE: &str = "font-family: system-ui, sans-serif; font-size: 13px; color: inherit;";
+const BLUE: &str = "#3b82f6";
+const ORANGE: &str = "#f97316";
+const RED: &str = "#ef4444";
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
+}
+
+impl AttentionPicture {
+    /// From the tokens and the model's per-layer attention tensors (`[1, heads, seq, seq]` each).
+    pub fn new(tokens: Vec<String>, sentence_b_start: Option<usize>, attentions: &[Tensor]) -> Result<Self> {
+        let attentions = attentions
+            .iter()
+            .map(|a| Ok(Vec::<Vec<Vec<f32>>>::try_from(&a.get(0).to_kind(Kind::Float))?))
+            .collect::<Result<Vec<_>>>()?;
+        let picture = AttentionPicture { tokens, sentence_b_start, attentions };
+        ensure!(!picture.attentions.is_empty(), "there are no attention layers to draw");
+        ensure!(
+            picture.attentions.iter().flatten().all(|h| h.len() == picture.tokens.len()),
+            "the attention matrices do not match the {} tokens",
+            picture.tokens.len()
+        );
+        Ok(picture)
+    }
+
+    pub fn num_layers(&self) -> usize {
+        self.attentions.len()
+    }
+
+    pub fn num_heads(&self) -> usize {
+        self.attentions[0].len()
+    }
+
+    /// Checks that a layer and a head exist, with a message that says which do.
+    pub fn check(&self, layer: usize, head: usize) -> Result<()> {
+        ensure!(layer < self.num_layers(), "layer {layer} does not exist: choose 0..{}", self.num_layers() - 1);
+        ensure!(head < self.num_heads(), "head {head} does not exist: choose 0..{}", self.num_heads() - 1);
+        Ok(())
+    }
+
+    /// One head's weights, `[query][key]`.
+    pub fn weights(&self, layer: usize, head: usize) -> &Vec<Vec<f32>> {
+        &self.attentions[layer][head]
+    }
+
+    fn token_color(&self, i: usize) -> &'static str {
+        match self.sentence_b_start {
+            Some(b) if i >= b => ORANGE,
+            _ => BLUE,
+        }
+    }
+
+    /// The SVG of one head: tokens on the left attend to tokens on the right.
+    fn head_svg(&self, layer: usize, head: usize) -> String {
+        let n = self.tokens.len();
+        let (row, top, width) = (20.0, 24.0, 420.0);
+        let (left, right) = (150.0, 270.0);
+        let height = top + row * n as f64 + 8.0;
+        let mut svg = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" class="anatomy-head" role="img" aria-label="attention of layer {layer}, head {head}">"#
+        );
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="14" text-anchor="middle" fill="currentColor">layer {layer} · head {head}</text>"#,
+            width / 2.0
+        );
+        let _ = write!(svg, r#"<g class="lines">"#);
+        for (i, weights) in self.weights(layer, head).iter().enumerate() {
+            let y1 = top + row * (i as f64 + 0.5);
+            for (j, &w) in weights.iter().enumerate() {
+                if w < 0.01 {
+                    continue; // invisible anyway; keeps the file small
+                }
+                let y2 = top + row * (j as f64 + 0.5);
+                let _ = write!(
+                    svg,
+                    r#"<line x1="{}" y1="{y1}" x2="{}" y2="{y2}" stroke="{}" stroke-width="2" stroke-opacity="{w:.3}"/>"#,
+                    left + 6.0,
+                    right - 6.0,
+                    self.token_color(i)
+                );
+            }
+        }
+        svg.push_str("</g>");
+        for (i, token) in self.tokens.iter().enumerate() {
+            let y = top + row * (i as f64 + 0.5) + 4.0;
+            let (t, c) = (escape(token), self.token_color(i));
+            let _ = write!(svg, r#"<text x="{left}" y="{y}" text-anchor="end" fill="{c}">{t}</text>"#);
+            let _ = write!(svg, r#"<text x="{right}" y="{y}" text-anchor="start" fill="{c}">{t}</text>"#);
+        }
+        svg.push_str("</svg>");
+        svg
+    }
+
+    /// A page (or notebook cell) with the head view of `layer`/`head`, and selectors that redraw it for
+    /// any other layer and head from the data embedded in the page.
+    pub fn head_view(&self, layer: usize, head: usize) -> Result<Html> {
+        self.check(layer, head)?;
+        let options = |n: usize, chosen: usize| -> String {
+            (0..n)
+                .map(|i| {
+                    format!(
+                        r#"<option value="{i}"{}>{i}</option>"#,
+                        if i == chosen { " selected=\"selected\"" } else { "" }
+                    )
+                })
+                .collect()
+        };
+        let data = serde_json::to_string(self)?.replace("</", "<\\/");
+        Ok(Html(format!(
+            r#"<div class="anatomy-view" style="{STYLE}">
+<div>layer <select class="anatomy-layer">{}</select> head <select class="anatomy-head-select">{}</select>
+<span style="color:{BLUE}">■ sentence A</span>{}</div>
+<div class="anatomy-canvas">{}</div>
+<script type="application/json" class="anatomy-data">{data}</script>
+<script>
+(function () {{
+  var root = document.currentScript.parentNode;
+  var data = JSON.parse(root.querySelector(".anatomy-data").textContent);
+  var layer = root.querySelector(".anatomy-layer"), head = root.querySelector(".anatomy-head-select");
+  var svgNs = "http://www.w3.org/2000/svg";
+  function redraw() {{
+    var weights = data.attentions[+layer.value][+head.value];
+    var svg = root.querySelector("svg.anatomy-head"), lines = svg.querySelector("g.lines");
+    svg.setAttribute("data-drawn-by", "script");
+    while (lines.firstChild) lines.removeChild(lines.firstChild);
+    svg.querySelector("text").textContent = "layer " + layer.value + " · head " + head.value;
+    weights.forEach(function (row, i) {{
+      var color = (data.sentence_b_start !== null && i >= data.sentence_b_start) ? "{ORANGE}" : "{BLUE}";
+      row.forEach(function (w, j) {{
+        if (w < 0.01) return;
+        var line = document.createElementNS(svgNs, "line");
+        line.setAttribute("x1", 156); line.setAttribute("x2", 264);
+        line.setAttribute("y1", 24 + 20 * (i + 0.5)); line.setAttribute("y2", 24 + 20 * (j + 0.5));
+        line.setAttribute("stroke", color); line.setAttribute("stroke-width", 2);
+        line.setAttribute("stroke-opacity", w.toFixed(3));
+        lines.appendChild(line);
+      }});
+    }});
+  }}
+  redraw(); // the same picture as the static one: proves the script runs
+  layer.addEventListener("change", redraw);
+  head.addEventListener("change", redraw);
+}})();
+</script>
+</div>"#,
+            options(self.num_layers(), layer),
+            options(self.num_heads(), head),
+            if self.sentence_b_start.is_some() {
+                format!(r#" <span style="color:{ORANGE}">■ sentence B</span>"#)
+            } else {
+                String::new()
+            },
+            self.head_svg(layer, head)
+        )))
+    }
+
+    /// Every layer (rows) × head (columns) as a small heatmap: darker cells, more attention.
+    pub fn model_view(&self) -> Html {
+        let mut html = format!(
+            r#"<div class="anatomy-view" style="{STYLE}"><table style="border-collapse: collapse"><tr><td></td>"#
+        );
+        for h in 0..self.num_heads() {
+            let _ = write!(html, r#"<td style="text-align:center">head {h}</td>"#);
+        }
+        html.push_str("</tr>");
+        for (l, heads) in self.attentions.iter().enumerate() {
+            let _ = write!(html, r#"<tr><td>layer {l}</td>"#);
+            for weights in heads {
+                let _ = write!(html, "<td>{}</td>", matrix_svg(weights, 4.0, BLUE));
+            }
+            html.push_str("</tr>");
+        }
+        html.push_str("</table></div>");
+        Html(html)
+    }
+
+    /// How one head arrives at the weights of `token`: its query, every key, their elementwise product
+    /// (whose sum, divided by √head_dim, is the score), and the softmax weight. Blue is positive, red
+    /// negative.
+    pub fn neuron_view(&self, layer: usize, head: usize, token: usize, qk: &QueriesAndKeys) -> Result<Html> {
+        self.check(layer, head)?;
+        let n = self.tokens.len();
+        ensure!(token < n, "token {token} does not exist: choose 0..{}", n - 1);
+        ensure!(qk.queries.len() == n && qk.keys.len() == n, "queries and keys must have one row per token");
+        let q = &qk.queries[token];
+        let d = q.len();
+        let scale = qk.keys.iter().flatten().chain(q).fold(0f32, |m, v| m.max(v.abs())).max(1e-6);
+        let product_scale =
+            qk.keys.iter().flat_map(|k| k.iter().zip(q).map(|(a, b)| (a * b).abs())).fold(0f32, f32::max).max(1e-6);
+        let band = |values: &[f32], scale: f32| -> String {
+            let mut s = format!(r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="14">"#, 3 * values.len());
+            for (i, v) in values.iter().enumerate() {
+                let color = if *v >= 0.0 { BLUE } else { RED };
+                let _ = write!(
+                    s,
+                    r#"<rect x="{}" y="0" width="3" height="14" fill="{color}" fill-opacity="{:.3}"/>"#,
+                    3 * i,
+                    (v.abs() / scale).min(1.0)
+                );
+            }
+            s.push_str("</svg>");
+            s
+        };
+        let weights = &self.attentions[layer][head][token];
+        let mut html = format!(
+            r#"<div class="anatomy-view" style="{STYLE}"><div>layer {layer} · head {head} · query token <b>{}</b> ({d} dimensions)</div><table style="border-collapse: collapse"><tr><td>query q</td><td>{}</td><td></td><td></td><td></td></tr><tr><th>key token</th><th>key k</th><th>q × k</th><th>q·k/√d</th><th>weight</th></tr>"#,
+            escape(&self.tokens[token]),
+            band(q, scale)
+        );
+        for (j, (k, weight)) in qk.keys.iter().zip(weights).enumerate() {
+            let product: Vec<f32> = k.iter().zip(q).map(|(a, b)| a * b).collect();
+            let score = product.iter().sum::<f32>() / (d as f32).sqrt();
+            let _ = write!(
+                html,
+                r#"<tr><td style="color:{}">{}</td><td>{}</td><td>{}</td><td style="text-align:right">{score:.2}</td><td><svg xmlns="http://www.w3.org/2000/svg" width="60" height="12"><rect x="0" y="1" width="{:.1}" height="10" fill="{BLUE}"/></svg> {:.3}</td></tr>"#,
+                self.token_color(j),
+                escape(&self.tokens[j]),
+                band(k, scale),
+                band(&product, product_scale),
+                60.0 * weight,
+                weight
+            );
+        }
+        html.push_str("</table></div>");
+        Ok(Html(html))
+    }
+
+    /// The chosen head as JSON: `{"tokens": [...], "layer": L, "head": H, "weights": [[...], ...]}`.
+    pub fn head_json(&self, layer: usize, head: usize) -> Result<serde_json::Value> {
+        self.check(layer, head)?;
+        Ok(
+            serde_json::json!({"tokens": self.tokens, "layer": layer, "head": head, "weights": self.weights(layer, head)}),
+        )
+    }
+}
+
+/// A matrix as an SVG heatmap with `cell` pixels per entry; opacity follows the value (scaled to the
+/// largest magnitude), blue for positive and red for negative values.
+fn matrix_svg(rows: &[Vec<f32>], cell: f64, positive: &str) -> String {
+    let (h, w) = (rows.len(), rows.first().map_or(0, Vec::len));
+    let scale = rows.iter().flatten().fold(0f32, |m, v| m.max(v.abs())).max(1e-6);
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">"#,
+        cell * w as f64,
+        cell * h as f64,
+        cell * w as f64,
+        cell * h as f64
+    );
+    for (i, row) in rows.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            let color = if *v >= 0.0 { positive } else { RED };
+            let _ = write!(
+                svg,
+                r#"<rect x="{}" y="{}" width="{cell}" height="{cell}" fill="{color}" fill-opacity="{:.3}"/>"#,
+                cell * j as f64,
+                cell * i as f64,
+                v.abs() / scale
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Any 2-D tensor as a standalone SVG heatmap (e.g. one head's `[seq, seq]` weights, or the
+/// `[positions, dimensions]` sinusoidal encoding), `cell` pixels per entry.
+pub fn heatmap_svg(matrix: &Tensor, cell: f64) -> Result<Html> {
+    ensure!(matrix.dim() == 2, "a heatmap needs a 2-D tensor, got shape {:?}", matrix.size());
+    let rows = Vec::<Vec<f32>>::try_from(&matrix.to_kind(Kind::Float))?;
+    Ok(Html(matrix_svg(&rows, cell, BLUE)))
+}
+
+/// A complete HTML page around a view, for writing to a file.
+pub fn html_page(title: &str, body: &str) -> String {
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"/><title>{}</title>
+<style>body {{ margin: 1.5em; background: #fff; color: #111; }} @media (prefers-color-scheme: dark) {{ body {{ background: #111; color: #eee; }} }} select {{ margin: 0 .5em; }}</style>
+</head><body>
+{body}
+</body></html>
+"#,
+        escape(title)
+    )
+}

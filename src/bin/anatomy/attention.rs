@@ -1,0 +1,73 @@
+//! `anatomy attention`: what each head of a pretrained model attends to, as a picture or as JSON.
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use tch::Device;
+use transformer_anatomy::attention_view::{html_page, AttentionPicture, QueriesAndKeys};
+use transformer_anatomy::model_dir::resolve_model_dir;
+use transformer_anatomy::{AttentionKind, BertModel, Tokenizer};
+
+use crate::ModelArg;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    model: ModelArg,
+    /// The layer to show (0-based).
+    #[arg(long, default_value_t = 0)]
+    layer: usize,
+    /// The head to show (0-based).
+    #[arg(long, default_value_t = 0)]
+    head: usize,
+    /// head: lines between tokens; model: every layer × head; neuron: queries and keys of one token.
+    #[arg(long, default_value = "head", value_parser = ["head", "model", "neuron"])]
+    view: String,
+    /// For the neuron view: the position of the query token (with [CLS] at 0).
+    #[arg(long, default_value_t = 1)]
+    token: usize,
+    /// Write the picture to this HTML file (default: attention.html).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print {"tokens": [...], "layer": L, "head": H, "weights": [[...], ...]} instead of a picture.
+    #[arg(long)]
+    json: bool,
+    /// The text.
+    text: String,
+    /// An optional second text; the pair is shown with both sentences marked.
+    text_b: Option<String>,
+}
+
+pub fn run(args: Args, device: Device) -> Result<()> {
+    let dir = resolve_model_dir(args.model.model)?;
+    let tokenizer = Tokenizer::from_model_dir(&dir)?;
+    let model = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
+    let (encoding, output) = model.encode_text(&tokenizer, &args.text, args.text_b.as_deref())?;
+    let sentence_b_start = encoding.token_type_ids.iter().position(|&t| t == 1);
+    let picture = AttentionPicture::new(encoding.tokens.clone(), sentence_b_start, &output.attentions)?;
+    picture.check(args.layer, args.head)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&picture.head_json(args.layer, args.head)?)?);
+        return Ok(());
+    }
+    let body = match args.view.as_str() {
+        "model" => picture.model_view().0,
+        "neuron" => {
+            let ids = encoding.ids_tensor(device);
+            let (q, k) =
+                model.queries_and_keys(&ids, Some(&encoding.type_ids_tensor(device)), args.layer, args.head)?;
+            picture.neuron_view(args.layer, args.head, args.token, &QueriesAndKeys::from_tensors(&q, &k)?)?.0
+        }
+        _ => picture.head_view(args.layer, args.head)?.0,
+    };
+    let title = format!("attention: {}", [args.text.as_str(), args.text_b.as_deref().unwrap_or("")].join(" / "));
+    let path = args.output.unwrap_or_else(|| PathBuf::from("attention.html"));
+    std::fs::write(&path, html_page(&title, &body)).with_context(|| format!("writing {}", path.display()))?;
+    println!(
+        "wrote {} ({} view, layer {}, head {}): open it in a browser, no network needed",
+        path.display(),
+        args.view,
+        args.layer,
+        args.head
+    );
+    Ok(())
+}
