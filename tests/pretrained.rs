@@ -212,3 +212,74 @@ fn a_pair_longer_than_512_tokens_is_a_clear_error() {
     let err = format!("{:#}", m.encode_text(&common::tokenizer(), &long, Some(&long)).unwrap_err());
     assert!(err.contains("603 tokens") && err.contains("only 512"), "{err}");
 }
+
+/// Writes a tiny BERT's parameters as a checkpoint in the older layout of `bert-base-uncased`'s own
+/// file (a `bert.` prefix, LayerNorm `gamma`/`beta`, a `position_ids` buffer, a pretraining head the
+/// model has no place for), then loads it.
+#[test]
+fn bert_prefix_gamma_beta_and_extra_tensors_are_handled() {
+    common::seed();
+    let config = BertConfig::tiny();
+    let dir = std::env::temp_dir().join(format!("anatomy-{}-old-layout", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let original = BertModel::from_config_and_weights(
+        &config,
+        &write_tiny_checkpoint(&config, &dir, |_| true),
+        AttentionKind::Fused,
+        Device::Cpu,
+    )
+    .unwrap();
+    assert_eq!(original.load_report.unexpected, ["cls.predictions.bias"]);
+    // Both layouts read the same file, and compute the same thing.
+    let per_head = BertModel::from_config_and_weights(
+        &config,
+        &dir.join("model.safetensors"),
+        AttentionKind::PerHead,
+        Device::Cpu,
+    )
+    .unwrap();
+    let ids = Tensor::from_slice(&[1i64, 5, 9, 2]).view([1, 4]);
+    let (a, b) = (original.forward(&ids, None, None).unwrap(), per_head.forward(&ids, None, None).unwrap());
+    common::assert_close(&a.last_hidden_state, &b.last_hidden_state, 1e-5);
+
+    // A file without one of the model's tensors is refused, naming it.
+    let path = write_tiny_checkpoint(&config, &dir, |name| !name.contains("layer.1.output.dense.weight"));
+    let err = format!(
+        "{:#}",
+        BertModel::from_config_and_weights(&config, &path, AttentionKind::Fused, Device::Cpu).unwrap_err()
+    );
+    assert!(err.contains("encoder.layer.1.output.dense.weight"), "{err}");
+}
+
+fn write_tiny_checkpoint(
+    config: &BertConfig,
+    dir: &std::path::Path,
+    keep: impl Fn(&str) -> bool,
+) -> std::path::PathBuf {
+    let vs = tch::nn::VarStore::new(Device::Cpu);
+    let options = transformer_anatomy::EncoderOptions::bert();
+    transformer_anatomy::TransformerEncoder::new(vs.root(), config, options).unwrap();
+    tch::nn::linear(vs.root() / "pooler" / "dense", config.hidden_size, config.hidden_size, Default::default());
+    let mut named: Vec<(String, Tensor)> = vs
+        .variables()
+        .into_iter()
+        .filter(|(n, _)| keep(n))
+        .map(|(n, t)| {
+            (
+                format!(
+                    "bert.{}",
+                    n.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta")
+                ),
+                t,
+            )
+        })
+        .collect();
+    named.push((
+        "bert.embeddings.position_ids".into(),
+        Tensor::arange(config.max_position_embeddings, (Kind::Int64, Device::Cpu)).unsqueeze(0),
+    ));
+    named.push(("cls.predictions.bias".into(), Tensor::zeros([config.vocab_size], (Kind::Float, Device::Cpu))));
+    let path = dir.join("model.safetensors");
+    Tensor::write_safetensors(&named, &path).unwrap();
+    path
+}
