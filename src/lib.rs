@@ -31,6 +31,7 @@ pub mod classifier; // step 13
 pub mod config; // step 2
 pub mod decoder;
 pub mod decoder_layer;
+pub mod display; // notebooks
 pub mod embeddings; // steps 3 and 11
 pub mod encoder; // step 12
 pub mod encoder_decoder;
@@ -42,6 +43,7 @@ pub mod inspect;
 pub mod masks; // step 14
 pub mod model_dir;
 pub mod multi_head_attention; // step 8
+pub mod notebook;
 pub mod positional_encoding; // the decoder side
 pub mod pretrained; // real weights
 pub mod scaled_dot_product; // steps 4–7

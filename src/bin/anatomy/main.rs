@@ -6,6 +6,7 @@ mod bench;
 mod doctor;
 mod encode;
 mod exercises;
+mod notebooks;
 mod tokenize;
 mod tour;
 
@@ -42,6 +43,8 @@ enum Command {
     Encode(encode::Args),
     /// Draw what the pretrained model's heads attend to (head, model or neuron view), or print it as JSON.
     Attention(attention::Args),
+    /// Generate the notebooks from the chapters (chapters/*.md → notebooks/*.ipynb).
+    Notebooks(notebooks::Args),
     /// List and grade the exercises (the chapter's homework and friends).
     Exercises(exercises::Args),
     /// Time per-head and fused multi-head attention, libtorch's attention and a BERT-base encoder.
@@ -73,6 +76,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Doctor(args) => doctor::run(args),
         Command::Bench(args) => bench::run(args, device),
         Command::Encode(args) => encode::run(args, device),
+        Command::Notebooks(args) => notebooks::run(args),
         Command::Attention(args) => attention::run(args, device),
         Command::Exercises(args) => {
             if exercises::run(args)? {

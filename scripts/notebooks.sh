@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Sets up what the notebooks need, then runs them (part of `make test`) or starts Jupyter
+# (`make notebooks`). Everything lives in the project's git-ignored .deps/ folder:
+#   .deps/evcxr        evcxr_jupyter, the Rust kernel (cargo install --locked, pinned version)
+#   .deps/venv-nb      nbclient, nbconvert, jupyter_client (pinned); jupyterlab only for `launch`
+#   .deps/jupyter      a project-local Jupyter data dir with the "rust" kernelspec
+#   .deps/evcxr-config evcxr.toml: a panic fails the cell; dependencies built once, shared by all notebooks
+#
+#   scripts/notebooks.sh run      execute every notebook in order and check its outputs
+#   scripts/notebooks.sh launch   start JupyterLab on localhost with the Rust kernel
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+deps="$root/.deps"
+evcxr_version=0.22.0
+say() { printf '[notebooks] %s\n' "$*"; }
+
+if [[ ! -x $deps/evcxr/bin/evcxr_jupyter ]] || ! "$deps/evcxr/bin/evcxr_jupyter" --version 2>/dev/null | grep -q "$evcxr_version"; then
+  say "installing evcxr_jupyter $evcxr_version (compiles from source once: about ten minutes)"
+  cargo install --locked --quiet --root "$deps/evcxr" "evcxr_jupyter@$evcxr_version"
+fi
+
+venv="$deps/venv-nb"
+stamp="$venv/.complete-nbclient0.11.0"
+if [[ ! -f $stamp ]]; then
+  say "creating $venv with nbclient, nbconvert and jupyter_client"
+  python3 -m venv "$venv" || { echo "python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
+  "$venv/bin/pip" install --quiet "nbclient==0.11.0" "nbconvert==7.17.2" "jupyter_client==8.10.0"
+  touch "$stamp"
+fi
+
+# The kernel needs LibTorch twice: to compile tch inside evcxr (LIBTORCH) and to load it at run time
+# (LD_LIBRARY_PATH: the rpath that build.rs gives our own binaries does not reach evcxr's library).
+libtorch="${LIBTORCH:-$deps/libtorch/torch}"
+export JUPYTER_DATA_DIR="$deps/jupyter" JUPYTER_PATH="$deps/jupyter"
+mkdir -p "$deps/jupyter/kernels/rust" "$deps/evcxr-config" "$deps/evcxr-tmp"
+python3 - "$deps" "$libtorch" "$root" <<'PY'
+import json, os, sys
+deps, libtorch, root = sys.argv[1:]
+env = {
+    "LIBTORCH": libtorch,
+    "LD_LIBRARY_PATH": os.path.join(libtorch, "lib") + ":" + os.environ.get("LD_LIBRARY_PATH", ""),
+    "EVCXR_CONFIG_DIR": os.path.join(deps, "evcxr-config"),
+    "ANATOMY_MODEL_DIR": os.path.join(root, "models", "all-MiniLM-L6-v2"),
+}
+spec = {"argv": [os.path.join(deps, "evcxr", "bin", "evcxr_jupyter"), "--control_file", "{connection_file}"],
+        "display_name": "Rust", "language": "rust", "interrupt_mode": "message", "env": env}
+with open(os.path.join(deps, "jupyter", "kernels", "rust", "kernel.json"), "w") as f:
+    json.dump(spec, f, indent=1)
+PY
+cat > "$deps/evcxr-config/evcxr.toml" <<TOML
+[evcxr]
+# One build folder for all notebooks: the first compiles tch and this crate, the others reuse it.
+tmpdir = "$deps/evcxr-tmp"
+# A panic must fail the cell (and so the run), not be shrugged off.
+preserve_vars_on_panic = false
+# Unoptimized notebook code builds twice as fast; the work happens inside LibTorch anyway.
+opt_level = "0"
+TOML
+
+case "${1:-run}" in
+  run)
+    "$venv/bin/python" "$root/scripts/run_notebooks.py" "$root/notebooks" ;;
+  launch)
+    if [[ ! -f $venv/.complete-jupyterlab4.6.6 ]]; then
+      say "installing JupyterLab 4.6.6 into $venv"
+      "$venv/bin/pip" install --quiet "jupyterlab==4.6.6" && touch "$venv/.complete-jupyterlab4.6.6"
+    fi
+    say "starting JupyterLab on localhost; open the URL it prints, then notebooks/01-tokenize.ipynb."
+    say "The first cell of the first notebook compiles LibTorch's bindings and this crate: a few minutes."
+    cd "$root" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$root" ;;
+  *) echo "usage: scripts/notebooks.sh run|launch" >&2; exit 2 ;;
+esac

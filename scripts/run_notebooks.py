@@ -1,0 +1,103 @@
+"""Executes every notebook in a folder, in order, with the Rust (evcxr) kernel, and checks them.
+
+Run by scripts/notebooks.sh (inside its virtualenv). A notebook fails when a cell errors or panics, when
+anything is written to stderr that looks like an error, or when a check that its chapter declares in an
+HTML comment does not hold:
+
+    <!-- check: contains TEXT -->         TEXT appears in the outputs
+    <!-- check: snapshot NAME -->          every line of snapshots/NAME.snap appears in the outputs, so the
+                                           shapes a notebook prints are the ones the tests snapshot
+    <!-- check: mime TYPE[|TYPE...] -->    some output is rich content of that MIME type
+
+Prints each notebook's time and its cells' times, and a closing line "N passed, M failed".
+"""
+import glob
+import os
+import re
+import sys
+import time
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+
+def output_text(cell):
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif out.output_type in ("execute_result", "display_data"):
+            parts.extend(str(v) for k, v in out.data.items() if k.startswith("text/"))
+        elif out.output_type == "error":
+            parts.append("\n".join(out.traceback))
+    return "".join(parts)
+
+
+def snapshot_lines(root, name):
+    text = open(os.path.join(root, "snapshots", f"{name}.snap")).read()
+    body = text.split("---\n", 2)[2]  # after insta's header
+    return [line for line in body.splitlines() if line.strip()]
+
+
+def check(path, root):
+    nb = nbformat.read(path, as_version=4)
+    starts, timings = {}, []
+    client = NotebookClient(
+        nb,
+        timeout=1800,
+        kernel_name="rust",
+        resources={"metadata": {"path": os.path.dirname(path)}},
+        on_cell_start=lambda cell, cell_index: starts.__setitem__(cell_index, time.perf_counter()),
+        on_cell_executed=lambda cell, cell_index, execute_reply: timings.append(time.perf_counter() - starts[cell_index]),
+    )
+    began = time.perf_counter()
+    problems = []
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        problems.append("a cell failed: " + "\n".join(str(error).splitlines()[-12:]))
+    elapsed = time.perf_counter() - began
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    text = "".join(output_text(c) for c in code)
+    mimes = {k for c in code for o in c.get("outputs", []) if o.output_type in ("execute_result", "display_data") for k in o.data}
+    for c in code:
+        for o in c.get("outputs", []):
+            if o.output_type == "error":
+                problems.append(f"error output: {o.ename}: {o.evalue}")
+            elif o.output_type == "stream" and o.name == "stderr" and re.search(r"error|panicked", o.text, re.I):
+                problems.append("stderr: " + o.text.strip()[:500])
+    if not problems:
+        markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        for kind, arg in re.findall(r"<!-- check: (\w+) (.*?) -->", markdown):
+            if kind == "contains" and arg not in text:
+                problems.append(f"the outputs do not contain {arg!r}")
+            elif kind == "snapshot":
+                missing = [line for line in snapshot_lines(root, arg) if line not in text]
+                if missing:
+                    problems.append(f"shapes differ from snapshots/{arg}.snap: missing {missing}")
+            elif kind == "mime" and not mimes & set(arg.split("|")):
+                problems.append(f"no {arg} output (got {sorted(mimes)})")
+    cells = ", ".join(f"{t:.1f}" for t in timings)
+    print(f"[notebooks] {os.path.basename(path)}: {elapsed:.0f} s (cells: {cells})", flush=True)
+    return problems
+
+
+def main():
+    folder = os.path.abspath(sys.argv[1])
+    root = os.path.dirname(folder)
+    notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
+    failed = 0
+    began = time.perf_counter()
+    for path in notebooks:
+        problems = check(path, root)
+        for p in problems:
+            print(f"[notebooks] FAILED {os.path.basename(path)}: {p}", flush=True)
+        failed += bool(problems)
+    print(f"[notebooks] all notebooks: {time.perf_counter() - began:.0f} s")
+    print(f"notebooks: {len(notebooks) - failed} passed, {failed} failed")
+    sys.exit(1 if failed or not notebooks else 0)
+
+
+if __name__ == "__main__":
+    main()

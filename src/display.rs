@@ -1,0 +1,256 @@
+//! # Rich display for notebooks
+//!
+//! In an evcxr (Rust) Jupyter notebook, the value of a cell's last line is shown by calling its
+//! `evcxr_display` method when it has one. The types a learner looks at get one here: a tensor shows
+//! its shape, dtype, device and a small table of values; a [`BertConfig`] a two-column table; attention
+//! weights a heatmap with the tokens on both axes; a mask a 0/1 grid. Everything is self-contained
+//! HTML/SVG in colours that read on light and dark themes. In a terminal the usual `{}`/`{:?}` output
+//! remains. Bring [`Rich`] into scope (`use transformer_anatomy::display::Rich;`) to display tensors.
+use std::fmt::Write;
+
+use tch::{Kind, Tensor};
+
+use crate::attention_view::Html;
+use crate::config::BertConfig;
+
+const STYLE: &str = "font-family: ui-monospace, monospace; font-size: 12px; border-collapse: collapse;";
+const CELL: &str = "padding: 1px 6px; text-align: right; border: 1px solid rgba(127,127,127,0.3);";
+
+/// Rich notebook output for types from other crates (tensors).
+pub trait Rich {
+    /// The HTML a notebook shows.
+    fn to_html(&self) -> Html;
+    /// Called by evcxr for a cell's final value.
+    fn evcxr_display(&self) {
+        self.to_html().evcxr_display();
+    }
+}
+
+/// At most this many rows and columns of a tensor's last two axes are shown.
+const SHOWN: i64 = 8;
+
+impl Rich for Tensor {
+    fn to_html(&self) -> Html {
+        let mut html = format!(
+            r#"<div style="{STYLE}"><div>Tensor <b>{:?}</b> · {:?} · {:?}</div>"#,
+            self.size(),
+            self.kind(),
+            self.device()
+        );
+        // A 2-D window: the first rows and columns of the last two axes (leading axes at index 0).
+        let mut view = self.shallow_clone();
+        while view.dim() > 2 {
+            view = view.get(0);
+        }
+        if view.dim() == 1 {
+            view = view.unsqueeze(0);
+        }
+        if view.dim() == 2 && view.numel() > 0 {
+            let (rows, cols) = (view.size()[0], view.size()[1]);
+            let window = view.narrow(0, 0, rows.min(SHOWN)).narrow(1, 0, cols.min(SHOWN)).to_kind(Kind::Double);
+            if let Ok(values) = Vec::<Vec<f64>>::try_from(&window) {
+                html.push_str(r#"<table style="border-collapse: collapse">"#);
+                for row in values {
+                    html.push_str("<tr>");
+                    for v in row {
+                        let _ = write!(html, r#"<td style="{CELL}">{}</td>"#, crate::inspect::format_value(v));
+                    }
+                    if cols > SHOWN {
+                        let _ = write!(html, r#"<td style="{CELL}">…</td>"#);
+                    }
+                    html.push_str("</tr>");
+                }
+                if rows > SHOWN {
+                    let _ = write!(html, r#"<tr><td style="{CELL}">⋮</td></tr>"#);
+                }
+                html.push_str("</table>");
+            }
+        } else if view.dim() == 0 {
+            let _ = write!(html, "<div>{}</div>", crate::inspect::format_value(view.double_value(&[])));
+        }
+        html.push_str("</div>");
+        Html(html)
+    }
+}
+
+impl BertConfig {
+    /// The configuration as a two-column table.
+    pub fn to_html(&self) -> Html {
+        let json = serde_json::to_value(self).expect("a config serializes");
+        let mut html =
+            format!(r#"<table style="{STYLE}"><tr><th style="{CELL}">field</th><th style="{CELL}">value</th></tr>"#);
+        if let Some(map) = json.as_object() {
+            for (key, value) in map {
+                let _ = write!(
+                    html,
+                    r#"<tr><td style="{CELL}; text-align:left">{key}</td><td style="{CELL}">{value}</td></tr>"#
+                );
+            }
+        }
+        html.push_str("</table>");
+        Html(html)
+    }
+
+    /// Called by evcxr for a cell's final value.
+    pub fn evcxr_display(&self) {
+        self.to_html().evcxr_display();
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// A `[seq, seq]` (or `[s_q, s_k]`) weight matrix as a heatmap, query tokens down the side and key
+/// tokens along the top, with the value printed in each cell.
+pub fn attention_heatmap(weights: &Tensor, query_tokens: &[String], key_tokens: &[String]) -> Html {
+    let rows = Vec::<Vec<f64>>::try_from(&weights.to_kind(Kind::Double)).unwrap_or_default();
+    let (cell, label) = (34.0, 70.0);
+    let (h, w) = (rows.len() as f64, rows.first().map_or(0, Vec::len) as f64);
+    let (width, height) = (label + cell * w, label + cell * h);
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="11">"#
+    );
+    for (j, token) in key_tokens.iter().enumerate() {
+        let x = label + cell * (j as f64 + 0.5);
+        let _ = write!(
+            svg,
+            r#"<text transform="translate({x},{}) rotate(-45)" fill="currentColor">{}</text>"#,
+            label - 6.0,
+            escape(token)
+        );
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let y = label + cell * i as f64;
+        let token = query_tokens.get(i).map(|t| escape(t)).unwrap_or_default();
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="end" fill="currentColor">{token}</text>"#,
+            label - 6.0,
+            y + cell / 2.0 + 4.0
+        );
+        for (j, v) in row.iter().enumerate() {
+            let x = label + cell * j as f64;
+            let _ = write!(
+                svg,
+                r##"<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="#3b82f6" fill-opacity="{:.3}" stroke="rgba(127,127,127,0.3)"/><text x="{}" y="{}" text-anchor="middle" fill="currentColor">{:.2}</text>"##,
+                v.clamp(0.0, 1.0),
+                x + cell / 2.0,
+                y + cell / 2.0 + 4.0,
+                v
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    Html(svg)
+}
+
+/// A mask as a grid of 0s and 1s (1 = may attend), shaded where attention is allowed.
+pub fn mask_grid(mask: &Tensor) -> Html {
+    let rows = Vec::<Vec<f64>>::try_from(&mask.to_kind(Kind::Double)).unwrap_or_default();
+    let mut html = format!(r#"<table style="{STYLE}">"#);
+    for row in rows {
+        html.push_str("<tr>");
+        for v in row {
+            let shade = if v != 0.0 { "background: rgba(59,130,246,0.45);" } else { "" };
+            let _ = write!(
+                html,
+                r#"<td style="{CELL} {shade} text-align:center; width: 1.6em">{}</td>"#,
+                if v != 0.0 { 1 } else { 0 }
+            );
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</table>");
+    Html(html)
+}
+
+/// One model of the transformer family tree: the data behind [`transformer_families`].
+pub struct FamilyMember {
+    pub model: &'static str,
+    pub branch: &'static str,
+    pub year: u16,
+    pub key_idea: &'static str,
+}
+
+/// A few landmark models of each branch, with what each added (in our own words).
+pub const FAMILY: &[FamilyMember] = &[
+    FamilyMember {
+        model: "Transformer",
+        branch: "encoder-decoder",
+        year: 2017,
+        key_idea: "attention alone, no recurrence, for translation",
+    },
+    FamilyMember {
+        model: "GPT",
+        branch: "decoder",
+        year: 2018,
+        key_idea: "pretrain a causal language model, then fine-tune",
+    },
+    FamilyMember { model: "BERT", branch: "encoder", year: 2018, key_idea: "predict masked tokens from both sides" },
+    FamilyMember {
+        model: "GPT-2",
+        branch: "decoder",
+        year: 2019,
+        key_idea: "a larger model and corpus: tasks without fine-tuning",
+    },
+    FamilyMember {
+        model: "RoBERTa",
+        branch: "encoder",
+        year: 2019,
+        key_idea: "BERT trained longer, on more data, without next-sentence prediction",
+    },
+    FamilyMember {
+        model: "DistilBERT",
+        branch: "encoder",
+        year: 2019,
+        key_idea: "a smaller student trained to imitate BERT",
+    },
+    FamilyMember { model: "T5", branch: "encoder-decoder", year: 2019, key_idea: "every task as text in, text out" },
+    FamilyMember {
+        model: "BART",
+        branch: "encoder-decoder",
+        year: 2019,
+        key_idea: "learn to repair deliberately corrupted text",
+    },
+    FamilyMember {
+        model: "MiniLM",
+        branch: "encoder",
+        year: 2020,
+        key_idea: "distil the teacher's attention patterns into a small model",
+    },
+    FamilyMember {
+        model: "GPT-3",
+        branch: "decoder",
+        year: 2020,
+        key_idea: "scale; learn new tasks from a few examples in the prompt",
+    },
+    FamilyMember {
+        model: "DeBERTa",
+        branch: "encoder",
+        year: 2020,
+        key_idea: "separate content and relative-position attention",
+    },
+];
+
+/// The family tree as a table, grouped by branch and ordered by year.
+pub fn transformer_families() -> Html {
+    let mut html = format!(r#"<table style="{STYLE}">"#);
+    let _ = write!(
+        html,
+        r#"<tr><th style="{CELL}">branch</th><th style="{CELL}">year</th><th style="{CELL}">model</th><th style="{CELL}">key idea</th></tr>"#
+    );
+    for branch in ["encoder", "decoder", "encoder-decoder"] {
+        let mut members: Vec<&FamilyMember> = FAMILY.iter().filter(|m| m.branch == branch).collect();
+        members.sort_by_key(|m| m.year);
+        for m in members {
+            let _ = write!(
+                html,
+                r#"<tr><td style="{CELL}; text-align:left">{}</td><td style="{CELL}">{}</td><td style="{CELL}; text-align:left"><b>{}</b></td><td style="{CELL}; text-align:left">{}</td></tr>"#,
+                m.branch, m.year, m.model, m.key_idea
+            );
+        }
+    }
+    html.push_str("</table>");
+    Html(html)
+}

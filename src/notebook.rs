@@ -1,0 +1,111 @@
+//! Turns a chapter's literate Markdown (`chapters/NN-name.md`) into a Jupyter notebook for the evcxr
+//! Rust kernel: prose becomes Markdown cells, each ` ```rust ` block a code cell, and a set-up cell that
+//! brings in this crate and LibTorch comes first. The notebooks in `notebooks/` are generated this way
+//! (`anatomy notebooks build`), and a test fails when a committed notebook differs from what the
+//! generator makes, so the two cannot drift.
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+/// The first code cell of every notebook.
+pub const SETUP_CELL: &str = r#"// Set-up: this project's crate and LibTorch. The first run compiles them (a few minutes);
+// later runs, and the other notebooks, reuse that build.
+:dep transformer_anatomy = { path = "..", package = "transformer-anatomy" }
+:dep tch = "=0.26.0"
+use tch::nn::{self, Module, ModuleT};
+use tch::{Device, Kind, Tensor};
+use transformer_anatomy::display::Rich;
+use transformer_anatomy::inspect::shape;
+use transformer_anatomy::*;
+tch::manual_seed(42);"#;
+
+/// A notebook cell: Markdown or Rust source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cell {
+    Markdown(String),
+    Code(String),
+}
+
+/// Splits a chapter into cells: every ` ```rust ` fence is a code cell, the text around them Markdown.
+pub fn chapter_cells(markdown: &str) -> Vec<Cell> {
+    let mut cells = vec![];
+    let mut text = String::new();
+    let mut code: Option<String> = None;
+    for line in markdown.lines() {
+        match &mut code {
+            Some(body) if line.trim_end() == "```" => {
+                cells.push(Cell::Code(body.trim_end().to_string()));
+                code = None;
+            }
+            Some(body) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            None if line.trim_end() == "```rust" => {
+                if !text.trim().is_empty() {
+                    cells.push(Cell::Markdown(text.trim().to_string()));
+                }
+                text.clear();
+                code = Some(String::new());
+            }
+            None => {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    if !text.trim().is_empty() {
+        cells.push(Cell::Markdown(text.trim().to_string()));
+    }
+    cells
+}
+
+fn source_lines(source: &str) -> Value {
+    let lines: Vec<&str> = source.split_inclusive('\n').collect();
+    json!(lines)
+}
+
+/// The notebook (nbformat 4.5, no outputs) for a chapter's Markdown, as pretty-printed JSON.
+pub fn notebook_json(markdown: &str) -> String {
+    let mut cells = vec![Cell::Code(SETUP_CELL.to_string())];
+    cells.extend(chapter_cells(markdown));
+    let cells: Vec<Value> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, cell)| match cell {
+            Cell::Markdown(text) => {
+                json!({"cell_type": "markdown", "id": format!("cell-{i:02}"), "metadata": {}, "source": source_lines(text)})
+            }
+            Cell::Code(code) => json!({
+                "cell_type": "code", "execution_count": null, "id": format!("cell-{i:02}"),
+                "metadata": {}, "outputs": [], "source": source_lines(code)
+            }),
+        })
+        .collect();
+    let notebook = json!({
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Rust", "language": "rust", "name": "rust"},
+            "language_info": {"codemirror_mode": "rust", "file_extension": ".rs", "mimetype": "text/rust", "name": "Rust", "pygment_lexer": "rust", "version": ""}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5
+    });
+    serde_json::to_string_pretty(&notebook).expect("a notebook serializes") + "\n"
+}
+
+/// Every chapter file and the notebook it becomes: `chapters/NN-name.md` → `notebooks/NN-name.ipynb`.
+pub fn chapter_notebooks(root: &Path) -> Result<Vec<(PathBuf, PathBuf)>> {
+    let chapters = root.join("chapters");
+    let mut pairs = vec![];
+    for entry in std::fs::read_dir(&chapters).with_context(|| format!("reading {}", chapters.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            pairs.push((path, root.join("notebooks").join(format!("{stem}.ipynb"))));
+        }
+    }
+    pairs.sort();
+    Ok(pairs)
+}

@@ -1,0 +1,78 @@
+//! The notebooks are generated from chapters/ and must not drift; the rich display renders.
+mod common;
+
+use std::path::Path;
+
+use tch::{Device, Kind, Tensor};
+use transformer_anatomy::display::{attention_heatmap, mask_grid, transformer_families, Rich};
+use transformer_anatomy::notebook::{chapter_cells, chapter_notebooks, notebook_json, Cell, SETUP_CELL};
+use transformer_anatomy::{causal_mask, BertConfig};
+
+#[test]
+fn every_chapter_has_its_notebook_and_they_are_in_sync() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pairs = chapter_notebooks(root).unwrap();
+    assert_eq!(pairs.len(), 9, "one notebook per chapter section");
+    for (chapter, notebook) in pairs {
+        let committed = std::fs::read_to_string(&notebook).unwrap_or_default();
+        let generated = notebook_json(&std::fs::read_to_string(&chapter).unwrap());
+        assert!(committed == generated, "{} is out of date: run `cargo run -- notebooks build`", notebook.display());
+        let json: serde_json::Value = serde_json::from_str(&committed).unwrap();
+        assert_eq!(json["metadata"]["kernelspec"]["name"], "rust");
+        assert_eq!(json["nbformat"], 4);
+        let cells = json["cells"].as_array().unwrap();
+        assert!(cells.iter().all(|c| c["outputs"].as_array().is_none_or(|o| o.is_empty())), "no stored outputs");
+        let first: String = cells[0]["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        assert_eq!(first, SETUP_CELL, "every notebook starts with the set-up cell");
+        let code: String = cells
+            .iter()
+            .filter(|c| c["cell_type"] == "code")
+            .flat_map(|c| c["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()))
+            .collect();
+        assert!(
+            !code.contains(")?;") && !code.contains(")?\n"),
+            "{}: cells use unwrap/expect, not a top-level `?`",
+            notebook.display()
+        );
+    }
+}
+
+#[test]
+fn chapters_split_into_markdown_and_rust_cells() {
+    let cells = chapter_cells("# Title\ntext\n```rust\nlet x = 1;\n```\nmore\n```text\nnot code\n```\n");
+    assert_eq!(
+        cells,
+        [
+            Cell::Markdown("# Title\ntext".into()),
+            Cell::Code("let x = 1;".into()),
+            Cell::Markdown("more\n```text\nnot code\n```".into())
+        ]
+    );
+}
+
+#[test]
+fn rich_display_of_tensors_configs_attention_and_masks() {
+    let t = Tensor::arange(12, (Kind::Float, Device::Cpu)).view([3, 4]);
+    let html = t.to_html();
+    assert!(html.contains("[3, 4]") && html.contains("Float") && html.contains("11.0000"), "{}", &*html);
+    let big = Tensor::zeros([2, 20, 30], (Kind::Float, Device::Cpu)).to_html();
+    assert!(big.contains('…') && big.contains('⋮'), "large tensors are cut to a window");
+
+    let config = BertConfig::bert_base_uncased().to_html();
+    assert!(config.contains("<td") && config.contains("hidden_size") && config.contains("768"));
+
+    let tokens: Vec<String> = ["time", "flies", "<b>"].iter().map(|s| s.to_string()).collect();
+    let weights = Tensor::ones([3, 3], (Kind::Float, Device::Cpu)) / 3.0;
+    let svg = attention_heatmap(&weights, &tokens, &tokens);
+    assert_eq!(svg.matches("<rect").count(), 9);
+    assert!(svg.contains(">flies<") && svg.contains("&lt;b&gt;") && svg.contains("0.33"));
+
+    let grid = mask_grid(&causal_mask(3, Device::Cpu));
+    assert_eq!(grid.matches(">1</td>").count(), 6);
+    assert_eq!(grid.matches(">0</td>").count(), 3);
+
+    let families = transformer_families();
+    for needle in ["BERT", "GPT", "T5", "encoder-decoder", "2017"] {
+        assert!(families.contains(needle), "the family table lists {needle}");
+    }
+}
