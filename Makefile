@@ -14,11 +14,12 @@ else
 CARGO := cargo
 endif
 
-.PHONY: setup tour test bench doctor grade clean-deps help
+.PHONY: setup tour test notebooks bench doctor grade clean-deps help
 
 help:
 	@echo "make tour    walk through the chapter's steps (sets up on first use)"
 	@echo "make test    run every test (sets up on first use)"
+	@echo "make notebooks  start JupyterLab with the Rust kernel and the chapter notebooks"
 	@echo "make bench   time the attention variants in release mode (BENCH_PYTORCH=1: against PyTorch too)"
 	@echo "make doctor  check LibTorch, CUDA and the model folder"
 	@echo "make setup   only fetch LibTorch and the model (CUDA=1 for a CUDA build)"
@@ -33,7 +34,11 @@ tour: setup
 test: setup
 	scripts/test-grading.sh
 	scripts/browser-check.sh
+	scripts/notebooks.sh run
 	$(CARGO) test --no-fail-fast -- --test-threads=1
+
+notebooks: setup
+	scripts/notebooks.sh launch
 
 bench: setup
 	$(CARGO) build --release --bin anatomy

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up what the notebooks need, then runs them (part of `make test`) or starts Jupyter
 # (`make notebooks`). Everything lives in the project's git-ignored .deps/ folder:
-#   .deps/evcxr        evcxr_jupyter, the Rust kernel (cargo install --locked, pinned version)
+#   evcxr_jupyter      the Rust kernel (cargo install --locked, pinned version), built once into the
+#                      download cache beside the wheels (${ANATOMY_CACHE:-~/.cache/transformer-anatomy})
 #   .deps/venv-nb      nbclient, nbconvert, jupyter_client (pinned); jupyterlab only for `launch`
 #   .deps/jupyter      a project-local Jupyter data dir with the "rust" kernelspec
 #   .deps/evcxr-config evcxr.toml: a panic fails the cell; dependencies built once, shared by all notebooks
@@ -12,11 +13,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps="$root/.deps"
 evcxr_version=0.22.0
+evcxr_root="${ANATOMY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-anatomy}/evcxr-$evcxr_version"
+evcxr="$evcxr_root/bin/evcxr_jupyter"
 say() { printf '[notebooks] %s\n' "$*"; }
 
-if [[ ! -x $deps/evcxr/bin/evcxr_jupyter ]] || ! "$deps/evcxr/bin/evcxr_jupyter" --version 2>/dev/null | grep -q "$evcxr_version"; then
-  say "installing evcxr_jupyter $evcxr_version (compiles from source once: about ten minutes)"
-  cargo install --locked --quiet --root "$deps/evcxr" "evcxr_jupyter@$evcxr_version"
+if [[ ! -f $evcxr_root/.complete ]]; then
+  say "installing evcxr_jupyter $evcxr_version into $evcxr_root (compiles from source once: about ten minutes)"
+  cargo install --locked --quiet --root "$evcxr_root" "evcxr_jupyter@$evcxr_version"
+  touch "$evcxr_root/.complete"
 fi
 
 venv="$deps/venv-nb"
@@ -33,16 +37,19 @@ fi
 libtorch="${LIBTORCH:-$deps/libtorch/torch}"
 export JUPYTER_DATA_DIR="$deps/jupyter" JUPYTER_PATH="$deps/jupyter"
 mkdir -p "$deps/jupyter/kernels/rust" "$deps/evcxr-config" "$deps/evcxr-tmp"
-python3 - "$deps" "$libtorch" "$root" <<'PY'
+# evcxr's own kernelspec first (it also writes version.txt: without it, every kernel start "updates" the
+# spec and drops our environment), then ours on top with the environment the kernel needs.
+"$evcxr" --install >/dev/null
+python3 - "$deps" "$libtorch" "$root" "$evcxr" <<'PY'
 import json, os, sys
-deps, libtorch, root = sys.argv[1:]
+deps, libtorch, root, evcxr = sys.argv[1:]
 env = {
     "LIBTORCH": libtorch,
-    "LD_LIBRARY_PATH": os.path.join(libtorch, "lib") + ":" + os.environ.get("LD_LIBRARY_PATH", ""),
+    "LD_LIBRARY_PATH": ":".join(p for p in [os.path.join(libtorch, "lib"), os.environ.get("LD_LIBRARY_PATH", "")] if p),
     "EVCXR_CONFIG_DIR": os.path.join(deps, "evcxr-config"),
     "ANATOMY_MODEL_DIR": os.path.join(root, "models", "all-MiniLM-L6-v2"),
 }
-spec = {"argv": [os.path.join(deps, "evcxr", "bin", "evcxr_jupyter"), "--control_file", "{connection_file}"],
+spec = {"argv": [evcxr, "--control_file", "{connection_file}"],
         "display_name": "Rust", "language": "rust", "interrupt_mode": "message", "env": env}
 with open(os.path.join(deps, "jupyter", "kernels", "rust", "kernel.json"), "w") as f:
     json.dump(spec, f, indent=1)
