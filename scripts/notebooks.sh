@@ -74,6 +74,7 @@ case "${1:-run}" in
     fi
     say "starting JupyterLab on localhost; open the URL it prints, then notebooks/01-tokenize.ipynb."
     say "The first cell of the first notebook compiles LibTorch's bindings and this crate: a few minutes."
-    cd "$root" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$root" ;;
+    as_root=(); [[ $(id -u) == 0 ]] && as_root=(--allow-root) # e.g. in a container
+    cd "$root" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$root" "${as_root[@]}" ;;
   *) echo "usage: scripts/notebooks.sh run|launch" >&2; exit 2 ;;
 esac
