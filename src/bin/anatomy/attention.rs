@@ -4,8 +4,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use tch::Device;
 use transformer_anatomy::attention_view::{html_page, AttentionPicture, QueriesAndKeys};
-use transformer_anatomy::model_dir::resolve_model_dir;
-use transformer_anatomy::{AttentionKind, BertModel, Tokenizer};
 
 use crate::ModelArg;
 
@@ -38,9 +36,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, device: Device) -> Result<()> {
-    let dir = resolve_model_dir(args.model.model)?;
-    let tokenizer = Tokenizer::from_model_dir(&dir)?;
-    let model = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
+    let (tokenizer, model) = args.model.pretrained(device)?;
     let (encoding, output) = model.encode_text(&tokenizer, &args.text, args.text_b.as_deref())?;
     let sentence_b_start = encoding.token_type_ids.iter().position(|&t| t == 1);
     let picture = AttentionPicture::new(encoding.tokens.clone(), sentence_b_start, &output.attentions)?;

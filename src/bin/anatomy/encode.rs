@@ -2,8 +2,7 @@
 use anyhow::Result;
 use tch::{Device, IndexOp};
 use transformer_anatomy::inspect::{preview_first_row, shape, values};
-use transformer_anatomy::model_dir::resolve_model_dir;
-use transformer_anatomy::{mean_pooled_embedding, AttentionKind, BertModel, Tokenizer};
+use transformer_anatomy::mean_pooled_embedding;
 
 use crate::ModelArg;
 
@@ -21,9 +20,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, device: Device) -> Result<()> {
-    let dir = resolve_model_dir(args.model.model)?;
-    let tokenizer = Tokenizer::from_model_dir(&dir)?;
-    let model = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
+    let (tokenizer, model) = args.model.pretrained(device)?;
     let (encoding, output) = model.encode_text(&tokenizer, &args.text, args.text_b.as_deref())?;
     let hidden = output.last_hidden_state.i(0); // [seq, hidden]
     let embedding = mean_pooled_embedding(&output.last_hidden_state, None).i(0); // [hidden]

@@ -16,6 +16,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use tch::Device;
+use transformer_anatomy::model_dir::resolve_model_dir;
+use transformer_anatomy::{AttentionKind, BertModel, Tokenizer};
 
 #[derive(Parser)]
 #[command(
@@ -57,6 +59,14 @@ pub struct ModelArg {
     /// The model folder (config.json, tokenizer.json); else $ANATOMY_MODEL_DIR, else the one set-up made.
     #[arg(long, value_name = "DIR")]
     pub model: Option<PathBuf>,
+}
+
+impl ModelArg {
+    /// The tokenizer and the pretrained model of the chosen folder.
+    pub fn pretrained(self, device: Device) -> Result<(Tokenizer, BertModel)> {
+        let dir = resolve_model_dir(self.model)?;
+        Ok((Tokenizer::from_model_dir(&dir)?, BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?))
+    }
 }
 
 fn device(name: &str) -> Result<Device> {
