@@ -23,6 +23,16 @@ if [[ ! -f $evcxr_root/.complete ]]; then
   touch "$evcxr_root/.complete"
 fi
 
+if ! python3 -c "import ensurepip, venv" 2>/dev/null; then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    say "installing Debian's python3-venv"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv) >/dev/null
+  else
+    echo "python3 cannot make virtualenvs: install python3-venv (Debian: sudo apt-get install python3-venv)" >&2
+    exit 1
+  fi
+fi
+
 venv="$deps/venv-nb"
 stamp="$venv/.complete-nbclient0.11.0"
 if [[ ! -f $stamp ]]; then

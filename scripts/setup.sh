@@ -25,11 +25,15 @@ die() { printf '\033[1;31m[setup] error:\033[0m %s\n' "$*" >&2; exit 1; }
 command -v python3 >/dev/null || die "python3 is missing: install it (Debian: apt-get install python3) and run again."
 
 pip_cmd() {
-  if python3 -m pip --version >/dev/null 2>&1; then
-    python3 -m pip "$@"
-  else
-    die "pip is missing for python3: install it (Debian: apt-get install python3-pip) and run again."
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+      say "installing Debian's python3-pip (pip downloads the pinned wheels)"
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip) >/dev/null
+    else
+      die "pip is missing for python3: install it (Debian: sudo apt-get install python3-pip) and run again."
+    fi
   fi
+  python3 -m pip "$@"
 }
 
 sha256_of() { python3 -c 'import hashlib,sys
