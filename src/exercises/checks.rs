@@ -113,28 +113,24 @@ pub fn check_cross_attention(imp: &CrossAttentionImpl) -> CheckResult {
     };
     for (batch, t, s) in [(2, 3, 5), (1, 4, 2), (3, 6, 6)] {
         let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
+        let expect_rectangular = |weights: &Tensor| {
+            expect_shape(
+                &format!("weights for {t} target and {s} source positions"),
+                weights,
+                &[batch, t, s],
+                ": one row per target position (the queries come from the decoder), one column per source \
+                 position (keys from the encoder)",
+            )
+        };
         // First without a mask, so that a shape mistake is reported as one.
-        let (_, weights) = (imp.cross_attention)(&decoder_states, &encoder_output, &projections, None);
-        expect_shape(
-            &format!("weights for {t} target and {s} source positions"),
-            &weights,
-            &[batch, t, s],
-            ": one row per target position (the queries come from the decoder), one column per source position \
-             (keys from the encoder)",
-        )?;
+        expect_rectangular(&(imp.cross_attention)(&decoder_states, &encoder_output, &projections, None).1)?;
         // Item 0 has its last source position padded (when there are at least two); the others are full.
         let padding = Tensor::ones([batch, s], (Kind::Int64, Device::Cpu));
         if s > 1 {
             let _ = padding.get(0).narrow(0, s - 1, 1).fill_(0);
         }
         let (output, weights) = (imp.cross_attention)(&decoder_states, &encoder_output, &projections, Some(&padding));
-        expect_shape(
-            &format!("weights for {t} target and {s} source positions"),
-            &weights,
-            &[batch, t, s],
-            ": one row per target position (the queries come from the decoder), one column per source position \
-             (keys from the encoder)",
-        )?;
+        expect_rectangular(&weights)?;
         expect_shape("output", &output, &[batch, t, head_dim], ": one head_dim vector per target position")?;
         if s > 1 {
             let leaked = weights.get(0).narrow(1, s - 1, 1).abs().max().double_value(&[]);
