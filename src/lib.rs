@@ -25,29 +25,33 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
-pub mod attention_head; // step 8
-pub mod attention_view;
-pub mod classifier; // step 13
-pub mod config; // step 2
-pub mod decoder;
-pub mod decoder_layer;
-pub mod display; // notebooks
-pub mod embeddings; // steps 3 and 11
-pub mod encoder; // step 12
-pub mod encoder_decoder;
-pub mod encoder_layer; // step 10
-pub mod exercises;
-pub mod feed_forward; // step 9
-pub mod fused_attention; // step 8
-pub mod inspect;
-pub mod masks; // step 14
-pub mod model_dir;
-pub mod multi_head_attention; // step 8
-pub mod notebook;
-pub mod positional_encoding; // the decoder side
-pub mod pretrained; // real weights
-pub mod scaled_dot_product; // steps 4–7
+// The chapter's steps, in its order.
 pub mod tokenize; // step 1
+pub mod config; // step 2
+pub mod embeddings; // steps 3 and 11
+pub mod scaled_dot_product; // steps 4–7
+pub mod attention_head; // step 8
+pub mod multi_head_attention; // step 8
+pub mod fused_attention; // step 8
+pub mod feed_forward; // step 9
+pub mod encoder_layer; // step 10
+pub mod encoder; // step 12
+pub mod classifier; // step 13
+pub mod masks; // step 14
+               // The decoder side and the original encoder-decoder Transformer.
+pub mod positional_encoding;
+pub mod decoder_layer;
+pub mod decoder;
+pub mod encoder_decoder;
+// Real weights, pictures and notebooks.
+pub mod pretrained;
+pub mod attention_view;
+pub mod display;
+pub mod notebook;
+// Exercises and helpers.
+pub mod exercises;
+pub mod inspect;
+pub mod model_dir;
 
 pub use attention_head::AttentionHead;
 pub use classifier::TransformerForSequenceClassification;
