@@ -73,7 +73,8 @@ const BLUE: &str = "#3b82f6";
 const ORANGE: &str = "#f97316";
 const RED: &str = "#ef4444";
 
-fn escape(s: &str) -> String {
+/// Text made safe to place inside HTML or SVG, in element content and in attribute values alike.
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use tch::{Kind, Tensor};
 
-use crate::attention_view::Html;
+use crate::attention_view::{escape, Html};
 use crate::config::BertConfig;
 
 const STYLE: &str = "font-family: ui-monospace, monospace; font-size: 12px; border-collapse: collapse;";
@@ -95,10 +95,6 @@ impl BertConfig {
     pub fn evcxr_display(&self) {
         self.to_html().evcxr_display();
     }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 /// A `[seq, seq]` (or `[s_q, s_k]`) weight matrix as a heatmap, query tokens down the side and key

@@ -26,6 +26,13 @@ pub fn token_embedding<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) ->
 /// Checks ids before they reach LibTorch, which would abort on an out-of-range index: they must be a
 /// `[batch, seq]` integer tensor with `1 ≤ seq ≤ max_position_embeddings` and every id below `vocab_size`.
 pub fn check_input_ids(ids: &Tensor, config: &BertConfig) -> Result<()> {
+    check_ids(ids, config.vocab_size, config.max_position_embeddings, "the model has position embeddings for only")
+}
+
+/// The checks behind [`check_input_ids`] for any model: `ids` must be a `[batch, seq]` integer tensor
+/// with `1 ≤ seq ≤ max_len` and ids in `0..vocab_size`. `positions` names the position table in the
+/// message, e.g. "the positional encoding covers only".
+pub fn check_ids(ids: &Tensor, vocab_size: i64, max_len: i64, positions: &str) -> Result<()> {
     let size = ids.size();
     ensure!(size.len() == 2, "input ids must have shape [batch, seq], got {size:?}");
     ensure!(
@@ -34,21 +41,18 @@ pub fn check_input_ids(ids: &Tensor, config: &BertConfig) -> Result<()> {
         ids.kind()
     );
     let (batch, seq) = (size[0], size[1]);
-    ensure!(batch > 0 && seq > 0, "there are no tokens to embed (shape {size:?}): give a non-empty text");
-    if seq > config.max_position_embeddings {
-        bail!(
-            "the text has {seq} tokens but the model has position embeddings for only {}: shorten the text",
-            config.max_position_embeddings
-        );
+    ensure!(
+        batch > 0 && seq > 0,
+        "there are no tokens to embed (shape {size:?}, seq ≥ 1 needed): give a non-empty text"
+    );
+    if seq > max_len {
+        bail!("the text has {seq} tokens but {positions} {max_len}: shorten the text");
     }
     let min = ids.f_min().and_then(|t| t.f_int64_value(&[])).context("reading the smallest id")?;
     let max = ids.f_max().and_then(|t| t.f_int64_value(&[])).context("reading the largest id")?;
-    if min < 0 || max >= config.vocab_size {
+    if min < 0 || max >= vocab_size {
         let bad = if min < 0 { min } else { max };
-        bail!(
-            "token id {bad} is outside the vocabulary (0..{}): the ids and the model's config.json do not match",
-            config.vocab_size
-        );
+        bail!("token id {bad} is outside the vocabulary (0..{vocab_size}): the ids and the model's configuration do not match");
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! it from the chapter's modules; [`EncoderDecoder::greedy_decode`] writes a translation step by step.
 //!
 //! Chapter section: [`chapters/08-decoder-and-masking.md`](../chapters/08-decoder-and-masking.md).
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 use tch::nn::{self, Module, ModuleT};
 use tch::{IndexOp, Kind, Tensor};
 
@@ -259,14 +259,7 @@ impl EncoderDecoder {
 }
 
 fn check_ids(ids: &Tensor, vocab_size: i64, max_len: i64) -> Result<()> {
-    let size = ids.size();
-    ensure!(size.len() == 2 && size[1] > 0, "ids must have shape [batch, seq] with seq ≥ 1, got {size:?}");
-    ensure!(size[1] <= max_len, "{} tokens, but the positional encoding covers only {max_len}", size[1]);
-    let (min, max) = (ids.f_min()?.f_int64_value(&[])?, ids.f_max()?.f_int64_value(&[])?);
-    if min < 0 || max >= vocab_size {
-        bail!("token id {} is outside the vocabulary (0..{vocab_size})", if min < 0 { min } else { max });
-    }
-    Ok(())
+    crate::embeddings::check_ids(ids, vocab_size, max_len, "the positional encoding covers only")
 }
 
 /// Xavier/Glorot-uniform for every matrix, `U(-b, b)` with `b = √(6 / (fan_in + fan_out))`, and zeros for
