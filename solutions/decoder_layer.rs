@@ -1,6 +1,8 @@
 //! Reference solution for exercise 3 (see `exercises/decoder_layer.rs` for the task).
-use tch::nn::{Module, ModuleT};
+use tch::nn::Module;
 use tch::Tensor;
+
+use crate::attention::Attention;
 
 pub use crate::exercises::support::DecoderLayerParts;
 
@@ -11,7 +13,8 @@ pub fn decoder_layer(
     target_mask: &Tensor,
     source_mask: Option<&Tensor>,
 ) -> Tensor {
-    let x = x + parts.self_attention.forward(&parts.norm_1.forward(x), Some(target_mask), false);
-    let x = &x + parts.cross_attention.forward_cross(&parts.norm_2.forward(&x), memory, source_mask, false);
-    &x + parts.feed_forward.forward_t(&parts.norm_3.forward(&x), false)
+    let h = parts.norm_1.forward(x);
+    let x = x + parts.self_attention.forward(&h, &h, Some(target_mask), false).output;
+    let x = &x + parts.cross_attention.forward(&parts.norm_2.forward(&x), memory, source_mask, false).output;
+    &x + parts.feed_forward.forward(&parts.norm_3.forward(&x))
 }

@@ -12,6 +12,8 @@ use std::borrow::Borrow;
 use tch::nn::{self, Module};
 use tch::Tensor;
 
+use crate::attention::{AttentionOutput, Pass};
+use crate::init;
 use crate::scaled_dot_product::attention_with_dropout;
 
 /// One head: three projections, then scaled dot-product attention.
@@ -30,45 +32,37 @@ impl AttentionHead {
     /// training, as BERT does (the chapter's listing has no dropout here; in eval mode it changes nothing).
     pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, embed_dim: i64, head_dim: i64, dropout: f64) -> Self {
         let p = p.borrow();
-        let cfg = Default::default();
         AttentionHead {
-            query: nn::linear(p / "query", embed_dim, head_dim, cfg),
-            key: nn::linear(p / "key", embed_dim, head_dim, cfg),
-            value: nn::linear(p / "value", embed_dim, head_dim, cfg),
+            query: init::linear(p / "query", embed_dim, head_dim),
+            key: init::linear(p / "key", embed_dim, head_dim),
+            value: init::linear(p / "value", embed_dim, head_dim),
             dropout,
         }
     }
 
-    /// Self-attention over `hidden_state` `[batch, seq, embed_dim]`: returns the head's output
-    /// `[batch, seq, head_dim]` and its attention weights `[batch, seq, seq]`.
-    pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        self.forward_cross_with_weights(hidden_state, hidden_state, mask, train)
-    }
-
-    /// Attention from one sequence to another: queries from `query_input` `[batch, s_q, embed_dim]`, keys
-    /// and values from `key_value_input` `[batch, s_k, embed_dim]` (in a decoder, the encoder's output).
-    /// Returns `[batch, s_q, head_dim]` and the rectangular weights `[batch, s_q, s_k]`.
-    pub fn forward_cross_with_weights(
+    /// Queries from `query_input` `[batch, s_q, embed_dim]`, keys and values from `key_value_input`
+    /// `[batch, s_k, embed_dim]` (the same tensor for self-attention; the encoder's output in a
+    /// decoder's cross-attention). The output is `[batch, s_q, head_dim]`; the weights, when the pass
+    /// asks for them, `[batch, s_q, s_k]`.
+    pub fn forward(
         &self,
         query_input: &Tensor,
         key_value_input: &Tensor,
         mask: Option<&Tensor>,
-        train: bool,
-    ) -> (Tensor, Tensor) {
+        pass: impl Into<Pass>,
+    ) -> AttentionOutput {
+        let pass = pass.into();
         let q = self.query.forward(query_input); // [batch, s_q, head_dim]
         let k = self.key.forward(key_value_input); // [batch, s_k, head_dim]
         let v = self.value.forward(key_value_input);
-        attention_with_dropout(&q, &k, &v, mask, self.dropout, train) // [batch, s_q, head_dim], [batch, s_q, s_k]
-    }
-
-    /// The head's output alone, `[batch, seq, head_dim]`.
-    pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
-        self.forward_with_weights(hidden_state, mask, train).0
+        let (output, weights) = attention_with_dropout(&q, &k, &v, mask, self.dropout, pass.train);
+        AttentionOutput { output, weights: pass.weights.then_some(weights) } // [batch, s_q, head_dim]
     }
 }
 
 impl nn::ModuleT for AttentionHead {
+    /// Self-attention without a mask.
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        self.forward(xs, None, train)
+        self.forward(xs, xs, None, train).output
     }
 }

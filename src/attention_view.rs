@@ -17,6 +17,9 @@ use anyhow::{ensure, Result};
 use serde::Serialize;
 use tch::{Kind, Tensor};
 
+use crate::html::escape;
+pub use crate::html::Html;
+
 /// The data behind the pictures: tokens and every layer's attention for one sentence (or pair).
 #[derive(Debug, Clone, Serialize)]
 pub struct AttentionPicture {
@@ -43,40 +46,10 @@ impl QueriesAndKeys {
     }
 }
 
-/// A piece of HTML that renders itself inline when it is the value of an evcxr notebook cell, and reads
-/// as a string everywhere else (`&*html`, `html.contains(…)`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Html(pub String);
-
-impl Html {
-    /// Called by the evcxr kernel for a cell's final value: shows the picture instead of its source.
-    pub fn evcxr_display(&self) {
-        evcxr_runtime::mime_type("text/html").text(&self.0);
-    }
-}
-
-impl std::ops::Deref for Html {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for Html {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 const STYLE: &str = "font-family: system-ui, sans-serif; font-size: 13px; color: inherit;";
 const BLUE: &str = "#3b82f6";
 const ORANGE: &str = "#f97316";
 const RED: &str = "#ef4444";
-
-/// Text made safe to place inside HTML or SVG, in element content and in attribute values alike.
-pub(crate) fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
-}
 
 impl AttentionPicture {
     /// From the tokens and the model's per-layer attention tensors (`[1, heads, seq, seq]` each).

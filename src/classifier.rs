@@ -16,6 +16,7 @@ use tch::{IndexOp, Tensor};
 use crate::config::BertConfig;
 use crate::encoder::TransformerEncoder;
 use crate::encoder_layer::EncoderOptions;
+use crate::init;
 
 /// An encoder (at `bert`) and a linear classifier (at `classifier`) reading the first token, named as in
 /// Hugging Face's `BertForSequenceClassification` (which adds a pooler; the chapter does not).
@@ -31,7 +32,7 @@ impl TransformerForSequenceClassification {
         let p = p.borrow();
         Ok(TransformerForSequenceClassification {
             encoder: TransformerEncoder::new(p / "bert", config, options)?,
-            classifier: nn::linear(p / "classifier", config.hidden_size, config.num_labels, Default::default()),
+            classifier: init::linear(p / "classifier", config.hidden_size, config.num_labels),
             dropout: config.hidden_dropout_prob,
         })
     }
@@ -44,7 +45,7 @@ impl TransformerForSequenceClassification {
 
     /// Checked forward pass for ids from outside (see [`TransformerEncoder::try_forward`]).
     pub fn try_forward(&self, input_ids: &Tensor, train: bool) -> Result<Tensor> {
-        Ok(self.head(&self.encoder.try_forward(input_ids, None, train)?, train))
+        Ok(self.head(&self.encoder.try_forward(input_ids, None, None, train)?.last_hidden_state, train))
     }
 }
 

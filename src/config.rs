@@ -3,7 +3,10 @@
 //! Every size in the chapter (768 hidden units, 12 heads, 30 522 tokens, …) comes from one place: the
 //! checkpoint's `config.json`. [`BertConfig`] holds the fields the chapter uses, reads them from such a
 //! file with clear errors, and checks that they fit together (for instance that the hidden size splits
-//! evenly across the heads) before any tensor is made.
+//! evenly across the heads) before any tensor is made. Names are parsed into types when the file is read
+//! (an unknown `hidden_act` fails there, not later), and the sizes one layer needs travel as a
+//! [`LayerConfig`], which the encoder-decoder's configuration produces too. This file depends on no
+//! model file: the arrows run from the modules to the configuration, never back.
 //!
 //! Chapter section: [`chapters/01-tokenize.md`](../chapters/01-tokenize.md) ·
 //! notebook `notebooks/01-tokenize.ipynb`.
@@ -44,9 +47,100 @@ pub struct BertConfig {
     /// when a `config.json` has neither, it is 2, as in `transformers`.
     #[serde(default = "default_num_labels")]
     pub num_labels: i64,
-    /// The feed-forward activation: `gelu` (exact, erf-based) or `gelu_new`/`gelu_pytorch_tanh` (tanh approximation).
-    #[serde(default = "default_hidden_act")]
-    pub hidden_act: String,
+    /// The feed-forward activation: `gelu` (exact, erf-based), `gelu_new`/`gelu_pytorch_tanh` (tanh
+    /// approximation) or `relu`.
+    #[serde(default)]
+    pub hidden_act: Activation,
+}
+
+/// The non-linearity between the feed-forward layer's two linear maps, as `hidden_act` names it in
+/// `config.json`. Any other name fails when the file is read, with the accepted names in the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Activation {
+    /// The exact GELU, `x · Φ(x)` with the normal CDF Φ (BERT's `gelu`).
+    #[default]
+    #[serde(rename = "gelu")]
+    Gelu,
+    /// The tanh approximation of GELU (`gelu_new`, also called `gelu_pytorch_tanh`).
+    #[serde(rename = "gelu_new", alias = "gelu_pytorch_tanh")]
+    GeluTanh,
+    /// `max(0, x)`, the original Transformer's choice.
+    #[serde(rename = "relu")]
+    Relu,
+}
+
+/// Where each sub-layer's LayerNorm sits relative to its skip connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerNormPlacement {
+    /// `x + sublayer(LayerNorm(x))`: the chapter's choice and most recent models'; it trains stably
+    /// without a careful warm-up.
+    Pre,
+    /// `LayerNorm(x + sublayer(x))`: the 2017 paper's and BERT's choice; BERT checkpoints need it.
+    Post,
+}
+
+/// What one encoder or decoder layer needs to know: its sizes, its activation and its dropout rates.
+/// [`BertConfig::layer`] and the encoder-decoder's configuration both produce one, so the layers never
+/// see a field that does not concern them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerConfig {
+    /// `d_model`: the width of every token vector.
+    pub hidden_size: i64,
+    pub num_attention_heads: i64,
+    /// The feed-forward layer's hidden width (`d_ff`).
+    pub intermediate_size: i64,
+    pub hidden_act: Activation,
+    /// Dropout on each sub-layer's output, before it is added to the skip path.
+    pub hidden_dropout_prob: f64,
+    /// Dropout on the attention weights.
+    pub attention_probs_dropout_prob: f64,
+    pub layer_norm_eps: f64,
+}
+
+impl LayerConfig {
+    /// Each head's share of the hidden size.
+    pub fn head_dim(&self) -> i64 {
+        self.hidden_size / self.num_attention_heads
+    }
+
+    /// Positive sizes, a head count that divides the width, dropout rates in `[0, 1)`.
+    pub fn validate(&self) -> Result<()> {
+        for (name, value) in [
+            ("hidden_size", self.hidden_size),
+            ("num_attention_heads", self.num_attention_heads),
+            ("intermediate_size", self.intermediate_size),
+        ] {
+            ensure!(value > 0, "{name} must be positive, got {value}");
+        }
+        if self.hidden_size % self.num_attention_heads != 0 {
+            bail!(
+                "hidden_size {} is not divisible by num_attention_heads {}: every head needs the same \
+                 number of dimensions, so choose a head count that divides the hidden size",
+                self.hidden_size,
+                self.num_attention_heads
+            );
+        }
+        for (name, p) in [
+            ("hidden_dropout_prob", self.hidden_dropout_prob),
+            ("attention_probs_dropout_prob", self.attention_probs_dropout_prob),
+        ] {
+            ensure!((0.0..1.0).contains(&p), "{name} must be in [0, 1), got {p}");
+        }
+        ensure!(self.layer_norm_eps > 0.0, "layer_norm_eps must be positive, got {}", self.layer_norm_eps);
+        Ok(())
+    }
+}
+
+impl From<&BertConfig> for LayerConfig {
+    fn from(config: &BertConfig) -> Self {
+        config.layer()
+    }
+}
+
+impl From<&LayerConfig> for LayerConfig {
+    fn from(config: &LayerConfig) -> Self {
+        config.clone()
+    }
 }
 
 fn default_dropout() -> f64 {
@@ -60,9 +154,6 @@ fn default_layer_norm_eps() -> f64 {
 }
 fn default_num_labels() -> i64 {
     2
-}
-fn default_hidden_act() -> String {
-    "gelu".to_string()
 }
 
 /// What `config.json` may say about the labels; only used to derive `num_labels`.
@@ -87,7 +178,7 @@ impl BertConfig {
             attention_probs_dropout_prob: 0.1,
             layer_norm_eps: 1e-12,
             num_labels: 2,
-            hidden_act: "gelu".to_string(),
+            hidden_act: Activation::Gelu,
         }
     }
 
@@ -106,8 +197,8 @@ impl BertConfig {
 
     /// Parses a `config.json` text and checks it with [`BertConfig::validate`].
     pub fn from_json_str(text: &str) -> Result<Self> {
-        let mut config: BertConfig =
-            serde_json::from_str(text).context("config.json is not a valid BERT configuration")?;
+        let mut config: BertConfig = serde_json::from_str(text)
+            .map_err(|e| anyhow::anyhow!("config.json is not a valid BERT configuration: {e}"))?;
         let labels: LabelFields = serde_json::from_str(text)?;
         if let Some(n) = labels.num_labels {
             config.num_labels = n;
@@ -135,8 +226,21 @@ impl BertConfig {
         self.hidden_size / self.num_attention_heads
     }
 
+    /// The part of the configuration that one encoder layer needs.
+    pub fn layer(&self) -> LayerConfig {
+        LayerConfig {
+            hidden_size: self.hidden_size,
+            num_attention_heads: self.num_attention_heads,
+            intermediate_size: self.intermediate_size,
+            hidden_act: self.hidden_act,
+            hidden_dropout_prob: self.hidden_dropout_prob,
+            attention_probs_dropout_prob: self.attention_probs_dropout_prob,
+            layer_norm_eps: self.layer_norm_eps,
+        }
+    }
+
     /// Checks that the numbers make a model that can be built: positive sizes, a hidden size that the
-    /// heads divide evenly, probabilities in `[0, 1)` and a known activation.
+    /// heads divide evenly and probabilities in `[0, 1)` (the activation was checked when it was read).
     ///
     /// ```
     /// use transformer_anatomy::BertConfig;
@@ -148,33 +252,25 @@ impl BertConfig {
     pub fn validate(&self) -> Result<()> {
         for (name, value) in [
             ("vocab_size", self.vocab_size),
-            ("hidden_size", self.hidden_size),
-            ("num_attention_heads", self.num_attention_heads),
             ("num_hidden_layers", self.num_hidden_layers),
-            ("intermediate_size", self.intermediate_size),
             ("max_position_embeddings", self.max_position_embeddings),
             ("type_vocab_size", self.type_vocab_size),
             ("num_labels", self.num_labels),
         ] {
             ensure!(value > 0, "{name} must be positive, got {value}");
         }
-        if self.hidden_size % self.num_attention_heads != 0 {
-            bail!(
-                "hidden_size {} is not divisible by num_attention_heads {}: every head needs the same \
-                 number of dimensions, so choose a head count that divides the hidden size",
-                self.hidden_size,
-                self.num_attention_heads
-            );
+        self.layer().validate()
+    }
+}
+
+impl Activation {
+    /// The name `config.json` uses for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Activation::Gelu => "gelu",
+            Activation::GeluTanh => "gelu_new",
+            Activation::Relu => "relu",
         }
-        for (name, p) in [
-            ("hidden_dropout_prob", self.hidden_dropout_prob),
-            ("attention_probs_dropout_prob", self.attention_probs_dropout_prob),
-        ] {
-            ensure!((0.0..1.0).contains(&p), "{name} must be in [0, 1), got {p}");
-        }
-        ensure!(self.layer_norm_eps > 0.0, "layer_norm_eps must be positive, got {}", self.layer_norm_eps);
-        crate::feed_forward::Activation::from_name(&self.hidden_act)?;
-        Ok(())
     }
 }
 
@@ -183,7 +279,7 @@ impl fmt::Display for BertConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "BertConfig {{")?;
         writeln!(f, "  \"attention_probs_dropout_prob\": {},", self.attention_probs_dropout_prob)?;
-        writeln!(f, "  \"hidden_act\": \"{}\",", self.hidden_act)?;
+        writeln!(f, "  \"hidden_act\": \"{}\",", self.hidden_act.name())?;
         writeln!(f, "  \"hidden_dropout_prob\": {},", self.hidden_dropout_prob)?;
         writeln!(f, "  \"hidden_size\": {},", self.hidden_size)?;
         writeln!(f, "  \"intermediate_size\": {},", self.intermediate_size)?;

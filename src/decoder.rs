@@ -11,23 +11,39 @@ use std::borrow::Borrow;
 use tch::nn::{self, Module};
 use tch::Tensor;
 
-use crate::config::BertConfig;
+use crate::attention::Pass;
+use crate::config::{LayerConfig, LayerNormPlacement};
 use crate::decoder_layer::TransformerDecoderLayer;
-use crate::encoder_layer::LayerNormPlacement;
 
-/// Decoder layers at `layer.{i}` and, for pre-LN, a final `layer_norm`.
+/// Decoder layers at `layer.{i}` and, for pre-LN, a final `layer_norm`; the counterpart of the encoder's
+/// [`EncoderStack`](crate::EncoderStack).
 #[derive(Debug)]
 pub struct TransformerDecoder {
     pub layers: Vec<TransformerDecoderLayer>,
     pub final_layer_norm: Option<nn::LayerNorm>,
 }
 
+/// What the decoder returns.
+#[derive(Debug)]
+pub struct DecoderOutput {
+    /// `[batch, t, hidden]`
+    pub hidden_state: Tensor,
+    /// Per layer, `[batch, heads, t, t]`, when the pass asked for weights.
+    pub self_attentions: Vec<Tensor>,
+    /// Per layer, `[batch, heads, t, s]`, when the pass asked for weights.
+    pub cross_attentions: Vec<Tensor>,
+}
+
 impl TransformerDecoder {
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig, placement: LayerNormPlacement) -> Self {
+    pub fn new<'a>(
+        p: impl Borrow<nn::Path<'a>>,
+        config: &LayerConfig,
+        num_layers: i64,
+        placement: LayerNormPlacement,
+    ) -> Self {
         let p = p.borrow();
-        let layers = (0..config.num_hidden_layers)
-            .map(|i| TransformerDecoderLayer::new(p / "layer" / i, config, placement))
-            .collect();
+        let layers =
+            (0..num_layers).map(|i| TransformerDecoderLayer::new(p / "layer" / i, config, placement)).collect();
         let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
         let final_layer_norm = (placement == LayerNormPlacement::Pre)
             .then(|| nn::layer_norm(p / "layer_norm", vec![config.hidden_size], ln));
@@ -41,15 +57,20 @@ impl TransformerDecoder {
         memory: &Tensor,
         target_mask: Option<&Tensor>,
         source_mask: Option<&Tensor>,
-        train: bool,
-    ) -> Tensor {
-        let x = self
-            .layers
-            .iter()
-            .fold(x.shallow_clone(), |x, layer| layer.forward(&x, memory, target_mask, source_mask, train));
-        match &self.final_layer_norm {
-            Some(ln) => ln.forward(&x),
-            None => x,
+        pass: impl Into<Pass>,
+    ) -> DecoderOutput {
+        let pass = pass.into();
+        let mut x = x.shallow_clone();
+        let (mut self_attentions, mut cross_attentions) = (Vec::new(), Vec::new());
+        for layer in &self.layers {
+            let out = layer.forward(&x, memory, target_mask, source_mask, pass);
+            x = out.hidden_state;
+            self_attentions.extend(out.self_weights);
+            cross_attentions.extend(out.cross_weights);
         }
+        if let Some(ln) = &self.final_layer_norm {
+            x = ln.forward(&x);
+        }
+        DecoderOutput { hidden_state: x, self_attentions, cross_attentions }
     }
 }

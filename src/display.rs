@@ -10,8 +10,8 @@ use std::fmt::Write;
 
 use tch::{Kind, Tensor};
 
-use crate::attention_view::{escape, Html};
 use crate::config::BertConfig;
+use crate::html::{escape, Html};
 
 const STYLE: &str = "font-family: ui-monospace, monospace; font-size: 12px; border-collapse: collapse;";
 const CELL: &str = "padding: 1px 6px; text-align: right; border: 1px solid rgba(127,127,127,0.3);";

@@ -16,11 +16,12 @@ use tch::nn::{self, Module};
 use tch::{Kind, Tensor};
 
 use crate::config::BertConfig;
+use crate::init;
 
 /// Step 3: the token embedding table alone, at `word_embeddings` under the given path.
 /// `[batch, seq]` ids become `[batch, seq, hidden_size]` vectors.
 pub fn token_embedding<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> nn::Embedding {
-    nn::embedding(p.borrow() / "word_embeddings", config.vocab_size, config.hidden_size, Default::default())
+    init::embedding(p.borrow() / "word_embeddings", config.vocab_size, config.hidden_size)
 }
 
 /// Checks ids before they reach LibTorch, which would abort on an out-of-range index: they must be a
@@ -78,11 +79,10 @@ impl Embeddings {
         let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
         Embeddings {
             token_embeddings: token_embedding(p, config),
-            position_embeddings: nn::embedding(
+            position_embeddings: init::embedding(
                 p / "position_embeddings",
                 config.max_position_embeddings,
                 config.hidden_size,
-                Default::default(),
             ),
             token_type_embeddings: None,
             layer_norm: nn::layer_norm(p / "LayerNorm", vec![config.hidden_size], ln),
@@ -94,8 +94,7 @@ impl Embeddings {
     /// `type_vocab_size × hidden`), as pretrained checkpoints have them.
     pub fn with_token_types<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
         let p = p.borrow();
-        let table =
-            nn::embedding(p / "token_type_embeddings", config.type_vocab_size, config.hidden_size, Default::default());
+        let table = init::embedding(p / "token_type_embeddings", config.type_vocab_size, config.hidden_size);
         Embeddings { token_type_embeddings: Some(table), ..Self::new(p, config) }
     }
 

@@ -10,19 +10,72 @@
 use std::borrow::Borrow;
 
 use anyhow::{ensure, Result};
-use tch::nn::{self, ModuleT};
+use tch::nn::{self, Module};
 use tch::Tensor;
 
-use crate::config::BertConfig;
+use crate::attention::{broadcasts_to, Pass};
+use crate::config::{BertConfig, LayerConfig};
 use crate::embeddings::{check_input_ids, Embeddings};
 use crate::encoder_layer::{EncoderOptions, TransformerEncoderLayer};
+
+/// What an encoder returns.
+#[derive(Debug)]
+pub struct EncoderOutput {
+    /// `[batch, seq, hidden]`: one contextual vector per token.
+    pub last_hidden_state: Tensor,
+    /// One `[batch, heads, seq, seq]` tensor per layer when the pass asked for weights; else empty.
+    pub attentions: Vec<Tensor>,
+}
+
+/// The encoder layers alone, at `layer.{i}` under the given path, and optionally a final LayerNorm at
+/// `layer_norm`. BERT and the book stop after the last layer; the original Transformer in its pre-LN
+/// form normalizes the stack's output once more (every layer there leaves its skip path un-normalized).
+/// The decoder's stack, [`TransformerDecoder`](crate::TransformerDecoder), is built the same way.
+#[derive(Debug)]
+pub struct EncoderStack {
+    pub layers: Vec<TransformerEncoderLayer>,
+    pub final_layer_norm: Option<nn::LayerNorm>,
+}
+
+impl EncoderStack {
+    pub fn new<'a>(
+        p: impl Borrow<nn::Path<'a>>,
+        config: &LayerConfig,
+        num_layers: i64,
+        options: EncoderOptions,
+        final_layer_norm: bool,
+    ) -> Self {
+        let p = p.borrow();
+        let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
+        EncoderStack {
+            layers: (0..num_layers).map(|i| TransformerEncoderLayer::new(p / "layer" / i, config, options)).collect(),
+            final_layer_norm: final_layer_norm.then(|| nn::layer_norm(p / "layer_norm", vec![config.hidden_size], ln)),
+        }
+    }
+
+    /// Runs every layer on already-embedded vectors `[batch, seq, hidden]`.
+    pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>, pass: impl Into<Pass>) -> EncoderOutput {
+        let pass = pass.into();
+        let mut x = x.shallow_clone();
+        let mut attentions = Vec::new();
+        for layer in &self.layers {
+            let out = layer.forward(&x, mask, pass);
+            x = out.hidden_state;
+            attentions.extend(out.weights);
+        }
+        if let Some(ln) = &self.final_layer_norm {
+            x = ln.forward(&x);
+        }
+        EncoderOutput { last_hidden_state: x, attentions } // [batch, seq, hidden]
+    }
+}
 
 /// Embeddings and a stack of encoder layers, at `embeddings` and `encoder.layer.{i}` under the given
 /// path, as in Hugging Face's `BertModel`.
 #[derive(Debug)]
 pub struct TransformerEncoder {
     pub embeddings: Embeddings,
-    pub layers: Vec<TransformerEncoderLayer>,
+    pub stack: EncoderStack,
     pub config: BertConfig,
 }
 
@@ -31,74 +84,48 @@ impl TransformerEncoder {
     pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig, options: EncoderOptions) -> Result<Self> {
         config.validate()?;
         let p = p.borrow();
-        let layer_path = p / "encoder" / "layer";
         Ok(TransformerEncoder {
             embeddings: if options.token_types {
                 Embeddings::with_token_types(p / "embeddings", config)
             } else {
                 Embeddings::new(p / "embeddings", config)
             },
-            layers: (0..config.num_hidden_layers)
-                .map(|i| TransformerEncoderLayer::new(&layer_path / i, config, options))
-                .collect(),
+            stack: EncoderStack::new(p / "encoder", &config.layer(), config.num_hidden_layers, options, false),
             config: config.clone(),
         })
     }
 
-    /// Runs the layers alone on already-embedded vectors `[batch, seq, hidden]`.
-    pub fn forward_layers(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
-        self.layers.iter().fold(x.shallow_clone(), |x, layer| layer.forward(&x, mask, train))
-    }
-
-    /// Like [`TransformerEncoder::forward_layers`], also returning every layer's attention weights
-    /// (`[batch, heads, seq, seq]` each).
-    pub fn forward_layers_with_weights(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Vec<Tensor>) {
-        let mut x = x.shallow_clone();
-        let mut all = Vec::with_capacity(self.layers.len());
-        for layer in &self.layers {
-            let (next, weights) = layer.forward_with_weights(&x, mask, train);
-            x = next;
-            all.push(weights);
-        }
-        (x, all)
-    }
-
-    /// The checked entry point for ids that come from outside: validates them (and the mask's shape)
-    /// and returns a clear error instead of letting LibTorch fail. Output `[batch, seq, hidden]`.
+    /// The checked forward pass for ids that come from outside: it validates them, the token type ids
+    /// (`[batch, seq]`, all 0 when `None`) and the mask's shape, and returns a clear error instead of
+    /// letting LibTorch fail. Output `[batch, seq, hidden]`, and every layer's weights when asked.
     ///
     /// ```
     /// use tch::{nn, Device, Kind, Tensor};
-    /// use transformer_anatomy::{BertConfig, EncoderOptions, TransformerEncoder};
+    /// use transformer_anatomy::{BertConfig, EncoderOptions, Pass, TransformerEncoder};
     ///
     /// let config = BertConfig::tiny(); // 16 positions, 100 tokens
     /// let vs = nn::VarStore::new(Device::Cpu);
     /// let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book())?;
     /// let ids = Tensor::from_slice(&[5i64, 17, 42]).view([1, 3]);
-    /// assert_eq!(encoder.try_forward(&ids, None, false)?.size(), [1, 3, 32]);
+    /// let out = encoder.try_forward(&ids, None, None, Pass::WEIGHTS)?;
+    /// assert_eq!(out.last_hidden_state.size(), [1, 3, 32]);
+    /// assert_eq!(out.attentions.len(), 2); // one [1, 4, 3, 3] tensor per layer
     ///
     /// let too_long = Tensor::zeros([1, 20], (Kind::Int64, Device::Cpu));
-    /// assert!(encoder.try_forward(&too_long, None, false).is_err());
+    /// assert!(encoder.try_forward(&too_long, None, None, false).is_err());
     /// # Ok::<(), anyhow::Error>(())
     /// ```
-    pub fn try_forward(&self, input_ids: &Tensor, mask: Option<&Tensor>, train: bool) -> Result<Tensor> {
-        self.check_inputs(input_ids, None, mask)?;
-        let x = self.embeddings.forward_t(input_ids, train);
-        Ok(self.forward_layers(&x, mask, train))
-    }
-
-    /// The checked forward pass with everything a pretrained BERT takes and gives: token type ids
-    /// (`[batch, seq]`, optional), an attention mask and, per layer, the attention weights
-    /// `[batch, heads, seq, seq]`.
-    pub fn try_forward_with_weights(
+    pub fn try_forward(
         &self,
         input_ids: &Tensor,
         token_type_ids: Option<&Tensor>,
         mask: Option<&Tensor>,
-        train: bool,
-    ) -> Result<(Tensor, Vec<Tensor>)> {
+        pass: impl Into<Pass>,
+    ) -> Result<EncoderOutput> {
+        let pass = pass.into();
         self.check_inputs(input_ids, token_type_ids, mask)?;
-        let x = self.embeddings.forward_with_types(input_ids, token_type_ids, train);
-        Ok(self.forward_layers_with_weights(&x, mask, train))
+        let x = self.embeddings.forward_with_types(input_ids, token_type_ids, pass.train); // [batch, seq, hidden]
+        Ok(self.stack.forward(&x, mask, pass))
     }
 
     /// Checks ids, token type ids and mask before they reach LibTorch (see [`TransformerEncoder::try_forward`]).
@@ -135,15 +162,10 @@ impl TransformerEncoder {
     }
 }
 
-/// True when a tensor of shape `shape` broadcasts to `target` without growing `target`.
-fn broadcasts_to(shape: &[i64], target: &[i64]) -> bool {
-    shape.len() <= target.len() && shape.iter().rev().zip(target.iter().rev()).all(|(&a, &b)| a == 1 || a == b)
-}
-
 impl nn::ModuleT for TransformerEncoder {
     /// `[batch, seq]` ids → `[batch, seq, hidden]`. For untrusted ids use [`TransformerEncoder::try_forward`].
     fn forward_t(&self, input_ids: &Tensor, train: bool) -> Tensor {
         let x = self.embeddings.forward_t(input_ids, train); // [batch, seq, hidden]
-        self.forward_layers(&x, None, train)
+        self.stack.forward(&x, None, train).last_hidden_state
     }
 }

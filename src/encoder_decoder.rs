@@ -12,9 +12,12 @@ use anyhow::{ensure, Context, Result};
 use tch::nn::{self, Module, ModuleT};
 use tch::{IndexOp, Kind, Tensor};
 
-use crate::config::BertConfig;
-use crate::decoder::TransformerDecoder;
-use crate::encoder_layer::{AttentionKind, EncoderOptions, LayerNormPlacement, TransformerEncoderLayer};
+use crate::attention::Pass;
+use crate::config::{Activation, LayerConfig, LayerNormPlacement};
+use crate::decoder::{DecoderOutput, TransformerDecoder};
+use crate::encoder::EncoderStack;
+use crate::encoder_layer::{AttentionKind, EncoderOptions};
+use crate::init;
 use crate::masks::{decoder_mask, padding_mask};
 use crate::positional_encoding::sinusoidal_positions;
 
@@ -68,29 +71,26 @@ impl Seq2SeqConfig {
         }
     }
 
-    /// The per-layer sizes in the form the encoder and decoder layers take them (ReLU feed-forward).
-    pub fn layer_config(&self) -> BertConfig {
-        BertConfig {
-            vocab_size: self.target_vocab_size,
+    /// What each encoder and decoder layer needs: the sizes, a ReLU feed-forward, the dropout.
+    pub fn layer(&self) -> LayerConfig {
+        LayerConfig {
             hidden_size: self.d_model,
             num_attention_heads: self.num_heads,
-            num_hidden_layers: self.num_layers,
             intermediate_size: self.d_ff,
-            max_position_embeddings: self.max_len,
-            type_vocab_size: 1,
+            hidden_act: Activation::Relu,
             hidden_dropout_prob: self.dropout,
             attention_probs_dropout_prob: self.dropout,
             layer_norm_eps: 1e-6,
-            num_labels: 1,
-            hidden_act: "relu".into(),
         }
     }
 
     pub fn validate(&self) -> Result<()> {
         ensure!(self.source_vocab_size > 0 && self.target_vocab_size > 0, "vocabulary sizes must be positive");
+        ensure!(self.num_layers > 0, "num_layers must be positive, got {}", self.num_layers);
+        ensure!(self.max_len > 0, "max_len must be positive, got {}", self.max_len);
         ensure!(self.d_model % 2 == 0, "d_model must be even for the sinusoidal encoding, got {}", self.d_model);
         ensure!((0..self.target_vocab_size).contains(&self.pad_id), "pad_id {} is not a target token id", self.pad_id);
-        self.layer_config().validate()
+        self.layer().validate()
     }
 }
 
@@ -106,7 +106,7 @@ pub struct ScaledEmbedding {
 impl ScaledEmbedding {
     fn new(p: nn::Path, vocab_size: i64, config: &Seq2SeqConfig) -> Self {
         ScaledEmbedding {
-            tokens: nn::embedding(&p / "embed_tokens", vocab_size, config.d_model, Default::default()),
+            tokens: init::embedding(&p / "embed_tokens", vocab_size, config.d_model),
             positions: sinusoidal_positions(config.max_len, config.d_model, p.device()), // a constant, not a parameter
             scale: (config.d_model as f64).sqrt(),
             dropout: config.dropout,
@@ -129,8 +129,7 @@ pub struct EncoderDecoder {
     pub config: Seq2SeqConfig,
     pub source_embedding: ScaledEmbedding,
     pub target_embedding: ScaledEmbedding,
-    pub encoder_layers: Vec<TransformerEncoderLayer>,
-    pub encoder_layer_norm: Option<nn::LayerNorm>,
+    pub encoder: EncoderStack,
     pub decoder: TransformerDecoder,
     /// The output layer: hidden state → one logit per target token.
     pub generator: nn::Linear,
@@ -150,20 +149,16 @@ impl EncoderDecoder {
     pub fn new(vs: &nn::VarStore, config: &Seq2SeqConfig) -> Result<Self> {
         config.validate()?;
         let root = vs.root();
-        let layer_config = config.layer_config();
+        let layer = config.layer();
         let options =
             EncoderOptions { placement: config.placement, attention: AttentionKind::Fused, token_types: false };
-        let ln = nn::LayerNormConfig { eps: layer_config.layer_norm_eps, ..Default::default() };
         let pre = config.placement == LayerNormPlacement::Pre;
         let model = EncoderDecoder {
             source_embedding: ScaledEmbedding::new(&root / "encoder", config.source_vocab_size, config),
             target_embedding: ScaledEmbedding::new(&root / "decoder", config.target_vocab_size, config),
-            encoder_layers: (0..config.num_layers)
-                .map(|i| TransformerEncoderLayer::new(&root / "encoder" / "layer" / i, &layer_config, options))
-                .collect(),
-            encoder_layer_norm: pre.then(|| nn::layer_norm(&root / "encoder" / "layer_norm", vec![config.d_model], ln)),
-            decoder: TransformerDecoder::new(&root / "decoder", &layer_config, config.placement),
-            generator: nn::linear(&root / "generator", config.d_model, config.target_vocab_size, Default::default()),
+            encoder: EncoderStack::new(&root / "encoder", &layer, config.num_layers, options, pre),
+            decoder: TransformerDecoder::new(&root / "decoder", &layer, config.num_layers, config.placement),
+            generator: init::linear(&root / "generator", config.d_model, config.target_vocab_size),
             config: config.clone(),
         };
         xavier_uniform(vs);
@@ -173,24 +168,22 @@ impl EncoderDecoder {
     /// The source ids `[batch, s]` → the encoder's output ("memory") `[batch, s, d_model]`.
     pub fn encode(&self, source: &Tensor, source_mask: Option<&Tensor>, train: bool) -> Tensor {
         let x = self.source_embedding.forward_t(source, train);
-        let x = self.encoder_layers.iter().fold(x, |x, layer| layer.forward(&x, source_mask, train));
-        match &self.encoder_layer_norm {
-            Some(ln) => ln.forward(&x),
-            None => x,
-        }
+        self.encoder.forward(&x, source_mask, train).last_hidden_state
     }
 
-    /// The target ids so far `[batch, t]` and the memory → decoder states `[batch, t, d_model]`.
+    /// The target ids so far `[batch, t]` and the memory → decoder states `[batch, t, d_model]` (and
+    /// the decoder's attention weights, when the pass asks for them).
     pub fn decode(
         &self,
         memory: &Tensor,
         source_mask: Option<&Tensor>,
         target: &Tensor,
         target_mask: Option<&Tensor>,
-        train: bool,
-    ) -> Tensor {
-        let y = self.target_embedding.forward_t(target, train);
-        self.decoder.forward(&y, memory, target_mask, source_mask, train)
+        pass: impl Into<Pass>,
+    ) -> DecoderOutput {
+        let pass = pass.into();
+        let y = self.target_embedding.forward_t(target, pass.train);
+        self.decoder.forward(&y, memory, target_mask, source_mask, pass)
     }
 
     /// The output layer: decoder states → log-probabilities over the target vocabulary.
@@ -204,7 +197,7 @@ impl EncoderDecoder {
         let source_mask = padding_mask(source, self.config.pad_id); // [batch, 1, s]
         let target_mask = decoder_mask(target, self.config.pad_id); // [batch, t, t]
         let memory = self.encode(source, Some(&source_mask), train);
-        self.generate(&self.decode(&memory, Some(&source_mask), target, Some(&target_mask), train))
+        self.generate(&self.decode(&memory, Some(&source_mask), target, Some(&target_mask), train).hidden_state)
     }
 
     /// Checks ids from outside against the vocabularies and the positional table, then runs
@@ -241,7 +234,7 @@ impl EncoderDecoder {
         for _ in 0..max_new_tokens {
             let target = Tensor::from_slice(&written).to_device(source.device()).unsqueeze(0); // [1, t]
             let target_mask = decoder_mask(&target, self.config.pad_id);
-            let states = self.decode(&memory, Some(&source_mask), &target, Some(&target_mask), false);
+            let states = self.decode(&memory, Some(&source_mask), &target, Some(&target_mask), false).hidden_state;
             let last = self.generate(&states.i((.., -1, ..))); // [1, target_vocab]: only the newest position
             let next_token = last.argmax(-1, false).int64_value(&[0]);
             steps.push(GreedyStep {

@@ -5,28 +5,21 @@
 //! vector rescaled to mean 0 and variance 1, then given a learned scale and shift). Where the LayerNorm
 //! goes matters: the 2017 paper and BERT normalize after the addition (post-LN); the chapter, like most
 //! recent models, normalizes the sub-layer's input (pre-LN), which trains more stably. Both are here,
-//! chosen explicitly with [`LayerNormPlacement`].
+//! chosen explicitly with [`LayerNormPlacement`]; each sub-layer sits in one [`Residual`] block.
 //!
 //! Chapter section: [`chapters/05-layer-norm-and-encoder-layer.md`](../chapters/05-layer-norm-and-encoder-layer.md) ·
 //! notebook `notebooks/05-layer-norm-and-encoder-layer.ipynb`.
 use std::borrow::Borrow;
 
-use tch::nn::{self, Module, ModuleT};
+use tch::nn::{self, Module};
 use tch::Tensor;
 
-use crate::config::BertConfig;
+use crate::attention::{Attention, AttentionOutput, Pass};
+use crate::config::{LayerConfig, LayerNormPlacement};
 use crate::feed_forward::FeedForward;
 use crate::fused_attention::FusedMultiHeadAttention;
 use crate::multi_head_attention::MultiHeadAttention;
-
-/// Where each sub-layer's LayerNorm sits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LayerNormPlacement {
-    /// `x + sublayer(LayerNorm(x))`: the chapter's choice; gradients flow well without warm-up tricks.
-    Pre,
-    /// `LayerNorm(x + sublayer(x))`: the 2017 paper's and BERT's choice; pretrained BERT checkpoints need it.
-    Post,
-}
+use crate::residual::Residual;
 
 /// Which implementation of multi-head attention a layer uses. Both compute the same function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,108 +51,117 @@ impl EncoderOptions {
     }
 }
 
-/// The attention block of a layer, in either implementation.
+/// The attention block of a layer, in either implementation; it answers the same [`Attention`] call.
 #[derive(Debug)]
-pub enum Attention {
+pub enum AttentionBlock {
     PerHead(MultiHeadAttention),
     Fused(FusedMultiHeadAttention),
 }
 
-impl Attention {
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig, kind: AttentionKind) -> Self {
+impl AttentionBlock {
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig, kind: AttentionKind) -> Self {
         match kind {
-            AttentionKind::PerHead => Attention::PerHead(MultiHeadAttention::new(p, config)),
-            AttentionKind::Fused => Attention::Fused(FusedMultiHeadAttention::new(p, config)),
+            AttentionKind::PerHead => AttentionBlock::PerHead(MultiHeadAttention::new(p, config)),
+            AttentionKind::Fused => AttentionBlock::Fused(FusedMultiHeadAttention::new(p, config)),
         }
     }
 
-    /// Output `[batch, seq, hidden]`.
-    pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
+    /// Which implementation this is.
+    pub fn kind(&self) -> AttentionKind {
         match self {
-            Attention::PerHead(a) => a.forward(x, mask, train),
-            Attention::Fused(a) => a.forward(x, mask, train),
-        }
-    }
-
-    /// Output `[batch, seq, hidden]` and weights `[batch, heads, seq, seq]`.
-    pub fn forward_with_weights(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        match self {
-            Attention::PerHead(a) => a.forward_with_weights(x, mask, train),
-            Attention::Fused(a) => a.forward_with_weights(x, mask, train),
+            AttentionBlock::PerHead(_) => AttentionKind::PerHead,
+            AttentionBlock::Fused(_) => AttentionKind::Fused,
         }
     }
 }
 
-/// Self-attention and feed-forward, each with a skip connection and a LayerNorm.
+impl Attention for AttentionBlock {
+    fn forward(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        pass: impl Into<Pass>,
+    ) -> AttentionOutput {
+        match self {
+            AttentionBlock::PerHead(a) => a.forward(query_input, key_value_input, mask, pass),
+            AttentionBlock::Fused(a) => a.forward(query_input, key_value_input, mask, pass),
+        }
+    }
+
+    fn hidden_size(&self) -> i64 {
+        match self {
+            AttentionBlock::PerHead(a) => a.hidden_size(),
+            AttentionBlock::Fused(a) => a.hidden_size(),
+        }
+    }
+
+    fn num_heads(&self) -> i64 {
+        match self {
+            AttentionBlock::PerHead(a) => a.num_heads(),
+            AttentionBlock::Fused(a) => a.num_heads(),
+        }
+    }
+
+    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
+        match self {
+            AttentionBlock::PerHead(a) => a.queries_and_keys(x, head),
+            AttentionBlock::Fused(a) => a.queries_and_keys(x, head),
+        }
+    }
+}
+
+/// What a layer returns: the new hidden state and, when the pass asked for them, the attention weights.
+#[derive(Debug)]
+pub struct LayerOutput {
+    /// `[batch, seq, hidden]`
+    pub hidden_state: Tensor,
+    /// `[batch, heads, seq, seq]`
+    pub weights: Option<Tensor>,
+}
+
+/// Self-attention and feed-forward, each inside a [`Residual`] block (skip connection and LayerNorm).
 ///
 /// Under a layer's path (`encoder.layer.{i}`), the attention is at `attention`, the LayerNorm that goes
 /// with it at `attention.output.LayerNorm`, the feed-forward at `intermediate`/`output`, and its
 /// LayerNorm at `output.LayerNorm`: the names of Hugging Face BERT.
 #[derive(Debug)]
 pub struct TransformerEncoderLayer {
-    pub layer_norm_1: nn::LayerNorm,
-    pub layer_norm_2: nn::LayerNorm,
-    pub attention: Attention,
+    pub attention: AttentionBlock,
+    pub attention_residual: Residual,
     pub feed_forward: FeedForward,
-    pub placement: LayerNormPlacement,
-    dropout: f64,
+    pub feed_forward_residual: Residual,
 }
 
 impl TransformerEncoderLayer {
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig, options: EncoderOptions) -> Self {
-        let p = p.borrow();
-        let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
-        let h = config.hidden_size;
+    /// `config` is a [`BertConfig`](crate::BertConfig) or a [`LayerConfig`].
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: impl Into<LayerConfig>, options: EncoderOptions) -> Self {
+        let (p, config) = (p.borrow(), config.into());
         TransformerEncoderLayer {
-            layer_norm_1: nn::layer_norm(p / "attention" / "output" / "LayerNorm", vec![h], ln),
-            layer_norm_2: nn::layer_norm(p / "output" / "LayerNorm", vec![h], ln),
-            attention: Attention::new(p / "attention", config, options.attention),
-            feed_forward: FeedForward::new(p, config),
-            placement: options.placement,
-            dropout: config.hidden_dropout_prob,
+            attention: AttentionBlock::new(p / "attention", &config, options.attention),
+            attention_residual: Residual::new(p / "attention" / "output" / "LayerNorm", &config, options.placement),
+            feed_forward: FeedForward::new(p, &config),
+            feed_forward_residual: Residual::new(p / "output" / "LayerNorm", &config, options.placement),
         }
     }
 
-    /// The layer around a given attention call, which returns the attention output and maybe its weights.
-    fn forward_around(
-        &self,
-        x: &Tensor,
-        train: bool,
-        attention: impl FnOnce(&Tensor) -> (Tensor, Option<Tensor>),
-    ) -> (Tensor, Option<Tensor>) {
-        match self.placement {
-            LayerNormPlacement::Pre => {
-                let (attended, weights) = attention(&self.layer_norm_1.forward(x));
-                let x = x + attended.dropout(self.dropout, train); // skip connection
-                let x = &x + self.feed_forward.forward_t(&self.layer_norm_2.forward(&x), train);
-                (x, weights) // [batch, seq, hidden]
-            }
-            LayerNormPlacement::Post => {
-                let (attended, weights) = attention(x);
-                let x = self.layer_norm_1.forward(&(x + attended.dropout(self.dropout, train)));
-                let x = self.layer_norm_2.forward(&(&x + self.feed_forward.forward_t(&x, train)));
-                (x, weights) // [batch, seq, hidden]
-            }
-        }
-    }
-
-    /// Runs the layer on `[batch, seq, hidden]`. `mask` (0 = blocked) broadcasts against `[batch, seq, seq]`.
-    pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
-        self.forward_around(x, train, |h| (self.attention.forward(h, mask, train), None)).0
-    }
-
-    /// Like [`TransformerEncoderLayer::forward`], also returning the attention weights `[batch, heads, seq, seq]`.
-    pub fn forward_with_weights(&self, x: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        let (x, weights) = self.forward_around(x, train, |h| {
-            let (out, weights) = self.attention.forward_with_weights(h, mask, train);
-            (out, Some(weights))
+    /// Runs the layer on `x` `[batch, seq, hidden]`. `mask` (0 = blocked) broadcasts against
+    /// `[batch, seq, seq]`; with [`Pass::WEIGHTS`] the attention weights come back too.
+    pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>, pass: impl Into<Pass>) -> LayerOutput {
+        let pass = pass.into();
+        let mut weights = None;
+        let x = self.attention_residual.apply(x, pass.train, |h| {
+            let attended = self.attention.forward(h, h, mask, pass);
+            weights = attended.weights;
+            attended.output
         });
-        (x, weights.expect("the attention call returned its weights"))
+        let x = self.feed_forward_residual.apply(&x, pass.train, |h| self.feed_forward.forward(h));
+        LayerOutput { hidden_state: x, weights } // [batch, seq, hidden]
     }
 }
 
 impl nn::ModuleT for TransformerEncoderLayer {
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        self.forward(xs, None, train)
+        self.forward(xs, None, train).hidden_state
     }
 }

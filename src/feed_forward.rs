@@ -9,33 +9,15 @@
 //! notebook `notebooks/04-feed-forward.ipynb`.
 use std::borrow::Borrow;
 
-use anyhow::{bail, Result};
-use tch::nn::{self, Module};
+use tch::nn;
 use tch::Tensor;
 
-use crate::config::BertConfig;
-
-/// The non-linearity between the two linear layers, as named by `hidden_act` in `config.json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Activation {
-    /// The exact GELU, `x · Φ(x)` with the normal CDF Φ (BERT's `gelu`).
-    Gelu,
-    /// The tanh approximation of GELU (`gelu_new`, `gelu_pytorch_tanh`).
-    GeluTanh,
-    /// `max(0, x)`, the original Transformer's choice.
-    Relu,
-}
+pub use crate::config::Activation;
+use crate::config::LayerConfig;
+use crate::init;
 
 impl Activation {
-    pub fn from_name(name: &str) -> Result<Self> {
-        Ok(match name {
-            "gelu" => Activation::Gelu,
-            "gelu_new" | "gelu_pytorch_tanh" => Activation::GeluTanh,
-            "relu" => Activation::Relu,
-            other => bail!("unsupported hidden_act {other:?}: use \"gelu\", \"gelu_new\" or \"relu\""),
-        })
-    }
-
+    /// Applies the non-linearity elementwise.
     pub fn apply(self, x: &Tensor) -> Tensor {
         match self {
             Activation::Gelu => x.gelu("none"),
@@ -45,39 +27,38 @@ impl Activation {
     }
 }
 
-/// linear → GELU → linear → dropout, applied to every position separately.
+/// linear → GELU → linear, applied to every position separately.
 ///
 /// Given the path of an encoder layer, the first linear map is at `intermediate.dense` and the second at
-/// `output.dense`, Hugging Face BERT's names.
+/// `output.dense`, Hugging Face BERT's names. The book's version ends with dropout; here that dropout
+/// belongs to the [`Residual`](crate::Residual) block around every sub-layer, so it is written once for
+/// attention and feed-forward alike (in evaluation the two are the same).
 #[derive(Debug)]
 pub struct FeedForward {
     pub linear_1: nn::Linear,
     pub linear_2: nn::Linear,
     pub activation: Activation,
-    dropout: f64,
 }
 
 impl FeedForward {
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
-        let p = p.borrow();
-        let cfg = Default::default();
+    /// `config` is a [`BertConfig`](crate::BertConfig) or a [`LayerConfig`].
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: impl Into<LayerConfig>) -> Self {
+        let (p, config) = (p.borrow(), config.into());
         FeedForward {
-            linear_1: nn::linear(p / "intermediate" / "dense", config.hidden_size, config.intermediate_size, cfg),
-            linear_2: nn::linear(p / "output" / "dense", config.intermediate_size, config.hidden_size, cfg),
-            activation: Activation::from_name(&config.hidden_act).expect("config was validated"),
-            dropout: config.hidden_dropout_prob,
+            linear_1: init::linear(p / "intermediate" / "dense", config.hidden_size, config.intermediate_size),
+            linear_2: init::linear(p / "output" / "dense", config.intermediate_size, config.hidden_size),
+            activation: config.hidden_act,
         }
     }
 }
 
-impl nn::ModuleT for FeedForward {
-    fn forward_t(&self, x: &Tensor, train: bool) -> Tensor {
+impl nn::Module for FeedForward {
+    fn forward(&self, x: &Tensor) -> Tensor {
         // The chapter's printed listing calls `linear_2` twice and never applies the GELU, which is not
         // what BERT (or the text around that listing) describes. Here the order is the correct one:
-        // widen, GELU, narrow, dropout.
+        // widen, GELU, narrow.
         let wide = self.linear_1.forward(x); // [batch, seq, intermediate]
         let activated = self.activation.apply(&wide);
-        let narrow = self.linear_2.forward(&activated); // [batch, seq, hidden]
-        narrow.dropout(self.dropout, train)
+        self.linear_2.forward(&activated) // [batch, seq, hidden]
     }
 }

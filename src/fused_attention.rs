@@ -13,10 +13,12 @@ use std::borrow::Borrow;
 use tch::nn::{self, Module};
 use tch::Tensor;
 
-use crate::config::BertConfig;
+use crate::attention::{Attention, AttentionOutput, Pass};
+use crate::config::LayerConfig;
+use crate::init;
 use crate::scaled_dot_product::attention_with_dropout;
 
-/// Multi-head self-attention with fused projections, named as in Hugging Face BERT: under a layer's
+/// Multi-head attention with fused projections, named as in Hugging Face BERT: under a layer's
 /// `attention` path, `self.query`, `self.key`, `self.value` and `output.dense`.
 #[derive(Debug)]
 pub struct FusedMultiHeadAttention {
@@ -30,90 +32,97 @@ pub struct FusedMultiHeadAttention {
 }
 
 impl FusedMultiHeadAttention {
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
-        let p = p.borrow();
+    /// `config` is a [`BertConfig`](crate::BertConfig) or a [`LayerConfig`]: only the sizes of one
+    /// layer are used.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: impl Into<LayerConfig>) -> Self {
+        let (p, config) = (p.borrow(), config.into());
         let h = config.hidden_size;
-        let cfg = Default::default();
         let self_path = p / "self";
         FusedMultiHeadAttention {
-            query: nn::linear(&self_path / "query", h, h, cfg),
-            key: nn::linear(&self_path / "key", h, h, cfg),
-            value: nn::linear(&self_path / "value", h, h, cfg),
-            output: nn::linear(p / "output" / "dense", h, h, cfg),
+            query: init::linear(&self_path / "query", h, h),
+            key: init::linear(&self_path / "key", h, h),
+            value: init::linear(&self_path / "value", h, h),
+            output: init::linear(p / "output" / "dense", h, h),
             num_heads: config.num_attention_heads,
             head_dim: config.head_dim(),
             dropout: config.attention_probs_dropout_prob,
         }
     }
 
-    /// One projection per role for all heads at once, then a reshape that splits the heads apart:
-    /// queries from `query_input` `[batch, s_q, hidden]`, keys and values from `key_value_input`
-    /// `[batch, s_k, hidden]`, each returned as `[batch, heads, s, head_dim]`.
-    fn project_heads(&self, query_input: &Tensor, key_value_input: &Tensor) -> (Tensor, Tensor, Tensor) {
-        let split = |t: Tensor| {
-            let (batch, seq, _) = t.size3().expect("hidden states must be [batch, seq, hidden]");
-            t.view([batch, seq, self.num_heads, self.head_dim]).transpose(1, 2)
-        };
-        (
-            split(self.query.forward(query_input)),
-            split(self.key.forward(key_value_input)),
-            split(self.value.forward(key_value_input)),
-        )
+    /// Cuts the last axis into heads: `[batch, seq, hidden]` → `[batch, heads, seq, head_dim]`.
+    pub fn split_heads(&self, t: &Tensor) -> Tensor {
+        t.unflatten(-1, [self.num_heads, self.head_dim]).transpose(1, 2)
+    }
+
+    /// The keys and values of every head for `key_value_input` `[batch, s_k, hidden]`, each
+    /// `[batch, heads, s_k, head_dim]`. A decoder computes the encoder's once and keeps them.
+    pub fn keys_and_values(&self, key_value_input: &Tensor) -> (Tensor, Tensor) {
+        (self.split_heads(&self.key.forward(key_value_input)), self.split_heads(&self.value.forward(key_value_input)))
+    }
+
+    /// Attention of `query_input` `[batch, s_q, hidden]` to keys and values already split into heads
+    /// (`[batch, heads, s_k, head_dim]`, from [`FusedMultiHeadAttention::keys_and_values`], perhaps
+    /// gathered step by step in a cache). [`Attention::forward`] is this with fresh keys and values.
+    pub fn attend(
+        &self,
+        query_input: &Tensor,
+        keys: &Tensor,
+        values: &Tensor,
+        mask: Option<&Tensor>,
+        pass: impl Into<Pass>,
+    ) -> AttentionOutput {
+        let pass = pass.into();
+        let q = self.split_heads(&self.query.forward(query_input)); // [batch, heads, s_q, head_dim]
+        let mask = mask.map(with_head_axis);
+        let (context, weights) = attention_with_dropout(&q, keys, values, mask.as_ref(), self.dropout, pass.train);
+        AttentionOutput { output: self.merge_heads(&context), weights: pass.weights.then_some(weights) }
     }
 
     /// Puts the heads side by side again and applies the output projection:
-    /// `[batch, heads, seq, head_dim]` → `[batch, seq, hidden]`.
+    /// `[batch, heads, s_q, head_dim]` → `[batch, s_q, hidden]`.
     fn merge_heads(&self, context: &Tensor) -> Tensor {
-        let (batch, _, seq, _) = context.size4().expect("[batch, heads, seq, head_dim]");
-        let merged = context.transpose(1, 2).contiguous().view([batch, seq, self.num_heads * self.head_dim]);
+        let merged = context.transpose(1, 2).flatten(-2, -1); // [batch, s_q, heads * head_dim]
         self.output.forward(&merged)
     }
 
-    /// Returns the output `[batch, seq, hidden]` and the weights `[batch, heads, seq, seq]`. `mask`
-    /// (0 = blocked) is given as for the per-head version, broadcasting against `[batch, seq, seq]`.
-    pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        self.forward_cross_with_weights(hidden_state, hidden_state, mask, train)
-    }
-
-    pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
-        self.forward_with_weights(hidden_state, mask, train).0
-    }
-
-    /// Encoder-decoder attention: queries from `query_input` `[batch, s_q, hidden]`, keys and values from
-    /// `key_value_input` `[batch, s_k, hidden]`. Returns `[batch, s_q, hidden]` and the rectangular weights
-    /// `[batch, heads, s_q, s_k]`; `mask` broadcasts against `[batch, s_q, s_k]`.
-    pub fn forward_cross_with_weights(
-        &self,
-        query_input: &Tensor,
-        key_value_input: &Tensor,
-        mask: Option<&Tensor>,
-        train: bool,
-    ) -> (Tensor, Tensor) {
-        let (q, k, v) = self.project_heads(query_input, key_value_input); // [batch, heads, s, head_dim] each
-        let mask = mask.map(with_head_axis);
-        let (context, weights) = attention_with_dropout(&q, &k, &v, mask.as_ref(), self.dropout, train);
-        (self.merge_heads(&context), weights)
-    }
-
-    pub fn forward_cross(
-        &self,
-        query_input: &Tensor,
-        key_value_input: &Tensor,
-        mask: Option<&Tensor>,
-        train: bool,
-    ) -> Tensor {
-        self.forward_cross_with_weights(query_input, key_value_input, mask, train).0
-    }
-
     /// The same block with libtorch's fused `scaled_dot_product_attention` kernel in place of the
-    /// chapter's step-by-step attention (eval mode). Used as an independent check and as the speed
-    /// reference in `anatomy bench`.
-    pub fn forward_libtorch(&self, hidden_state: &Tensor, mask: Option<&Tensor>) -> Tensor {
-        let (q, k, v) = self.project_heads(hidden_state, hidden_state);
+    /// chapter's step-by-step attention (self-attention, evaluation). An independent check for the
+    /// tests and the speed reference in `anatomy bench`; it cannot return weights.
+    pub fn with_libtorch_kernel(&self, hidden_state: &Tensor, mask: Option<&Tensor>) -> Tensor {
+        let q = self.split_heads(&self.query.forward(hidden_state));
+        let (k, v) = self.keys_and_values(hidden_state);
         // libtorch reads a boolean mask as "true = may attend", the same convention as ours.
         let mask = mask.map(|m| with_head_axis(&m.ne(0)));
         let context = Tensor::scaled_dot_product_attention(&q, &k, &v, mask, 0.0, false, None, false);
         self.merge_heads(&context)
+    }
+}
+
+impl Attention for FusedMultiHeadAttention {
+    /// One projection per role for all heads at once, a reshape that splits the heads apart, attention
+    /// in every head at once (`[batch, heads, s_q, s_k]` scores), and the heads merged again.
+    fn forward(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        pass: impl Into<Pass>,
+    ) -> AttentionOutput {
+        let (keys, values) = self.keys_and_values(key_value_input); // [batch, heads, s_k, head_dim] each
+        self.attend(query_input, &keys, &values, mask, pass)
+    }
+
+    fn hidden_size(&self) -> i64 {
+        self.output.ws.size()[0]
+    }
+
+    fn num_heads(&self) -> i64 {
+        self.num_heads
+    }
+
+    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
+        let d = self.head_dim;
+        (self.query.forward(x).narrow(-1, head * d, d), self.key.forward(x).narrow(-1, head * d, d))
     }
 }
 
@@ -128,7 +137,8 @@ fn with_head_axis(mask: &Tensor) -> Tensor {
 }
 
 impl nn::ModuleT for FusedMultiHeadAttention {
+    /// Self-attention without a mask.
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        self.forward(xs, None, train)
+        Attention::forward(self, xs, xs, None, train).output
     }
 }

@@ -37,3 +37,19 @@ pub fn format_value(x: f64) -> String {
         format!("{x:.4}")
     }
 }
+
+/// The largest absolute difference between two tensors of the same shape: how the tests, the tour and
+/// the exercise checks compare a result with an independent computation.
+///
+/// ```
+/// use tch::Tensor;
+/// use transformer_anatomy::inspect::max_abs_diff;
+///
+/// let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0]);
+/// let b = Tensor::from_slice(&[1.0f32, 2.5, 3.0]);
+/// assert_eq!(max_abs_diff(&a, &b), 0.5);
+/// ```
+pub fn max_abs_diff(a: &Tensor, b: &Tensor) -> f64 {
+    assert_eq!(a.size(), b.size(), "shapes differ");
+    (a.to_kind(Kind::Double) - b.to_kind(Kind::Double)).abs().max().double_value(&[])
+}

@@ -21,53 +21,63 @@
 //! let ids = tokenizer.encode("time flies like an arrow", false)?.ids_tensor(Device::Cpu); // [1, 5]
 //! let vs = nn::VarStore::new(Device::Cpu);
 //! let encoder = TransformerEncoder::new(vs.root(), &BertConfig::bert_base_uncased(), EncoderOptions::book())?;
-//! let hidden = encoder.try_forward(&ids, None, false)?; // [1, 5, 768]
+//! let hidden = encoder.try_forward(&ids, None, None, false)?.last_hidden_state; // [1, 5, 768]
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
 // The chapter's steps, in its order.
 pub mod tokenize; // step 1
 pub mod config; // step 2
+pub mod init; // PyTorch's default initialisation, for every step's parameters
 pub mod embeddings; // steps 3 and 11
 pub mod scaled_dot_product; // steps 4–7
+pub mod attention; // the one attention call (steps 8 and 15)
 pub mod attention_head; // step 8
 pub mod multi_head_attention; // step 8
 pub mod fused_attention; // step 8
 pub mod feed_forward; // step 9
+pub mod residual; // step 10
 pub mod encoder_layer; // step 10
 pub mod encoder; // step 12
 pub mod classifier; // step 13
 pub mod masks; // step 14
-               // The decoder side and the original encoder-decoder Transformer.
+
+// The decoder side and the original encoder-decoder Transformer.
 pub mod positional_encoding;
 pub mod decoder_layer;
 pub mod decoder;
 pub mod encoder_decoder;
+
 // Real weights, pictures and notebooks.
 pub mod pretrained;
+pub mod html;
 pub mod attention_view;
 pub mod display;
 pub mod notebook;
+
 // Exercises and helpers.
 pub mod exercises;
 pub mod inspect;
 pub mod model_dir;
 
+pub use attention::{Attention, AttentionOutput, Pass};
 pub use attention_head::AttentionHead;
 pub use classifier::TransformerForSequenceClassification;
-pub use config::BertConfig;
-pub use decoder::TransformerDecoder;
+pub use config::{Activation, BertConfig, LayerConfig, LayerNormPlacement};
+pub use decoder::{DecoderOutput, TransformerDecoder};
 pub use decoder_layer::{DecoderLayerOutput, TransformerDecoderLayer};
 pub use embeddings::{check_input_ids, token_embedding, Embeddings};
-pub use encoder::TransformerEncoder;
+pub use encoder::{EncoderOutput, EncoderStack, TransformerEncoder};
 pub use encoder_decoder::{EncoderDecoder, GreedyStep, Seq2SeqConfig};
-pub use encoder_layer::{Attention, AttentionKind, EncoderOptions, LayerNormPlacement, TransformerEncoderLayer};
-pub use feed_forward::{Activation, FeedForward};
+pub use encoder_layer::{AttentionBlock, AttentionKind, EncoderOptions, LayerOutput, TransformerEncoderLayer};
+pub use feed_forward::FeedForward;
 pub use fused_attention::FusedMultiHeadAttention;
+pub use html::Html;
 pub use masks::{causal_mask, decoder_mask, padding_mask};
 pub use multi_head_attention::MultiHeadAttention;
 pub use positional_encoding::sinusoidal_positions;
 pub use pretrained::{mean_pooled_embedding, BertModel, BertOutput, LoadReport};
+pub use residual::Residual;
 pub use scaled_dot_product::{
     attend, attention_scores, attention_weights, masked_attention_weights, scaled_dot_product_attention,
 };

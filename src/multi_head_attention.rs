@@ -13,11 +13,13 @@ use std::borrow::Borrow;
 use tch::nn::{self, Module};
 use tch::Tensor;
 
+use crate::attention::{Attention, AttentionOutput, Pass};
 use crate::attention_head::AttentionHead;
-use crate::config::BertConfig;
+use crate::config::LayerConfig;
 use crate::fused_attention::FusedMultiHeadAttention;
+use crate::init;
 
-/// Multi-head self-attention built from separate heads and an output projection.
+/// Multi-head attention built from separate heads and an output projection.
 ///
 /// Given the path of a layer's `attention` block, the heads live at `self.heads.{i}.{query,key,value}`
 /// and the output projection at `output.dense`, Hugging Face BERT's name for it.
@@ -28,65 +30,17 @@ pub struct MultiHeadAttention {
 }
 
 impl MultiHeadAttention {
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
-        let p = p.borrow();
+    /// `config` is a [`BertConfig`](crate::BertConfig) or a [`LayerConfig`]: only the sizes of one
+    /// layer are used.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: impl Into<LayerConfig>) -> Self {
+        let (p, config) = (p.borrow(), config.into());
         let (embed_dim, head_dim) = (config.hidden_size, config.head_dim());
         let heads_path = p / "self" / "heads";
         let heads = (0..config.num_attention_heads)
             .map(|i| AttentionHead::new(&heads_path / i, embed_dim, head_dim, config.attention_probs_dropout_prob))
             .collect();
-        let output_linear = nn::linear(p / "output" / "dense", embed_dim, embed_dim, Default::default());
+        let output_linear = init::linear(p / "output" / "dense", embed_dim, embed_dim);
         MultiHeadAttention { heads, output_linear }
-    }
-
-    /// Concatenates the heads' outputs and mixes them with the output projection.
-    fn combine(&self, head_outputs: &[Tensor]) -> Tensor {
-        let concatenated = Tensor::cat(head_outputs, -1); // [batch, seq, heads * head_dim] = [batch, seq, hidden]
-        self.output_linear.forward(&concatenated) // [batch, seq, hidden]
-    }
-
-    /// Runs every head on `hidden_state` `[batch, seq, hidden]` and returns `[batch, seq, hidden]`.
-    /// `mask` (0 = blocked) must broadcast against `[batch, seq, seq]`.
-    pub fn forward(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> Tensor {
-        self.forward_cross(hidden_state, hidden_state, mask, train)
-    }
-
-    /// Like [`MultiHeadAttention::forward`], also returning every head's weights `[batch, heads, seq, seq]`.
-    pub fn forward_with_weights(&self, hidden_state: &Tensor, mask: Option<&Tensor>, train: bool) -> (Tensor, Tensor) {
-        self.forward_cross_with_weights(hidden_state, hidden_state, mask, train)
-    }
-
-    /// Encoder-decoder attention: queries from `query_input` `[batch, s_q, hidden]`, keys and values from
-    /// `key_value_input` `[batch, s_k, hidden]`. `mask` broadcasts against `[batch, s_q, s_k]`.
-    pub fn forward_cross(
-        &self,
-        query_input: &Tensor,
-        key_value_input: &Tensor,
-        mask: Option<&Tensor>,
-        train: bool,
-    ) -> Tensor {
-        let outputs: Vec<Tensor> = self
-            .heads
-            .iter()
-            .map(|head| head.forward_cross_with_weights(query_input, key_value_input, mask, train).0)
-            .collect();
-        self.combine(&outputs)
-    }
-
-    /// Like [`MultiHeadAttention::forward_cross`], also returning the weights `[batch, heads, s_q, s_k]`.
-    pub fn forward_cross_with_weights(
-        &self,
-        query_input: &Tensor,
-        key_value_input: &Tensor,
-        mask: Option<&Tensor>,
-        train: bool,
-    ) -> (Tensor, Tensor) {
-        let (outputs, weights): (Vec<Tensor>, Vec<Tensor>) = self
-            .heads
-            .iter()
-            .map(|head| head.forward_cross_with_weights(query_input, key_value_input, mask, train))
-            .unzip();
-        (self.combine(&outputs), Tensor::stack(&weights, 1))
     }
 
     /// Copies the weights of a fused attention block into the heads: head `i` takes rows
@@ -95,7 +49,7 @@ impl MultiHeadAttention {
     ///
     /// ```
     /// use tch::{nn, Device, Kind, Tensor};
-    /// use transformer_anatomy::{BertConfig, FusedMultiHeadAttention, MultiHeadAttention};
+    /// use transformer_anatomy::{Attention, BertConfig, FusedMultiHeadAttention, MultiHeadAttention};
     ///
     /// let config = BertConfig::tiny();
     /// let vs = nn::VarStore::new(Device::Cpu);
@@ -103,8 +57,8 @@ impl MultiHeadAttention {
     /// let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
     /// per_head.copy_from_fused(&fused);
     /// let x = Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu));
-    /// let (a, b) = (per_head.forward(&x, None, false), fused.forward(&x, None, false));
-    /// assert!(a.allclose(&b, 1e-5, 1e-5, false));
+    /// let (a, b) = (per_head.forward(&x, &x, None, false), fused.forward(&x, &x, None, false));
+    /// assert!(a.output.allclose(&b.output, 1e-5, 1e-5, false));
     /// ```
     pub fn copy_from_fused(&mut self, fused: &FusedMultiHeadAttention) {
         let head_dim = fused.head_dim;
@@ -128,8 +82,47 @@ impl MultiHeadAttention {
     }
 }
 
+impl Attention for MultiHeadAttention {
+    /// Runs every head, concatenates their outputs and mixes them with the output projection.
+    fn forward(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        pass: impl Into<Pass>,
+    ) -> AttentionOutput {
+        let pass = pass.into();
+        let (outputs, weights): (Vec<Tensor>, Vec<Option<Tensor>>) = self
+            .heads
+            .iter()
+            .map(|head| {
+                let out = head.forward(query_input, key_value_input, mask, pass);
+                (out.output, out.weights)
+            })
+            .unzip();
+        let concatenated = Tensor::cat(&outputs, -1); // [batch, s_q, heads * head_dim] = [batch, s_q, hidden]
+        let output = self.output_linear.forward(&concatenated); // [batch, s_q, hidden]
+        let weights = pass.weights.then(|| Tensor::stack(&weights.into_iter().flatten().collect::<Vec<_>>(), 1));
+        AttentionOutput { output, weights } // weights: [batch, heads, s_q, s_k]
+    }
+
+    fn hidden_size(&self) -> i64 {
+        self.output_linear.ws.size()[0]
+    }
+
+    fn num_heads(&self) -> i64 {
+        self.heads.len() as i64
+    }
+
+    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
+        let head = &self.heads[head as usize];
+        (head.query.forward(x), head.key.forward(x)) // [batch, seq, head_dim] each
+    }
+}
+
 impl nn::ModuleT for MultiHeadAttention {
+    /// Self-attention without a mask.
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        self.forward(xs, None, train)
+        Attention::forward(self, xs, xs, None, train).output
     }
 }

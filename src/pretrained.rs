@@ -15,10 +15,12 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use tch::nn::{self, Module};
 use tch::{Device, IndexOp, Kind, Tensor};
 
+use crate::attention::{Attention, Pass};
 use crate::config::BertConfig;
 use crate::encoder::TransformerEncoder;
-use crate::encoder_layer::{Attention, AttentionKind, EncoderOptions};
-use crate::tokenize::Tokenizer;
+use crate::encoder_layer::{AttentionKind, EncoderOptions};
+use crate::init;
+use crate::tokenize::{Encoding, Tokenizer};
 
 /// What loading found besides the tensors it used.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,8 +75,7 @@ impl BertModel {
         let mut vs = nn::VarStore::new(device);
         let options = EncoderOptions { attention, ..EncoderOptions::bert() };
         let encoder = TransformerEncoder::new(vs.root(), config, options)?;
-        let pooler =
-            nn::linear(vs.root() / "pooler" / "dense", config.hidden_size, config.hidden_size, Default::default());
+        let pooler = init::linear(vs.root() / "pooler" / "dense", config.hidden_size, config.hidden_size);
         let load_report = load_safetensors(&mut vs, weights, config.head_dim())?;
         Ok(BertModel { encoder, pooler, config: config.clone(), load_report, vs })
     }
@@ -89,8 +90,8 @@ impl BertModel {
     ) -> Result<BertOutput> {
         let _no_grad = tch::no_grad_guard();
         let mask = attention_mask.map(|m| m.unsqueeze(1)); // [batch, 1, seq]: hide padded keys from every query
-        let (last_hidden_state, attentions) =
-            self.encoder.try_forward_with_weights(input_ids, token_type_ids, mask.as_ref(), false)?;
+        let out = self.encoder.try_forward(input_ids, token_type_ids, mask.as_ref(), Pass::WEIGHTS)?;
+        let (last_hidden_state, attentions) = (out.last_hidden_state, out.attentions);
         let pooler_output = self.pooler.forward(&last_hidden_state.i((.., 0, ..))).tanh();
         Ok(BertOutput { last_hidden_state, pooler_output, attentions })
     }
@@ -104,22 +105,17 @@ impl BertModel {
         layer: usize,
         head: usize,
     ) -> Result<(Tensor, Tensor)> {
-        let (layers, heads) = (self.encoder.layers.len(), self.config.num_attention_heads as usize);
-        ensure!(layer < layers, "layer {layer} does not exist: the model has layers 0..{}", layers - 1);
+        let layers = &self.encoder.stack.layers;
+        let (count, heads) = (layers.len(), self.config.num_attention_heads as usize);
+        ensure!(layer < count, "layer {layer} does not exist: the model has layers 0..{}", count - 1);
         ensure!(head < heads, "head {head} does not exist: each layer has heads 0..{}", heads - 1);
         let _no_grad = tch::no_grad_guard();
         self.encoder.check_inputs(input_ids, token_type_ids, None)?;
         let mut x = self.encoder.embeddings.forward_with_types(input_ids, token_type_ids, false);
-        for earlier in &self.encoder.layers[..layer] {
-            x = earlier.forward(&x, None, false);
+        for earlier in &layers[..layer] {
+            x = earlier.forward(&x, None, false).hidden_state;
         }
-        let d = self.config.head_dim();
-        Ok(match &self.encoder.layers[layer].attention {
-            Attention::Fused(a) => {
-                (a.query.forward(&x).narrow(-1, head as i64 * d, d), a.key.forward(&x).narrow(-1, head as i64 * d, d))
-            }
-            Attention::PerHead(a) => (a.heads[head].query.forward(&x), a.heads[head].key.forward(&x)),
-        })
+        Ok(layers[layer].attention.queries_and_keys(&x, head as i64))
     }
 
     /// Tokenizes a text (or pair) with special tokens and runs the model on it.
@@ -128,7 +124,7 @@ impl BertModel {
         tokenizer: &Tokenizer,
         text: &str,
         text_b: Option<&str>,
-    ) -> Result<(crate::Encoding, BertOutput)> {
+    ) -> Result<(Encoding, BertOutput)> {
         check_tokenizer_fits(tokenizer, &self.config)?;
         let encoding = match text_b {
             Some(b) => tokenizer.encode_pair(text, b, true)?,

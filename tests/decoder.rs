@@ -7,8 +7,8 @@ use tch::nn;
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::{shape, values};
 use transformer_anatomy::{
-    causal_mask, decoder_mask, padding_mask, sinusoidal_positions, BertConfig, EncoderDecoder, FusedMultiHeadAttention,
-    LayerNormPlacement, MultiHeadAttention, Seq2SeqConfig, TransformerDecoderLayer,
+    causal_mask, decoder_mask, padding_mask, sinusoidal_positions, Activation, Attention, BertConfig, EncoderDecoder,
+    FusedMultiHeadAttention, LayerNormPlacement, MultiHeadAttention, Pass, Seq2SeqConfig, TransformerDecoderLayer,
 };
 
 fn randn(shape: &[i64]) -> Tensor {
@@ -58,12 +58,51 @@ fn cross_attention_weights_are_rectangular(
     let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
     per_head.copy_from_fused(&fused);
     let (decoder_states, memory) = (randn(&[batch, target_len, 32]), randn(&[batch, source_len, 32]));
-    let (out, weights) = fused.forward_cross_with_weights(&decoder_states, &memory, None, false);
+    let out = fused.forward(&decoder_states, &memory, None, Pass::WEIGHTS);
+    let (out, weights) = (out.output, out.weights.unwrap());
     assert_eq!(out.size(), [batch, target_len, 32]);
     assert_eq!(weights.size(), [batch, 4, target_len, source_len]);
-    let (out2, weights2) = per_head.forward_cross_with_weights(&decoder_states, &memory, None, false);
+    let out2 = per_head.forward(&decoder_states, &memory, None, Pass::WEIGHTS);
+    let (out2, weights2) = (out2.output, out2.weights.unwrap());
     common::assert_close(&out, &out2, 1e-5);
     common::assert_close(&weights, &weights2, 1e-5);
+}
+
+/// Inputs of the wrong rank or size are errors from the checked call, for both implementations, where the
+/// unchecked one would abort inside LibTorch.
+#[rstest]
+#[case::memory_without_batch(&[2, 3, 32], &[5, 32], None, "the key/value input has shape [5, 32]")]
+#[case::query_without_batch(&[3, 32], &[2, 5, 32], None, "the query input has shape [3, 32]")]
+#[case::wrong_hidden(&[2, 3, 32], &[2, 5, 16], None, "[batch, seq, 32]")]
+#[case::batches_differ(&[2, 3, 32], &[3, 5, 32], None, "batch")]
+#[case::mask_for_the_wrong_source(&[2, 3, 32], &[2, 5, 32], Some(&[2, 1, 4][..]), "does not broadcast")]
+fn wrong_cross_attention_inputs_are_errors(
+    #[case] query: &[i64],
+    #[case] memory: &[i64],
+    #[case] mask: Option<&[i64]>,
+    #[case] expected: &str,
+) {
+    common::seed();
+    let config = BertConfig::tiny();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
+    let per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
+    let mask = mask.map(|m| Tensor::ones(m, (Kind::Float, Device::Cpu)));
+    let (q, m) = (randn(query), randn(memory));
+    for err in [
+        fused.try_forward(&q, &m, mask.as_ref(), false).unwrap_err(),
+        per_head.try_forward(&q, &m, mask.as_ref(), false).unwrap_err(),
+    ] {
+        let err = format!("{err:#}");
+        assert!(err.contains(expected), "expected {expected:?} in: {err}");
+    }
+    // The checked call gives the unchecked one's result on good inputs.
+    let (q, m) = (randn(&[2, 3, 32]), randn(&[2, 5, 32]));
+    common::assert_close(
+        &fused.try_forward(&q, &m, None, false).unwrap().output,
+        &fused.forward(&q, &m, None, false).output,
+        0.0,
+    );
 }
 
 #[test]
@@ -74,8 +113,8 @@ fn padded_source_tokens_get_exactly_zero_weight() {
     let attention = FusedMultiHeadAttention::new(vs.root(), &config);
     let source = Tensor::from_slice(&[4i64, 5, 6, 0, 0, 9, 9, 9, 9, 9]).view([2, 5]);
     let mask = padding_mask(&source, 0);
-    let (_, weights) =
-        attention.forward_cross_with_weights(&randn(&[2, 3, 32]), &randn(&[2, 5, 32]), Some(&mask), false);
+    let weights =
+        attention.forward(&randn(&[2, 3, 32]), &randn(&[2, 5, 32]), Some(&mask), Pass::WEIGHTS).weights.unwrap();
     let padded = weights.get(0).narrow(-1, 3, 2);
     assert_eq!(padded.abs().sum(Kind::Double).double_value(&[]), 0.0);
     let sums = weights.sum_dim_intlist(-1, false, Kind::Float);
@@ -87,20 +126,17 @@ fn decoder_layer_shapes_and_causality(
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
 ) {
     common::seed();
-    let config = BertConfig { hidden_act: "relu".into(), ..BertConfig::tiny() };
+    let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerDecoderLayer::new(vs.root(), &config, placement);
     let (x, memory) = (randn(&[2, 6, 32]), randn(&[2, 9, 32]));
     let mask = causal_mask(6, Device::Cpu);
-    let out = layer.forward_with_weights(&x, &memory, Some(&mask), None, false);
+    let out = layer.forward(&x, &memory, Some(&mask), None, Pass::WEIGHTS);
+    let (self_weights, cross_weights) = (out.self_weights.unwrap(), out.cross_weights.unwrap());
     assert_eq!(out.hidden_state.size(), [2, 6, 32]);
-    assert_eq!(out.self_weights.size(), [2, 4, 6, 6]);
-    assert_eq!(out.cross_weights.size(), [2, 4, 6, 9]);
-    assert_eq!(
-        out.self_weights.triu(1).abs().sum(Kind::Double).double_value(&[]),
-        0.0,
-        "future positions get weight 0"
-    );
+    assert_eq!(self_weights.size(), [2, 4, 6, 6]);
+    assert_eq!(cross_weights.size(), [2, 4, 6, 9]);
+    assert_eq!(self_weights.triu(1).abs().sum(Kind::Double).double_value(&[]), 0.0, "future positions get weight 0");
 }
 
 #[test]
@@ -194,13 +230,13 @@ fn decoder_shapes_snapshot() {
     let source_mask = padding_mask(&source, 0);
     let target_mask = decoder_mask(&target, 0);
     let memory = model.encode(&source, Some(&source_mask), false);
-    let states = model.decode(&memory, Some(&source_mask), &target, Some(&target_mask), false);
-    let cross = model.decoder.layers[0].forward_with_weights(
+    let states = model.decode(&memory, Some(&source_mask), &target, Some(&target_mask), false).hidden_state;
+    let cross = model.decoder.layers[0].forward(
         &model.target_embedding.positions.narrow(0, 0, 3).unsqueeze(0),
         &memory,
         None,
         Some(&source_mask),
-        false,
+        Pass::WEIGHTS,
     );
     snapshot!(
         "decoder_shapes",
@@ -212,7 +248,7 @@ fn decoder_shapes_snapshot() {
             shape(&memory),
             shape(&states),
             shape(&model.generate(&states)),
-            shape(&cross.cross_weights)
+            shape(cross.cross_weights.as_ref().unwrap())
         )
     );
 }

@@ -5,7 +5,7 @@ use rstest::rstest;
 use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::shape;
-use transformer_anatomy::{BertConfig, EncoderOptions, TransformerEncoder, TransformerForSequenceClassification};
+use transformer_anatomy::{BertConfig, EncoderOptions, Pass, TransformerEncoder, TransformerForSequenceClassification};
 
 #[rstest]
 fn the_encoder_keeps_one_vector_per_token(
@@ -17,9 +17,9 @@ fn the_encoder_keeps_one_vector_per_token(
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let encoder = TransformerEncoder::new(vs.root(), &config, options).unwrap();
-    assert_eq!(encoder.layers.len(), 2);
+    assert_eq!(encoder.stack.layers.len(), 2);
     let ids = Tensor::randint(config.vocab_size, [batch, seq], (Kind::Int64, Device::Cpu));
-    let out = encoder.try_forward(&ids, None, false).unwrap();
+    let out = encoder.try_forward(&ids, None, None, false).unwrap().last_hidden_state;
     assert_eq!(out.size(), [batch, seq, config.hidden_size]);
     common::assert_close(&out, &encoder.forward_t(&ids, false), 0.0);
 }
@@ -32,13 +32,14 @@ fn the_encoder_is_its_layers_applied_in_turn() {
     let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book()).unwrap();
     let ids = Tensor::randint(config.vocab_size, [1, 5], (Kind::Int64, Device::Cpu));
     let mut x = encoder.embeddings.forward_t(&ids, false);
-    for layer in &encoder.layers {
-        x = layer.forward(&x, None, false);
+    for layer in &encoder.stack.layers {
+        x = layer.forward_t(&x, false);
     }
     common::assert_close(&encoder.forward_t(&ids, false), &x, 0.0);
-    let (y, weights) = encoder.forward_layers_with_weights(&encoder.embeddings.forward_t(&ids, false), None, false);
-    common::assert_close(&y, &x, 0.0);
-    assert_eq!(weights.len(), 2);
+    let out = encoder.stack.forward(&encoder.embeddings.forward_t(&ids, false), None, Pass::WEIGHTS);
+    common::assert_close(&out.last_hidden_state, &x, 0.0);
+    assert_eq!(out.attentions.len(), 2);
+    assert_eq!(out.attentions[1].size(), [1, config.num_attention_heads, 5, 5]);
 }
 
 #[rstest]
@@ -104,7 +105,7 @@ fn eval_mode_is_deterministic_and_training_mode_is_not() {
 fn error_of(ids: Tensor, mask: Option<Tensor>) -> String {
     let vs = nn::VarStore::new(Device::Cpu);
     let encoder = TransformerEncoder::new(vs.root(), &BertConfig::tiny(), EncoderOptions::book()).unwrap();
-    format!("{:#}", encoder.try_forward(&ids, mask.as_ref(), false).unwrap_err())
+    format!("{:#}", encoder.try_forward(&ids, None, mask.as_ref(), false).unwrap_err())
 }
 
 #[rstest]
@@ -144,13 +145,13 @@ fn encoder_and_classifier_shapes_snapshot() {
     let vs = nn::VarStore::new(Device::Cpu);
     let model = TransformerForSequenceClassification::new(vs.root(), &config, EncoderOptions::book()).unwrap();
     let ids = common::tokenizer().encode("time flies like an arrow", false).unwrap().ids_tensor(Device::Cpu);
-    let hidden = model.encoder.try_forward(&ids, None, false).unwrap();
+    let hidden = model.encoder.try_forward(&ids, None, None, false).unwrap().last_hidden_state;
     snapshot!(
         "encoder_and_classifier_shapes",
         format!(
             "input_ids {}\nencoder layers {}\nencoder output {}\nclassifier logits {}",
             shape(&ids),
-            model.encoder.layers.len(),
+            model.encoder.stack.layers.len(),
             shape(&hidden),
             shape(&model.head(&hidden, false))
         )

@@ -110,12 +110,21 @@ fn wrong_cross_attentions_fail() {
 
 // --- exercise 3: decoder layer ---
 
-use tch::nn::ModuleT;
+use transformer_anatomy::{Attention, FusedMultiHeadAttention};
+
+/// Self-attention of the decoder states `h` (the same tensor gives queries, keys and values).
+fn self_attend(a: &FusedMultiHeadAttention, h: &Tensor, mask: Option<&Tensor>) -> Tensor {
+    a.forward(h, h, mask, false).output
+}
+/// Queries from `h`, keys and values from `memory`.
+fn cross_attend(a: &FusedMultiHeadAttention, h: &Tensor, memory: &Tensor, mask: Option<&Tensor>) -> Tensor {
+    a.forward(h, memory, mask, false).output
+}
 
 fn no_target_mask(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, _t: &Tensor, s: Option<&Tensor>) -> Tensor {
-    let x = x + p.self_attention.forward(&p.norm_1.forward(x), None, false);
-    let x = &x + p.cross_attention.forward_cross(&p.norm_2.forward(&x), memory, s, false);
-    &x + p.feed_forward.forward_t(&p.norm_3.forward(&x), false)
+    let x = x + self_attend(p.self_attention, &p.norm_1.forward(x), None);
+    let x = &x + cross_attend(p.cross_attention, &p.norm_2.forward(&x), memory, s);
+    &x + p.feed_forward.forward(&p.norm_3.forward(&x))
 }
 fn cross_attention_forgotten(
     x: &Tensor,
@@ -124,18 +133,18 @@ fn cross_attention_forgotten(
     t: &Tensor,
     _s: Option<&Tensor>,
 ) -> Tensor {
-    let x = x + p.self_attention.forward(&p.norm_1.forward(x), Some(t), false);
-    &x + p.feed_forward.forward_t(&p.norm_3.forward(&x), false)
+    let x = x + self_attend(p.self_attention, &p.norm_1.forward(x), Some(t));
+    &x + p.feed_forward.forward(&p.norm_3.forward(&x))
 }
 fn post_layer_norm(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, t: &Tensor, s: Option<&Tensor>) -> Tensor {
-    let x = p.norm_1.forward(&(x + p.self_attention.forward(x, Some(t), false)));
-    let x = p.norm_2.forward(&(&x + p.cross_attention.forward_cross(&x, memory, s, false)));
-    p.norm_3.forward(&(&x + p.feed_forward.forward_t(&x, false)))
+    let x = p.norm_1.forward(&(x + self_attend(p.self_attention, x, Some(t))));
+    let x = p.norm_2.forward(&(&x + cross_attend(p.cross_attention, &x, memory, s)));
+    p.norm_3.forward(&(&x + p.feed_forward.forward(&x)))
 }
 fn no_skip_connections(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, t: &Tensor, s: Option<&Tensor>) -> Tensor {
-    let x = p.self_attention.forward(&p.norm_1.forward(x), Some(t), false);
-    let x = p.cross_attention.forward_cross(&p.norm_2.forward(&x), memory, s, false);
-    p.feed_forward.forward_t(&p.norm_3.forward(&x), false)
+    let x = self_attend(p.self_attention, &p.norm_1.forward(x), Some(t));
+    let x = cross_attend(p.cross_attention, &p.norm_2.forward(&x), memory, s);
+    p.feed_forward.forward(&p.norm_3.forward(&x))
 }
 
 #[test]

@@ -5,7 +5,9 @@ use rstest::rstest;
 use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::shape;
-use transformer_anatomy::{causal_mask, AttentionHead, BertConfig, FusedMultiHeadAttention, MultiHeadAttention};
+use transformer_anatomy::{
+    causal_mask, Attention, AttentionHead, BertConfig, FusedMultiHeadAttention, MultiHeadAttention, Pass,
+};
 
 fn configs() -> [BertConfig; 2] {
     [BertConfig::bert_base_uncased(), BertConfig::tiny()]
@@ -26,7 +28,8 @@ fn a_head_projects_to_head_dim(#[values(1, 2)] batch: i64, #[values(1, 5)] seq: 
     let vs = nn::VarStore::new(Device::Cpu);
     let head = AttentionHead::new(vs.root(), config.hidden_size, config.head_dim(), 0.1);
     let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
-    let (out, weights) = head.forward_with_weights(&x, None, false);
+    let out = head.forward(&x, &x, None, Pass::WEIGHTS);
+    let (out, weights) = (out.output, out.weights.unwrap());
     assert_eq!(out.size(), [batch, seq, config.head_dim()]);
     assert_eq!(weights.size(), [batch, seq, seq]);
     assert_eq!(head.forward_t(&x, false).size(), out.size());
@@ -45,14 +48,19 @@ fn per_head_equals_fused(
     let (per_head, fused) = same_weights(&vs, config);
     let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
     let mask = causal.then(|| causal_mask(seq, Device::Cpu));
-    let (a, wa) = per_head.forward_with_weights(&x, mask.as_ref(), false);
-    let (b, wb) = fused.forward_with_weights(&x, mask.as_ref(), false);
+    let a = per_head.forward(&x, &x, mask.as_ref(), Pass::WEIGHTS);
+    let b = fused.forward(&x, &x, mask.as_ref(), Pass::WEIGHTS);
+    let (a, wa, b, wb) = (a.output, a.weights.unwrap(), b.output, b.weights.unwrap());
     assert_eq!(a.size(), [batch, seq, config.hidden_size]);
     assert_eq!(wa.size(), [batch, config.num_attention_heads, seq, seq]);
     common::assert_close(&a, &b, 1e-5);
     common::assert_close(&wa, &wb, 1e-5);
     // And both equal the block run on libtorch's own attention kernel.
-    common::assert_close(&b, &fused.forward_libtorch(&x, mask.as_ref()), 1e-5);
+    common::assert_close(&b, &fused.with_libtorch_kernel(&x, mask.as_ref()), 1e-5);
+    // Without asking, no weights come back (and the output is the same).
+    let plain = fused.forward(&x, &x, mask.as_ref(), false);
+    assert!(plain.weights.is_none());
+    common::assert_close(&plain.output, &b, 0.0);
 }
 
 #[test]
@@ -64,7 +72,7 @@ fn without_copying_the_weights_the_two_differ() {
     let per_head = MultiHeadAttention::new(vs.root() / "a", &config);
     let fused = FusedMultiHeadAttention::new(vs.root() / "b", &config);
     let x = Tensor::randn([1, 5, config.hidden_size], (Kind::Float, Device::Cpu));
-    assert!(common::max_abs_diff(&per_head.forward(&x, None, false), &fused.forward(&x, None, false)) > 1e-3);
+    assert!(common::max_abs_diff(&per_head.forward_t(&x, false), &fused.forward_t(&x, false)) > 1e-3);
 }
 
 #[test]
@@ -89,7 +97,7 @@ fn weights_rows_sum_to_one_per_head() {
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, _) = same_weights(&vs, &config);
     let x = Tensor::randn([2, 6, config.hidden_size], (Kind::Float, Device::Cpu));
-    let (_, weights) = per_head.forward_with_weights(&x, None, false);
+    let weights = per_head.forward(&x, &x, None, Pass::WEIGHTS).weights.unwrap();
     let sums = weights.sum_dim_intlist(-1, false, Kind::Float);
     common::assert_close(&sums, &sums.ones_like(), 1e-5);
 }
@@ -101,8 +109,8 @@ fn dropout_only_acts_in_training() {
     let vs = nn::VarStore::new(Device::Cpu);
     let (_, fused) = same_weights(&vs, &config);
     let x = Tensor::randn([2, 8, config.hidden_size], (Kind::Float, Device::Cpu));
-    common::assert_close(&fused.forward(&x, None, false), &fused.forward(&x, None, false), 0.0);
-    assert!(common::max_abs_diff(&fused.forward(&x, None, true), &fused.forward(&x, None, false)) > 1e-4);
+    common::assert_close(&fused.forward_t(&x, false), &fused.forward_t(&x, false), 0.0);
+    assert!(common::max_abs_diff(&fused.forward_t(&x, true), &fused.forward_t(&x, false)) > 1e-4);
 }
 
 #[test]
@@ -135,9 +143,10 @@ fn multi_head_attention_shapes_snapshot() {
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, fused) = same_weights(&vs, &config);
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
-    let head_out = per_head.heads[0].forward(&x, None, false);
-    let (out, weights) = per_head.forward_with_weights(&x, None, false);
-    let fused_out = fused.forward(&x, None, false);
+    let head_out = per_head.heads[0].forward(&x, &x, None, false).output;
+    let out = per_head.forward(&x, &x, None, Pass::WEIGHTS);
+    let (out, weights) = (out.output, out.weights.unwrap());
+    let fused_out = fused.forward(&x, &x, None, false).output;
     snapshot!(
         "multi_head_attention_shapes",
         format!(
@@ -145,4 +154,49 @@ fn multi_head_attention_shapes_snapshot() {
             per_head.heads.len(), shape(&per_head.heads[0].query.ws), shape(&head_out), shape(&out), shape(&weights), shape(&fused.query.ws), shape(&fused_out)
         )
     );
+}
+
+/// The chapter's modules start from PyTorch's defaults (`nn.Linear`: weights and biases uniform in
+/// ±1/√fan_in; `nn.Embedding`: N(0, 1)), not from tch's Kaiming default (√6 times wider).
+#[test]
+fn parameters_start_from_pytorchs_default_initialisation() {
+    common::seed();
+    let config = BertConfig::bert_base_uncased();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let classifier = transformer_anatomy::TransformerForSequenceClassification::new(
+        vs.root(),
+        &BertConfig { num_hidden_layers: 1, ..config.clone() },
+        transformer_anatomy::EncoderOptions::book(),
+    )
+    .unwrap();
+    FusedMultiHeadAttention::new(vs.root() / "fused", &config);
+    let mut linear_weights = 0;
+    for (name, t) in vs.variables() {
+        let size = t.size();
+        let max = t.abs().max().double_value(&[]);
+        if name.contains("LayerNorm") {
+            continue;
+        } else if name.contains("embeddings") {
+            // N(0, 1): the sample's standard deviation is close to 1 (many thousands of draws).
+            let std = t.std(true).double_value(&[]);
+            assert!((std - 1.0).abs() < 0.02, "{name}: std {std}");
+        } else {
+            // A linear map's weight is [out, in]; its bias has the weight's fan-in, found by name.
+            let fan_in = if size.len() == 2 {
+                linear_weights += 1;
+                size[1]
+            } else {
+                vs.variables()[&name.replace(".bias", ".weight")].size()[1]
+            };
+            let bound = 1.0 / (fan_in as f64).sqrt();
+            assert!(max <= bound, "{name}: max |w| {max} exceeds 1/√{fan_in} = {bound}");
+            // Uniform in ±bound, so the largest draw comes close to the bound (tch's default would exceed it).
+            if t.numel() >= 768 {
+                assert!(max > 0.95 * bound, "{name}: max |w| {max} is far below 1/√{fan_in} = {bound}");
+            }
+        }
+    }
+    // 12 heads × 3 projections + output, feed-forward 2, classifier 1, and the fused block's 4.
+    assert_eq!(linear_weights, 12 * 3 + 1 + 2 + 1 + 4);
+    drop(classifier);
 }

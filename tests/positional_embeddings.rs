@@ -53,7 +53,7 @@ fn encode(encoder: &TransformerEncoder, ids: &Tensor, with_positions: bool) -> T
     } else {
         encoder.embeddings.token_embeddings.forward(ids)
     };
-    encoder.forward_layers(&x, None, false)
+    encoder.stack.forward(&x, None, false).last_hidden_state
 }
 
 #[rstest]

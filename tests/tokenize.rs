@@ -5,7 +5,7 @@ use rstest::rstest;
 use tch::nn::{self, Module};
 use tch::Device;
 use transformer_anatomy::inspect::shape;
-use transformer_anatomy::{model_dir::resolve_model_dir, token_embedding, BertConfig};
+use transformer_anatomy::{model_dir::resolve_model_dir, token_embedding, Activation, BertConfig};
 
 const TEXT: &str = "time flies like an arrow";
 
@@ -103,7 +103,7 @@ fn bert_base_uncased_preset_has_the_published_sizes() {
 fn the_model_folders_config_is_minilm() {
     let c = BertConfig::from_file(resolve_model_dir(None).unwrap()).unwrap();
     assert_eq!((c.vocab_size, c.hidden_size, c.num_attention_heads, c.num_hidden_layers), (30522, 384, 12, 6));
-    assert_eq!((c.intermediate_size, c.max_position_embeddings, c.hidden_act.as_str()), (1536, 512, "gelu"));
+    assert_eq!((c.intermediate_size, c.max_position_embeddings, c.hidden_act), (1536, 512, Activation::Gelu));
     assert_eq!(c.type_vocab_size, 2);
 }
 
@@ -119,12 +119,37 @@ fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
 #[case::missing_field(r#"{"vocab_size": 10}"#, "missing field")]
 #[case::not_json("this is not json", "not a valid BERT configuration")]
 #[case::truncated(r#"{"vocab_size": 10, "hidden_"#, "not a valid BERT configuration")]
-#[case::unknown_activation(r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#, "unsupported hidden_act")]
+#[case::unknown_activation(r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#, "unknown variant `swish`")]
 fn bad_configs_are_clear_errors(#[case] json: &str, #[case] expected: &str) {
     let path = write_temp("config.json", json);
     let err = format!("{:#}", BertConfig::from_file(&path).unwrap_err());
     std::fs::remove_file(&path).ok();
     assert!(err.contains(expected), "expected {expected:?} in: {err}");
+}
+
+/// An unknown activation fails when `config.json` is read, in one line that names the file, the bad
+/// name and every accepted one.
+#[test]
+fn an_unknown_activation_names_the_accepted_ones() {
+    let json = r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1,
+        "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#;
+    let path = write_temp("activation-config.json", json);
+    let err = format!("{:#}", BertConfig::from_file(&path).unwrap_err());
+    std::fs::remove_file(&path).ok();
+    assert!(!err.contains('\n'), "one line: {err}");
+    for needed in ["activation-config.json", "swish", "`gelu`", "`gelu_new`", "`gelu_pytorch_tanh`", "`relu`"] {
+        assert!(err.contains(needed), "expected {needed:?} in: {err}");
+    }
+    // And each accepted name parses to its activation.
+    for (name, activation) in [
+        ("gelu", Activation::Gelu),
+        ("gelu_new", Activation::GeluTanh),
+        ("gelu_pytorch_tanh", Activation::GeluTanh),
+        ("relu", Activation::Relu),
+    ] {
+        let json = json.replace("swish", name);
+        assert_eq!(BertConfig::from_json_str(&json).unwrap().hidden_act, activation);
+    }
 }
 
 #[test]

@@ -5,8 +5,9 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::support::{DecoderLayerParts, Projections};
-use crate::config::BertConfig;
-use crate::encoder_layer::LayerNormPlacement;
+use crate::config::{Activation, BertConfig, LayerNormPlacement};
+use crate::init;
+use crate::inspect::max_abs_diff;
 use crate::masks::{decoder_mask, padding_mask};
 use crate::TransformerDecoderLayer;
 
@@ -20,11 +21,8 @@ fn expect_shape(what: &str, t: &Tensor, expected: &[i64], advice: &str) -> Check
     }
 }
 
-fn max_abs_diff(a: &Tensor, b: &Tensor) -> f64 {
-    (a.to_kind(Kind::Double) - b.to_kind(Kind::Double)).abs().max().double_value(&[])
-}
-
 fn expect_close(what: &str, got: &Tensor, expected: &Tensor, tol: f64, advice: &str) -> CheckResult {
+    expect_shape(what, got, &expected.size(), "")?;
     let diff = max_abs_diff(got, expected);
     if diff <= tol && !diff.is_nan() {
         Ok(())
@@ -107,9 +105,9 @@ pub fn check_cross_attention(imp: &CrossAttentionImpl) -> CheckResult {
     let vs = nn::VarStore::new(Device::Cpu);
     let root = vs.root();
     let projections = Projections {
-        query: nn::linear(&root / "query", d_model, head_dim, Default::default()),
-        key: nn::linear(&root / "key", d_model, head_dim, Default::default()),
-        value: nn::linear(&root / "value", d_model, head_dim, Default::default()),
+        query: init::linear(&root / "query", d_model, head_dim),
+        key: init::linear(&root / "key", d_model, head_dim),
+        value: init::linear(&root / "value", d_model, head_dim),
     };
     for (batch, t, s) in [(2, 3, 5), (1, 4, 2), (3, 6, 6)] {
         let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
@@ -184,16 +182,16 @@ pub struct DecoderLayerImpl {
 
 pub fn check_decoder_layer(imp: &DecoderLayerImpl) -> CheckResult {
     tch::manual_seed(3);
-    let config = BertConfig { hidden_act: "relu".into(), ..BertConfig::tiny() };
+    let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerDecoderLayer::new(vs.root(), &config, LayerNormPlacement::Pre);
     let parts = DecoderLayerParts {
         self_attention: &layer.self_attention,
         cross_attention: &layer.cross_attention,
         feed_forward: &layer.feed_forward,
-        norm_1: &layer.layer_norm_1,
-        norm_2: &layer.layer_norm_2,
-        norm_3: &layer.layer_norm_3,
+        norm_1: &layer.self_attention_residual.layer_norm,
+        norm_2: &layer.cross_attention_residual.layer_norm,
+        norm_3: &layer.feed_forward_residual.layer_norm,
     };
     let h = config.hidden_size;
     let target_ids = Tensor::from_slice(&[5i64, 6, 7, 8, 9, 9, 5, 6, 7, 0, 0, 0]).view([2, 6]);
@@ -216,7 +214,7 @@ pub fn check_decoder_layer(imp: &DecoderLayerImpl) -> CheckResult {
                     from memory"
             .into());
     }
-    let expected = layer.forward(&x, &memory, Some(&target_mask), Some(&source_mask), false);
+    let expected = layer.forward(&x, &memory, Some(&target_mask), Some(&source_mask), false).hidden_state;
     expect_close(
         "decoder_layer output",
         &out,

@@ -18,8 +18,8 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     head: usize,
     /// head: lines between tokens; model: every layer × head; neuron: queries and keys of one token.
-    #[arg(long, default_value = "head", value_parser = ["head", "model", "neuron"])]
-    view: String,
+    #[arg(long, value_enum, default_value_t = View::Head)]
+    view: View,
     /// For the neuron view: the position of the query token (with [CLS] at 0).
     #[arg(long, default_value_t = 1)]
     token: usize,
@@ -35,6 +35,24 @@ pub struct Args {
     text_b: Option<String>,
 }
 
+/// The values of `--view`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum View {
+    Head,
+    Model,
+    Neuron,
+}
+
+impl View {
+    fn name(self) -> &'static str {
+        match self {
+            View::Head => "head",
+            View::Model => "model",
+            View::Neuron => "neuron",
+        }
+    }
+}
+
 pub fn run(args: Args, device: Device) -> Result<()> {
     let (tokenizer, model) = args.model.pretrained(device)?;
     let (encoding, output) = model.encode_text(&tokenizer, &args.text, args.text_b.as_deref())?;
@@ -45,15 +63,15 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         println!("{}", serde_json::to_string(&picture.head_json(args.layer, args.head)?)?);
         return Ok(());
     }
-    let body = match args.view.as_str() {
-        "model" => picture.model_view().0,
-        "neuron" => {
+    let body = match args.view {
+        View::Model => picture.model_view().0,
+        View::Neuron => {
             let ids = encoding.ids_tensor(device);
             let (q, k) =
                 model.queries_and_keys(&ids, Some(&encoding.type_ids_tensor(device)), args.layer, args.head)?;
             picture.neuron_view(args.layer, args.head, args.token, &QueriesAndKeys::from_tensors(&q, &k)?)?.0
         }
-        _ => picture.head_view(args.layer, args.head)?.0,
+        View::Head => picture.head_view(args.layer, args.head)?.0,
     };
     let title = format!("attention: {}", [args.text.as_str(), args.text_b.as_deref().unwrap_or("")].join(" / "));
     let path = args.output.unwrap_or_else(|| PathBuf::from("attention.html"));
@@ -61,7 +79,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     println!(
         "wrote {} ({} view, layer {}, head {}): open it in a browser, no network needed",
         path.display(),
-        args.view,
+        args.view.name(),
         args.layer,
         args.head
     );

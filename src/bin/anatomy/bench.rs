@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::{
-    BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, TransformerEncoder,
+    Attention, BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, TransformerEncoder,
 };
 
 #[derive(clap::Args)]
@@ -155,9 +155,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     for &batch in batches {
         for &seq in seqs {
             let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, device));
-            measure("mha_per_head", batch, seq, &|| per_head.forward(&x, None, false))?;
-            measure("mha_fused", batch, seq, &|| fused.forward(&x, None, false))?;
-            measure("mha_libtorch_sdpa", batch, seq, &|| fused.forward_libtorch(&x, None))?;
+            measure("mha_per_head", batch, seq, &|| per_head.forward(&x, &x, None, false).output)?;
+            measure("mha_fused", batch, seq, &|| fused.forward(&x, &x, None, false).output)?;
+            measure("mha_libtorch_sdpa", batch, seq, &|| fused.with_libtorch_kernel(&x, None))?;
         }
     }
     let seq = if args.quick { 5 } else { 128 };

@@ -27,8 +27,8 @@ use transformer_anatomy::{AttentionKind, BertModel, Tokenizer};
 )]
 struct Cli {
     /// Where tensors live: `auto` picks CUDA when a GPU is available, else the CPU.
-    #[arg(long, global = true, default_value = "auto", value_parser = ["auto", "cpu", "cuda"])]
-    device: String,
+    #[arg(long, global = true, value_enum, default_value_t = DeviceArg::Auto)]
+    device: DeviceArg,
     #[command(subcommand)]
     command: Command,
 }
@@ -69,39 +69,51 @@ impl ModelArg {
     }
 }
 
-fn device(name: &str) -> Result<Device> {
-    Ok(match name {
-        "cpu" => Device::Cpu,
-        "cuda" if tch::Cuda::is_available() => Device::Cuda(0),
-        "cuda" => bail!("--device cuda, but LibTorch sees no CUDA device: build with `make setup CUDA=1` on a GPU machine, or use --device cpu"),
-        _ => Device::cuda_if_available(),
-    })
+/// The values of `--device`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DeviceArg {
+    Auto,
+    Cpu,
+    Cuda,
 }
 
-fn run(cli: Cli) -> Result<()> {
-    let device = device(&cli.device)?;
-    match cli.command {
-        Command::Tour(args) => tour::run(args, device),
-        Command::Tokenize(args) => tokenize::run(args),
-        Command::Doctor(args) => doctor::run(args),
-        Command::Bench(args) => bench::run(args, device),
-        Command::Encode(args) => encode::run(args, device),
-        Command::Notebooks(args) => notebooks::run(args),
-        Command::Attention(args) => attention::run(args, device),
-        Command::Exercises(args) => {
-            if exercises::run(args)? {
-                Ok(())
-            } else {
-                // The report said what is missing; the exit code says "not yet" to scripts.
-                std::process::exit(1)
-            }
-        }
+impl DeviceArg {
+    fn device(self) -> Result<Device> {
+        Ok(match self {
+            DeviceArg::Cpu => Device::Cpu,
+            DeviceArg::Cuda if tch::Cuda::is_available() => Device::Cuda(0),
+            DeviceArg::Cuda => bail!("--device cuda, but LibTorch sees no CUDA device: build with `make setup CUDA=1` on a GPU machine, or use --device cpu"),
+            DeviceArg::Auto => Device::cuda_if_available(),
+        })
     }
+}
+
+/// What a sub-command ended with: done, or a report that said "not yet" (exit code 1, nothing more to print).
+enum Outcome {
+    Done,
+    NotYet,
+}
+
+fn run(cli: Cli) -> Result<Outcome> {
+    let device = cli.device.device()?;
+    match cli.command {
+        Command::Tour(args) => tour::run(args, device)?,
+        Command::Tokenize(args) => tokenize::run(args)?,
+        Command::Doctor(args) => doctor::run(args)?,
+        Command::Bench(args) => bench::run(args, device)?,
+        Command::Encode(args) => encode::run(args, device)?,
+        Command::Notebooks(args) => notebooks::run(args)?,
+        Command::Attention(args) => attention::run(args, device)?,
+        // The report said what is missing; the exit code says "not yet" to scripts.
+        Command::Exercises(args) => return Ok(if exercises::run(args)? { Outcome::Done } else { Outcome::NotYet }),
+    }
+    Ok(Outcome::Done)
 }
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Outcome::Done) => ExitCode::SUCCESS,
+        Ok(Outcome::NotYet) => ExitCode::FAILURE,
         Err(e) => {
             // One line, the whole chain of context: "what failed: why".
             eprintln!("error: {e:#}");

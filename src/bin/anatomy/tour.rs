@@ -6,14 +6,14 @@
 use anyhow::{ensure, Result};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, IndexOp, Kind, Tensor};
-use transformer_anatomy::inspect::{format_value, preview_first_row, shape, values};
+use transformer_anatomy::inspect::{format_value, max_abs_diff, preview_first_row, shape, values};
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::scaled_dot_product::apply_mask;
 use transformer_anatomy::{
     attend, attention_scores, attention_weights, causal_mask, check_input_ids, masked_attention_weights,
-    scaled_dot_product_attention, token_embedding, AttentionHead, BertConfig, EncoderDecoder, EncoderOptions,
-    FeedForward, FusedMultiHeadAttention, MultiHeadAttention, Seq2SeqConfig, Tokenizer, TransformerEncoder,
-    TransformerEncoderLayer, TransformerForSequenceClassification,
+    scaled_dot_product_attention, token_embedding, Attention, AttentionHead, BertConfig, EncoderDecoder,
+    EncoderOptions, FeedForward, FusedMultiHeadAttention, MultiHeadAttention, Pass, Seq2SeqConfig, Tokenizer,
+    TransformerEncoder, TransformerEncoderLayer, TransformerForSequenceClassification,
 };
 
 use crate::ModelArg;
@@ -38,10 +38,6 @@ fn show(op: &str, t: &Tensor) {
     println!("   op     {op}");
     println!("   shape  {}", shape(t));
     println!("   values {}", preview_first_row(t, 5));
-}
-
-fn max_abs_diff(a: &Tensor, b: &Tensor) -> f64 {
-    (a - b).abs().max().double_value(&[])
 }
 
 pub fn run(args: Args, device: Device) -> Result<()> {
@@ -101,31 +97,31 @@ pub fn run(args: Args, device: Device) -> Result<()> {
 
     heading("8", "attention head and multi-head attention");
     let head = AttentionHead::new(&root / "step8" / "head", h, config.head_dim(), 0.0);
-    show("AttentionHead(768 → 64)(x)", &head.forward(&x, None, false));
+    show("AttentionHead(768 → 64)(x)", &head.forward(&x, &x, None, false).output);
     let mut per_head = MultiHeadAttention::new(&root / "step8" / "per_head", &config);
     let fused = FusedMultiHeadAttention::new(&root / "step8" / "fused", &config);
     per_head.copy_from_fused(&fused);
-    let attn_output = per_head.forward(&x, None, false);
+    let attn_output = per_head.forward(&x, &x, None, false).output;
     show("MultiHeadAttention: 12 heads, concat, output linear", &attn_output);
     println!(
         "   check  max |per-head − fused| with the same weights = {:.2e}",
-        max_abs_diff(&attn_output, &fused.forward(&x, None, false))
+        max_abs_diff(&attn_output, &fused.forward(&x, &x, None, false).output)
     );
 
     heading("9", "feed-forward");
     let feed_forward = FeedForward::new(&root / "step9", &config);
-    show("linear(768 → 3072), GELU, linear(3072 → 768), dropout", &feed_forward.forward_t(&attn_output, false));
+    show("linear(768 → 3072), GELU, linear(3072 → 768)", &feed_forward.forward(&attn_output));
 
     heading("10", "encoder layer (pre-layer-norm, as in the chapter)");
     let layer = TransformerEncoderLayer::new(&root / "step10", &config, EncoderOptions::book());
-    show("x + attention(LN(x)); x + feed_forward(LN(x))", &layer.forward(&x, None, false));
+    show("x + attention(LN(x)); x + feed_forward(LN(x))", &layer.forward(&x, None, false).hidden_state);
 
     heading("11", "embeddings with positions");
     let encoder = TransformerEncoder::new(&root / "step12", &config, EncoderOptions::book())?;
     show("LayerNorm(token_emb(ids) + position_emb(arange(seq)))", &encoder.embeddings.forward_t(&ids, false));
 
     heading("12", "transformer encoder");
-    show("embeddings, then 12 encoder layers", &encoder.try_forward(&ids, None, false)?);
+    show("embeddings, then 12 encoder layers", &encoder.try_forward(&ids, None, None, false)?.last_hidden_state);
 
     heading("13", "classification head (num_labels = 3)");
     let classifier_config = BertConfig { num_labels: 3, num_hidden_layers: 1, ..config.clone() };
@@ -154,7 +150,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     let cross = FusedMultiHeadAttention::new(&root / "step15", &config);
     let target_len = 3;
     let decoder_states = Tensor::randn([1, target_len, h], (Kind::Float, device));
-    let (cross_out, cross_weights) = cross.forward_cross_with_weights(&decoder_states, &x, None, false);
+    let attended = cross.forward(&decoder_states, &x, None, Pass::WEIGHTS);
+    let (cross_out, cross_weights) = (attended.output, attended.weights.expect("the pass asked for weights"));
     println!("   op     queries from {target_len} decoder positions, keys and values from the {seq} encoder positions");
     println!(
         "   shape  weights {} (rectangular: target × source), output {}",
