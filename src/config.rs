@@ -70,7 +70,8 @@ pub enum Activation {
 }
 
 /// Where each sub-layer's LayerNorm sits relative to its skip connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum LayerNormPlacement {
     /// `x + sublayer(LayerNorm(x))`: the chapter's choice and most recent models'; it trains stably
     /// without a careful warm-up.

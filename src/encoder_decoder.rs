@@ -22,7 +22,7 @@ use crate::masks::{decoder_mask, padding_mask};
 use crate::positional_encoding::sinusoidal_positions;
 
 /// The sizes of an encoder-decoder model.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Seq2SeqConfig {
     pub source_vocab_size: i64,
     pub target_vocab_size: i64,
@@ -114,12 +114,22 @@ impl ScaledEmbedding {
     }
 }
 
-impl nn::ModuleT for ScaledEmbedding {
-    /// `[batch, seq]` ids → `[batch, seq, d_model]`.
-    fn forward_t(&self, ids: &Tensor, train: bool) -> Tensor {
+impl ScaledEmbedding {
+    /// `[batch, seq]` ids standing at positions `first_position..first_position + seq` →
+    /// `[batch, seq, d_model]`. A decoder that writes one token at a time embeds only the newest one, at
+    /// its own position.
+    pub fn embed(&self, ids: &Tensor, first_position: i64, train: bool) -> Tensor {
         let seq = ids.size()[1];
-        let x = self.tokens.forward(ids) * self.scale + self.positions.narrow(0, 0, seq); // [batch, seq, d_model]
+        let positions = self.positions.narrow(0, first_position, seq); // [seq, d_model]
+        let x = self.tokens.forward(ids) * self.scale + positions; // [batch, seq, d_model]
         x.dropout(self.dropout, train)
+    }
+}
+
+impl nn::ModuleT for ScaledEmbedding {
+    /// `[batch, seq]` ids from position 0 → `[batch, seq, d_model]`.
+    fn forward_t(&self, ids: &Tensor, train: bool) -> Tensor {
+        self.embed(ids, 0, train)
     }
 }
 

@@ -48,6 +48,10 @@ pub mod decoder_layer;
 pub mod decoder;
 pub mod encoder_decoder;
 
+// Training it and decoding with it (chapter 10).
+pub mod training;
+pub mod decoding;
+
 // Real weights, pictures and notebooks.
 pub mod pretrained;
 pub mod html;

@@ -1,0 +1,127 @@
+//! # Beam search with a length penalty
+//!
+//! Instead of one partial output, beam search keeps the `width` most probable ones (the *beams*). At each
+//! step every beam is extended by every token, and the `width` best extensions survive; an extension that
+//! writes the end token is set aside as a finished hypothesis. Summed log-probabilities favour short
+//! outputs (every token lowers the sum), so finished hypotheses are compared by
+//! `log p / lp(len)` with the GNMT length penalty `lp(len) = ((5 + len) / 6)^α`: α = 0 compares raw
+//! log-probabilities, larger α favours longer outputs. Width 1 is greedy decoding.
+//!
+//! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
+use anyhow::{ensure, Result};
+use tch::{Kind, Tensor};
+
+use super::{forbid, StepDecoder};
+use crate::encoder_decoder::EncoderDecoder;
+
+/// How to search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BeamOptions {
+    /// How many partial outputs are kept (1 = greedy).
+    pub width: usize,
+    /// α of the GNMT length penalty (0.6 in the GNMT paper; 0 = none).
+    pub length_penalty: f64,
+    pub max_new_tokens: i64,
+    /// Keep the decoder's keys and values between steps (same result, faster).
+    pub use_cache: bool,
+}
+
+/// A finished (or, at the length limit, unfinished) output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hypothesis {
+    /// The tokens, without `<s>` and `</s>`.
+    pub tokens: Vec<i64>,
+    /// The sum of the tokens' log-probabilities, the end token's included when finished.
+    pub log_prob: f64,
+    /// `log_prob / lp(len)`, what hypotheses are ranked by; `len` counts the end token.
+    pub score: f64,
+    pub finished: bool,
+}
+
+/// One beam alive after a step: which beam of the step before it extends, with which token, and its
+/// summed log-probability. The steps together draw the search tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BeamNode {
+    pub parent: usize,
+    pub token: i64,
+    pub log_prob: f64,
+}
+
+/// The result: hypotheses best first, and the beams after every step.
+#[derive(Debug, Clone)]
+pub struct BeamSearch {
+    pub hypotheses: Vec<Hypothesis>,
+    pub steps: Vec<Vec<BeamNode>>,
+}
+
+/// The GNMT length penalty `((5 + len) / 6)^α`.
+pub fn length_penalty(len: usize, alpha: f64) -> f64 {
+    ((5.0 + len as f64) / 6.0).powf(alpha)
+}
+
+/// Searches for the best output for one source sentence `[1, s]`.
+pub fn beam_search(
+    model: &EncoderDecoder,
+    source: &Tensor,
+    start_id: i64,
+    end_id: i64,
+    options: BeamOptions,
+) -> Result<BeamSearch> {
+    ensure!(options.width > 0, "the beam width must be at least 1");
+    ensure!(source.dim() == 2 && source.size()[0] == 1, "beam search takes one sentence, shape [1, s]");
+    let _no_grad = tch::no_grad_guard();
+    let width = options.width;
+    let mut decoder = StepDecoder::new(model, source, start_id, options.use_cache);
+    let mut beams: Vec<(Vec<i64>, f64)> = vec![(Vec::new(), 0.0)];
+    let mut finished: Vec<Hypothesis> = Vec::new();
+    let mut steps = Vec::new();
+    let finish = |tokens: Vec<i64>, log_prob: f64, done: bool| {
+        let len = tokens.len() + usize::from(done);
+        Hypothesis { tokens, log_prob, score: log_prob / length_penalty(len, options.length_penalty), finished: done }
+    };
+    for _ in 0..options.max_new_tokens {
+        let log_probs = forbid(&decoder.next_log_probs(), &[model.config.pad_id, start_id]); // [k, V]
+        let vocab = log_probs.size()[1];
+        let sums: Vec<f64> = beams.iter().map(|b| b.1).collect();
+        let totals =
+            log_probs.to_kind(Kind::Double) + Tensor::from_slice(&sums).to_device(log_probs.device()).unsqueeze(1);
+        let flat = totals.view([-1]);
+        let n = (2 * width as i64).min(flat.size()[0]);
+        let (values, indices) = flat.topk(n, 0, true, true);
+        let values = Vec::<f64>::try_from(&values).expect("scores on the CPU");
+        let indices = Vec::<i64>::try_from(&indices).expect("indices on the CPU");
+        let mut next: Vec<BeamNode> = Vec::new();
+        for (rank, (&total, &index)) in values.iter().zip(&indices).enumerate() {
+            if total == f64::NEG_INFINITY {
+                break;
+            }
+            let (parent, token) = ((index / vocab) as usize, index % vocab);
+            if token == end_id {
+                // An end token counts only among the best `width` candidates (as greedy would pick it).
+                if rank < width {
+                    finished.push(finish(beams[parent].0.clone(), total, true));
+                }
+            } else if next.len() < width {
+                next.push(BeamNode { parent, token, log_prob: total });
+            }
+            if next.len() == width {
+                break;
+            }
+        }
+        if finished.len() >= width || next.is_empty() {
+            steps.push(next);
+            break;
+        }
+        let parents = Tensor::from_slice(&next.iter().map(|b| b.parent as i64).collect::<Vec<_>>());
+        let tokens = Tensor::from_slice(&next.iter().map(|b| b.token).collect::<Vec<_>>());
+        decoder.select(&parents.to_device(source.device()));
+        decoder.push(&tokens.to_device(source.device()));
+        beams = next.iter().map(|b| ([&beams[b.parent].0[..], &[b.token]].concat(), b.log_prob)).collect();
+        steps.push(next);
+        if steps.len() as i64 == options.max_new_tokens {
+            finished.extend(beams.iter().map(|(tokens, lp)| finish(tokens.clone(), *lp, false)));
+        }
+    }
+    finished.sort_by(|a, b| b.finished.cmp(&a.finished).then(b.score.total_cmp(&a.score)));
+    Ok(BeamSearch { hypotheses: finished, steps })
+}
