@@ -13,6 +13,7 @@ import json
 import math
 import sys
 import time
+import warnings
 
 import torch
 from torch import nn
@@ -98,6 +99,64 @@ class Encoder(nn.Module):
         return x
 
 
+class Seq2Seq(nn.Module):
+    """The chapter-10 copy model in PyTorch's own nn.Transformer: 4 heads, 2 + 2 pre-LN layers,
+    d_ff 4 * d_model, dropout 0.1, embeddings scaled by sqrt(d_model) plus sinusoidal positions, a
+    linear generator and log-softmax; the sizes of `anatomy train --task copy --d-model D`."""
+
+    VOCAB, MAX_LEN, PAD = 14, 12, 0
+
+    def __init__(self, d_model):
+        super().__init__()
+        d = self.D_MODEL = d_model
+        self.src_embed, self.tgt_embed = nn.Embedding(self.VOCAB, d), nn.Embedding(self.VOCAB, d)
+        position = torch.arange(self.MAX_LEN).unsqueeze(1)
+        frequency = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))
+        pe = torch.zeros(self.MAX_LEN, d)
+        pe[:, 0::2], pe[:, 1::2] = torch.sin(position * frequency), torch.cos(position * frequency)
+        self.register_buffer("pe", pe)
+        with warnings.catch_warnings():  # "nested tensors are off with norm_first": true, and irrelevant here
+            warnings.simplefilter("ignore")
+            self.transformer = nn.Transformer(d, 4, 2, 2, 4 * d, 0.1, batch_first=True, norm_first=True)
+        self.generator = nn.Linear(d, self.VOCAB)
+        self.drop = nn.Dropout(0.1)
+
+    def embed(self, table, ids):
+        return self.drop(table(ids) * math.sqrt(self.D_MODEL) + self.pe[: ids.size(1)])
+
+    def forward(self, src, tgt):
+        t = tgt.size(1)
+        causal = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)  # True = blocked, as PyTorch reads it
+        h = self.transformer(
+            self.embed(self.src_embed, src), self.embed(self.tgt_embed, tgt), tgt_mask=causal,
+            src_key_padding_mask=src.eq(self.PAD), tgt_key_padding_mask=tgt.eq(self.PAD),
+            memory_key_padding_mask=src.eq(self.PAD))
+        return F.log_softmax(self.generator(h), dim=-1)
+
+
+class TrainStep:
+    """One optimizer step on a batch of 64 copy pairs of length 10, as `anatomy bench` times it."""
+
+    def __init__(self, batch, d_model):
+        torch.manual_seed(0)
+        self.model = Seq2Seq(d_model).train()
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
+        digits = torch.randint(4, 14, (batch, 10))
+        self.src = digits
+        self.tgt_in = torch.cat([torch.full((batch, 1), 1), digits], dim=1)
+        self.tgt_out = torch.cat([digits, torch.full((batch, 1), 2)], dim=1)
+
+    def __call__(self):
+        log_probs = self.model(self.src, self.tgt_in)
+        loss = F.nll_loss(log_probs.view(-1, Seq2Seq.VOCAB), self.tgt_out.view(-1), ignore_index=Seq2Seq.PAD)
+        smooth = -log_probs.mean(-1)[self.tgt_out.ne(Seq2Seq.PAD)].mean()
+        loss = 0.9 * loss + 0.1 * smooth  # = cross_entropy(label_smoothing=0.1), as ours computes it
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return loss
+
+
 def median_seconds(repeats, f):
     for _ in range(2):
         f()
@@ -117,8 +176,13 @@ class Cases:
         self.attention = {"mha_per_head": PerHead().eval(), "mha_fused": Fused().eval(), "mha_libtorch_sdpa": Fused(True).eval()}
         self.encoders = {"encoder_bert_base_book": Encoder(True).eval(), "encoder_bert_base_bert": Encoder(False).eval()}
         self.inputs = {}
+        self.train_steps = {}
 
     def time(self, name, batch, seq, repeats):
+        if name.startswith("train_step_copy_d"):
+            d_model = int(name.removeprefix("train_step_copy_d"))
+            step = self.train_steps.setdefault((batch, d_model), TrainStep(batch, d_model))
+            return median_seconds(repeats, step)
         with torch.no_grad():
             if name in self.attention:
                 x = self.inputs.setdefault((batch, seq), torch.randn(batch, seq, HIDDEN))

@@ -58,7 +58,8 @@ fn the_tour_walks_every_step() {
         "shape  [1, 3]",
         "every weight above the diagonal is exactly 0",
         "weights [1, 12, 3, 5] (rectangular: target × source)",
-        "step 1  decoder input [[CLS]] →",
+        "step 1  decoder input [<s>] → 3",
+        "output 3 1 4 1 5 9 2 6 5 3 (right)",
     ] {
         assert!(out.contains(expected), "missing {expected:?} in the tour:\n{out}");
     }
@@ -118,7 +119,128 @@ fn bench_quick_prints_json_with_every_case() {
     let names: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["mha_per_head", "mha_fused", "mha_libtorch_sdpa", "encoder_bert_base_book", "encoder_bert_base_bert"]
+        [
+            "mha_per_head",
+            "mha_fused",
+            "mha_libtorch_sdpa",
+            "encoder_bert_base_book",
+            "encoder_bert_base_bert",
+            "train_step_copy_d64",
+            "decode_cached",
+            "decode_recompute"
+        ]
     );
     assert!(v["results"].as_array().unwrap().iter().all(|r| r["median_s"].as_f64().unwrap() > 0.0));
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("anatomy-cli-{}-{name}", std::process::id()))
+}
+
+/// `anatomy train` then `anatomy translate`, as a learner runs them: a small copy model, its JSON
+/// report, the checkpoint, greedy and beam decoding with and without the cache, and the attention picture.
+#[test]
+fn train_then_translate() {
+    let model = temp("copy.safetensors");
+    let o = anatomy(&[
+        "train",
+        "--task",
+        "copy",
+        "--d-model",
+        "32",
+        "--layers",
+        "1",
+        "--steps",
+        "200",
+        "--warmup",
+        "80",
+        "-o",
+        model.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["task"], "copy");
+    assert_eq!(v["steps"].as_array().unwrap().len(), 200);
+    assert_eq!(v["steps"][0]["step"], 1);
+    assert!(v["steps"][0]["loss"].as_f64().unwrap() > v["steps"][199]["loss"].as_f64().unwrap());
+    assert!(v["seconds"].as_f64().unwrap() > 0.0 && v["tokens_per_s"].as_f64().unwrap() > 0.0);
+    assert!(v["eval"]["exact_match"].as_f64().unwrap() >= 0.95, "{}", v["eval"]);
+    assert!(v["eval"]["token_accuracy"].as_f64().unwrap() >= 0.98 && v["eval"]["loss"].as_f64().unwrap() > 0.0);
+
+    let picture = temp("alignment.html");
+    let path = model.to_str().unwrap();
+    for extra in [&[][..], &["--beam", "3"], &["--no-cache"], &["--beam", "3", "--no-cache"]] {
+        let mut args = vec!["translate", "--checkpoint", path, "--json", "--attention", picture.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.push("3 1 4 1 5 9 2 6 5 3");
+        let o = anatomy(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["input"], "3 1 4 1 5 9 2 6 5 3");
+        assert_eq!(v["output"], "3 1 4 1 5 9 2 6 5 3", "{extra:?}");
+        assert_eq!(v["tokens"].as_array().unwrap().len(), 10);
+        assert!(v["log_prob"].as_f64().unwrap() < 0.0);
+        let beams = v["beams"].as_array().unwrap();
+        assert!(beams.len() >= if extra.contains(&"3") { 3 } else { 1 });
+        let html = std::fs::read_to_string(&picture).unwrap();
+        assert!(html.contains("<svg") && html.contains("Encoder-decoder attention"));
+    }
+    // Plain output: the translation on the first line, then its tokens and log-probability.
+    let o = anatomy(&["translate", "--checkpoint", path, "2718281828"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("2 7 1 8 2 8 1 8 2 8\ntokens [\"2\", \"7\""), "{}", stdout(&o));
+    std::fs::remove_file(&model).ok();
+    std::fs::remove_file(&picture).ok();
+}
+
+#[test]
+fn bad_training_and_translation_input_is_a_one_line_error() {
+    assert_clean_error(&anatomy(&["train", "--task", "translate"]), "possible values: copy, reverse, dates");
+    assert_clean_error(&anatomy(&["train", "--task", "copy", "--steps", "0"]), "--steps must be at least 1");
+    assert_clean_error(&anatomy(&["train", "--task", "copy", "--d-model", "30", "--heads", "4"]), "not divisible");
+    assert_clean_error(&anatomy(&["train", "--task", "copy", "--warmup", "0"]), "--warmup");
+    assert_clean_error(&anatomy(&["train", "--task", "copy", "--label-smoothing", "1.5"]), "--label-smoothing");
+    let nowhere = temp("no-such-folder/model.safetensors");
+    assert_clean_error(
+        &anatomy(&["train", "--task", "copy", "--steps", "2", "-o", nowhere.to_str().unwrap()]),
+        "does not exist",
+    );
+    assert!(!nowhere.exists() && !nowhere.parent().unwrap().exists());
+    assert_clean_error(
+        &anatomy(&["translate", "--checkpoint", "/nonexistent/model.safetensors", "1 2"]),
+        "anatomy train",
+    );
+
+    let model = temp("tiny.safetensors");
+    let o = anatomy(&[
+        "train",
+        "--task",
+        "dates",
+        "--steps",
+        "2",
+        "--d-model",
+        "16",
+        "-o",
+        model.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!temp("tiny.safetensors.partial").exists(), "no partial file is left behind");
+    let path = model.to_str().unwrap();
+    assert_clean_error(
+        &anatomy(&["translate", "--checkpoint", path, "the first of smarch 2026"]),
+        "\"smarch\" is not in the dates task's vocabulary",
+    );
+    assert_clean_error(&anatomy(&["translate", "--checkpoint", path, "--beam", "0", "1 may 2000"]), "beam width");
+    let truncated = temp("truncated.safetensors");
+    let bytes = std::fs::read(&model).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() - 100]).unwrap();
+    assert_clean_error(
+        &anatomy(&["translate", "--checkpoint", truncated.to_str().unwrap(), "1 may 2000"]),
+        "truncated",
+    );
+    for f in [model, truncated] {
+        std::fs::remove_file(f).ok();
+    }
 }

@@ -14,10 +14,16 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use tch::nn::{self, ModuleT};
+use std::cell::RefCell;
+
+use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
+use transformer_anatomy::decoding::StepDecoder;
+use transformer_anatomy::training::data::{Batch, Task, BOS, PAD};
+use transformer_anatomy::training::{label_smoothed_loss, TrainOptions, TrainedModel};
 use transformer_anatomy::{
-    Attention, BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, TransformerEncoder,
+    Attention, BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, Seq2SeqConfig,
+    TransformerEncoder,
 };
 
 #[derive(clap::Args)]
@@ -139,11 +145,16 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     ];
 
     let mut results = Vec::new();
+    // Cases named `ours_only:…` have no PyTorch counterpart (they compare two of our own variants).
     let mut measure = |name: &str, batch: i64, seq: i64, f: &dyn Fn() -> Tensor| -> Result<()> {
+        let (ours_only, name) = match name.strip_prefix("ours_only:") {
+            Some(rest) => (true, rest),
+            None => (false, name),
+        };
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..if pytorch.is_some() { args.rounds.max(1) } else { 1 } {
             ours.push(median_seconds(args.repeats, f));
-            if let Some(py) = pytorch.as_mut() {
+            if let (Some(py), false) = (pytorch.as_mut(), ours_only) {
                 theirs.push(py.time(name, batch, seq, args.repeats)?);
             }
         }
@@ -165,6 +176,48 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     for (name, encoder) in &encoders {
         measure(name, 1, seq, &|| encoder.forward_t(&ids, false))?;
     }
+
+    // Chapter 10: one training step of the copy model (batch 64 of length 10) at d_model 64 and 128, against
+    // PyTorch's nn.Transformer of the same sizes; and 64 decoding steps with and without the cache.
+    let examples = Task::Copy.held_out(64, 5);
+    let batch = Batch::new(&examples, &Task::Copy.vocab(), Task::Copy, device)?;
+    let sizes: &[i64] = if args.quick { &[64] } else { &[64, 128] };
+    for &d_model in sizes {
+        let options = TrainOptions { d_model, device, ..TrainOptions::for_task(Task::Copy) };
+        let trained = TrainedModel::new(Task::Copy, &options.model_config(), device)?;
+        let optimizer = RefCell::new(
+            nn::Adam { beta1: 0.9, beta2: 0.98, eps: 1e-9, wd: 0.0, amsgrad: false }.build(&trained.vs, 1e-3)?,
+        );
+        let train_step = || {
+            tch::with_grad(|| {
+                let log_probs = trained.model.forward(&batch.source, &batch.target_in, true);
+                let loss = label_smoothed_loss(&log_probs, &batch.target_out, PAD, 0.1).cross_entropy;
+                let mut optimizer = optimizer.borrow_mut();
+                optimizer.zero_grad();
+                loss.backward();
+                optimizer.step();
+                loss
+            })
+        };
+        measure(&format!("train_step_copy_d{d_model}"), 64, 10, &train_step)?;
+    }
+    let options = TrainOptions { d_model: 64, device, ..TrainOptions::for_task(Task::Copy) };
+    let decode_config = Seq2SeqConfig { max_len: 80, ..options.model_config() };
+    let decoder = TrainedModel::new(Task::Copy, &decode_config, device)?;
+    let source = batch.source.narrow(0, 0, 1);
+    let generated = if args.quick { 8 } else { 64 };
+    let decode = |use_cache: bool| {
+        let mut steps = StepDecoder::new(&decoder.model, &source, BOS, use_cache);
+        for _ in 0..generated {
+            let next = steps.next_log_probs().argmax(-1, false);
+            steps.push(&next);
+        }
+        steps.written().shallow_clone()
+    };
+    // The same tokens either way; the cache only saves work.
+    anyhow::ensure!(decode(true).equal(&decode(false)), "cached and recomputed decoding wrote different tokens");
+    measure("ours_only:decode_cached", 1, generated, &|| decode(true))?;
+    measure("ours_only:decode_recompute", 1, generated, &|| decode(false))?;
 
     if args.json {
         println!("{}", serde_json::to_string_pretty(&Report { results })?);

@@ -118,8 +118,32 @@ fn run(cli: Cli) -> Result<Outcome> {
     Ok(Outcome::Done)
 }
 
+/// Parses the command line. `--help` and `--version` print as clap prints them; a mistake (an unknown
+/// value, a missing argument) becomes one line, `error: …` with the accepted values, and exit code 1,
+/// like every other error of this program.
+fn parse() -> Result<Cli, ExitCode> {
+    Cli::try_parse().map_err(|e| {
+        if !e.use_stderr() {
+            let _ = e.print(); // help or version
+            return ExitCode::SUCCESS;
+        }
+        let rendered = e.render().to_string();
+        let line: Vec<&str> = rendered
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
+            .collect();
+        eprintln!("{} (see --help)", line.join(" "));
+        ExitCode::FAILURE
+    })
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    match run(cli) {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
         Ok(Outcome::NotYet) => ExitCode::FAILURE,
         Err(e) => {

@@ -31,24 +31,24 @@ pub struct Args {
     /// The task to learn.
     #[arg(long, value_enum)]
     task: TaskArg,
-    /// Optimizer steps [default: 600 for copy and reverse, 1500 for dates].
+    /// Optimizer steps [default: 300 for copy and reverse, 1000 for dates].
     #[arg(long)]
     steps: Option<u64>,
     /// Pairs per step.
     #[arg(long, default_value_t = 64)]
     batch: usize,
-    /// The model's width.
-    #[arg(long, default_value_t = 64)]
-    d_model: i64,
+    /// The model's width [default: 32 for copy and reverse, 64 for dates].
+    #[arg(long)]
+    d_model: Option<i64>,
     /// Layers in the encoder, and again in the decoder.
     #[arg(long, default_value_t = 2)]
     layers: i64,
     /// Attention heads (must divide --d-model).
     #[arg(long, default_value_t = 4)]
     heads: i64,
-    /// Warm-up steps of the learning-rate schedule.
-    #[arg(long, default_value_t = 200)]
-    warmup: u64,
+    /// Warm-up steps of the learning-rate schedule [default: 100 for copy and reverse, 200 for dates].
+    #[arg(long)]
+    warmup: Option<u64>,
     /// ε of label smoothing, in [0, 1).
     #[arg(long, default_value_t = 0.1)]
     label_smoothing: f64,
@@ -75,10 +75,10 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     let options = TrainOptions {
         steps: args.steps.unwrap_or(defaults.steps),
         batch_size: args.batch,
-        d_model: args.d_model,
+        d_model: args.d_model.unwrap_or(defaults.d_model),
         layers: args.layers,
         heads: args.heads,
-        warmup: args.warmup,
+        warmup: args.warmup.unwrap_or(defaults.warmup),
         label_smoothing: args.label_smoothing,
         seed: args.seed,
         average_last: args.average_last,
