@@ -57,6 +57,7 @@ pub mod pretrained;
 pub mod html;
 pub mod attention_view;
 pub mod display;
+pub mod charts;
 pub mod notebook;
 
 // Exercises and helpers.

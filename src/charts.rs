@@ -1,0 +1,164 @@
+//! # Charts for the notebooks and the book
+//!
+//! Curves and bars drawn with `plotters` as self-contained SVG, each with a title, labelled axes, ticks
+//! and a legend, so a picture says what it shows without the code beside it. The beam-search tree is the
+//! one picture no chart type fits; it is drawn by hand.
+//!
+//! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
+use std::fmt::Write;
+
+use plotters::prelude::*;
+
+use crate::decoding::BeamSearch;
+use crate::html::{escape, Html};
+
+const COLOURS: [RGBColor; 4] = [RGBColor(59, 130, 246), RGBColor(249, 115, 22), RGBColor(16, 185, 129), RGBColor(239, 68, 68)];
+const SIZE: (u32, u32) = (640, 360);
+
+/// One named curve: `(x, y)` points.
+pub struct Series<'a> {
+    pub name: &'a str,
+    pub points: Vec<(f64, f64)>,
+}
+
+fn range(values: impl Iterator<Item = f64> + Clone) -> std::ops::Range<f64> {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if !lo.is_finite() || !hi.is_finite() {
+        return 0.0..1.0;
+    }
+    let pad = ((hi - lo) * 0.05).max(1e-9);
+    (lo - pad)..(hi + pad)
+}
+
+/// Curves on shared axes: a title, axis labels, ticks and a legend.
+///
+/// ```
+/// use transformer_anatomy::charts::{line_chart, Series};
+///
+/// let relu = Series { name: "ReLU", points: (-30..=30).map(|i| (i as f64 / 10.0, (i as f64 / 10.0).max(0.0))).collect() };
+/// let svg = line_chart("ReLU", "x", "relu(x)", &[relu]);
+/// assert!(svg.contains("<svg") && svg.contains("relu(x)"));
+/// ```
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Html {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let _ = root.fill(&WHITE);
+        let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+        let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+        let chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(range(xs.clone()), range(ys.clone()));
+        if let Ok(mut chart) = chart {
+            let _ = chart.configure_mesh().x_desc(x_label).y_desc(y_label).light_line_style(WHITE).draw();
+            for (i, s) in series.iter().enumerate() {
+                let colour = COLOURS[i % COLOURS.len()];
+                if let Ok(drawn) = chart.draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2))) {
+                    drawn.label(s.name).legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], colour.stroke_width(2)));
+                }
+            }
+            let _ = chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK.mix(0.3))
+                .position(SeriesLabelPosition::UpperRight)
+                .draw();
+        }
+        let _ = root.present();
+    }
+    Html(svg)
+}
+
+/// Groups of bars, one group per label and one bar per series (e.g. a target and a predicted
+/// distribution over a small vocabulary).
+pub fn bar_chart(title: &str, x_label: &str, y_label: &str, labels: &[&str], series: &[(&str, Vec<f64>)]) -> Html {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let _ = root.fill(&WHITE);
+        let top = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+        let n = labels.len();
+        let chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0f64..n as f64, 0f64..top);
+        if let Ok(mut chart) = chart {
+            let names: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+            let _ = chart
+                .configure_mesh()
+                .x_desc(x_label)
+                .y_desc(y_label)
+                .x_labels(n * 2 + 1)
+                .x_label_formatter(&move |x| {
+                    let i = x.floor() as usize;
+                    if (x - x.floor() - 0.5).abs() < 1e-6 && i < names.len() { names[i].clone() } else { String::new() }
+                })
+                .disable_x_mesh()
+                .draw();
+            let width = 0.8 / series.len().max(1) as f64;
+            for (k, (name, values)) in series.iter().enumerate() {
+                let colour = COLOURS[k % COLOURS.len()];
+                let bars = values.iter().enumerate().map(move |(i, &v)| {
+                    let x0 = i as f64 + 0.1 + k as f64 * width;
+                    Rectangle::new([(x0, 0.0), (x0 + width, v)], colour.filled())
+                });
+                if let Ok(drawn) = chart.draw_series(bars) {
+                    drawn.label(*name).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+                }
+            }
+            let _ = chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK.mix(0.3))
+                .position(SeriesLabelPosition::UpperRight)
+                .draw();
+        }
+        let _ = root.present();
+    }
+    Html(svg)
+}
+
+/// The beams after every step of a beam search as a tree: one column per step, one node per beam
+/// (its token and summed log-probability), an edge to the beam it extends.
+pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
+    let (col, row, left, top) = (92.0, 34.0, 70.0, 56.0);
+    let rows = search.steps.iter().map(Vec::len).max().unwrap_or(1).max(1) as f64;
+    let (width, height) = (left + col * (search.steps.len() as f64 + 0.5), top + row * rows + 20.0);
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="{}" y="18" text-anchor="middle" font-size="16">Beam search: the beams kept after each step</text>"#,
+        width / 2.0
+    );
+    let _ = write!(svg, r#"<text x="{}" y="{}" text-anchor="middle" fill="gray">step →</text>"#, width / 2.0, height - 4.0);
+    let y = |i: usize| top + row * (i as f64 + 0.5);
+    let _ = write!(svg, r#"<text x="20" y="{}" text-anchor="middle">&lt;s&gt;</text>"#, y(0) + 4.0);
+    let mut parent_x = 20.0;
+    for (s, beams) in search.steps.iter().enumerate() {
+        let x = left + col * s as f64;
+        let _ = write!(svg, r#"<text x="{x}" y="{}" text-anchor="middle" fill="gray">{}</text>"#, top - 14.0, s + 1);
+        for (i, b) in beams.iter().enumerate() {
+            let _ = write!(
+                svg,
+                r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#94a3b8"/><text x="{x}" y="{}" text-anchor="middle">{} <tspan fill="gray" font-size="10">{:.2}</tspan></text>"##,
+                parent_x + 14.0,
+                y(b.parent),
+                x - 22.0,
+                y(i),
+                y(i) + 4.0,
+                escape(&token(b.token)),
+                b.log_prob
+            );
+        }
+        parent_x = x + 10.0;
+    }
+    svg.push_str("</svg>");
+    Html(svg)
+}
