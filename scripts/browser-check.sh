@@ -17,13 +17,17 @@ trap 'rm -rf "$work"' EXIT
 cd "$root"
 cargo build --quiet --bin anatomy
 failures=0
+# render NAME: opens $work/NAME.html headless, the DOM to NAME.dom and the console to NAME.log.
+render() {
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$work/profile-$1" --enable-logging=stderr --v=0 \
+    --dump-dom "file://$work/$1.html" >"$work/$1.dom" 2>"$work/$1.log" || true
+}
 for view in head model neuron; do
   target/debug/anatomy attention --view "$view" --layer 0 --head 8 --token 2 -o "$work/$view.html" \
     "time flies like an arrow" "fruit flies like a banana" >/dev/null
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$work/profile-$view" --enable-logging=stderr --v=0 \
-    --dump-dom "file://$work/$view.html" >"$work/$view.dom" 2>"$work/$view.log" || true
+  render "$view"
   if grep -q "CONSOLE" "$work/$view.log"; then
     echo "[browser] $view view: console messages:"; grep "CONSOLE" "$work/$view.log"; failures=$((failures + 1))
   elif ! grep -q "<svg" "$work/$view.dom"; then
@@ -32,5 +36,15 @@ for view in head model neuron; do
     echo "[browser] head view: the script did not redraw the picture"; failures=$((failures + 1))
   fi
 done
-echo "[browser] $((3 - failures)) passed, $failures failed"
+# The alignment picture of `anatomy translate --attention`, from a small copy model trained here (seconds).
+target/debug/anatomy train --task copy --d-model 32 --layers 1 --steps 60 --warmup 30 -o "$work/copy.safetensors" >/dev/null
+target/debug/anatomy translate --checkpoint "$work/copy.safetensors" --attention "$work/alignment.html" \
+  "3 1 4 1 5 9 2 6 5 3" >/dev/null
+render alignment
+if grep -q "CONSOLE" "$work/alignment.log"; then
+  echo "[browser] alignment picture: console messages:"; grep "CONSOLE" "$work/alignment.log"; failures=$((failures + 1))
+elif ! grep -q "<svg" "$work/alignment.dom" || ! grep -q "Encoder-decoder attention" "$work/alignment.dom"; then
+  echo "[browser] alignment picture: the page did not render"; failures=$((failures + 1))
+fi
+echo "[browser] $((4 - failures)) passed, $failures failed"
 [[ $failures == 0 ]]

@@ -7,12 +7,14 @@
 //! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
 use std::fmt::Write;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::decoding::BeamSearch;
 use crate::html::{escape, Html};
 
-const COLOURS: [RGBColor; 4] = [RGBColor(59, 130, 246), RGBColor(249, 115, 22), RGBColor(16, 185, 129), RGBColor(239, 68, 68)];
+const COLOURS: [RGBColor; 4] =
+    [RGBColor(59, 130, 246), RGBColor(249, 115, 22), RGBColor(16, 185, 129), RGBColor(239, 68, 68)];
 const SIZE: (u32, u32) = (640, 360);
 
 /// One named curve: `(x, y)` points.
@@ -30,36 +32,50 @@ fn range(values: impl Iterator<Item = f64> + Clone) -> std::ops::Range<f64> {
     (lo - pad)..(hi + pad)
 }
 
-/// Curves on shared axes: a title, axis labels, ticks and a legend.
-///
-/// ```
-/// use transformer_anatomy::charts::{line_chart, Series};
-///
-/// let relu = Series { name: "ReLU", points: (-30..=30).map(|i| (i as f64 / 10.0, (i as f64 / 10.0).max(0.0))).collect() };
-/// let svg = line_chart("ReLU", "x", "relu(x)", &[relu]);
-/// assert!(svg.contains("<svg") && svg.contains("relu(x)"));
-/// ```
-pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Html {
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A tick's number without trailing zeros: `2000`, `0.25`, `0.0007`.
+fn tick_text(v: &f64) -> String {
+    let text = format!("{v:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// Named x ticks for a chart whose x axis is categories: how many tick positions, and their text.
+type CategoryTicks<'t> = (usize, &'t dyn Fn(&f64) -> String);
+
+/// The frame every chart shares: white background, title, axis labels and ticks (named ones for
+/// categories), the series `draw` adds, and a legend of the series that have labels.
+fn framed(
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    (x, y): (std::ops::Range<f64>, std::ops::Range<f64>),
+    categories: Option<CategoryTicks<'_>>,
+    draw: impl FnOnce(&mut Chart<'_, '_>),
+) -> Html {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         let _ = root.fill(&WHITE);
-        let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-        let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
         let chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(64)
-            .build_cartesian_2d(range(xs.clone()), range(ys.clone()));
+            .build_cartesian_2d(x, y);
         if let Ok(mut chart) = chart {
-            let _ = chart.configure_mesh().x_desc(x_label).y_desc(y_label).light_line_style(WHITE).draw();
-            for (i, s) in series.iter().enumerate() {
-                let colour = COLOURS[i % COLOURS.len()];
-                if let Ok(drawn) = chart.draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2))) {
-                    drawn.label(s.name).legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], colour.stroke_width(2)));
-                }
+            let mut style = chart.configure_mesh();
+            style.x_desc(x_label).y_desc(y_label).light_line_style(WHITE);
+            style.x_label_formatter(&tick_text).y_label_formatter(&tick_text);
+            if let Some((count, names)) = categories {
+                style.x_labels(count).x_label_formatter(names).disable_x_mesh();
             }
+            let _ = style.draw();
+            draw(&mut chart);
             let _ = chart
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.8))
@@ -72,55 +88,57 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
     Html(svg)
 }
 
+/// Curves on shared axes: a title, axis labels, ticks and a legend.
+///
+/// ```
+/// use transformer_anatomy::charts::{line_chart, Series};
+///
+/// let relu = Series { name: "ReLU", points: (-30..=30).map(|i| (i as f64 / 10.0, (i as f64 / 10.0).max(0.0))).collect() };
+/// let svg = line_chart("ReLU", "x", "relu(x)", &[relu]);
+/// assert!(svg.contains("<svg") && svg.contains("relu(x)"));
+/// ```
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Html {
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    framed(title, (x_label, y_label), (range(xs), range(ys)), None, |chart| {
+        for (i, s) in series.iter().enumerate() {
+            let colour = COLOURS[i % COLOURS.len()];
+            if let Ok(drawn) = chart.draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2))) {
+                drawn
+                    .label(s.name)
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], colour.stroke_width(2)));
+            }
+        }
+    })
+}
+
 /// Groups of bars, one group per label and one bar per series (e.g. a target and a predicted
 /// distribution over a small vocabulary).
 pub fn bar_chart(title: &str, x_label: &str, y_label: &str, labels: &[&str], series: &[(&str, Vec<f64>)]) -> Html {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        let _ = root.fill(&WHITE);
-        let top = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
-        let n = labels.len();
-        let chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0f64..n as f64, 0f64..top);
-        if let Ok(mut chart) = chart {
-            let names: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
-            let _ = chart
-                .configure_mesh()
-                .x_desc(x_label)
-                .y_desc(y_label)
-                .x_labels(n * 2 + 1)
-                .x_label_formatter(&move |x| {
-                    let i = x.floor() as usize;
-                    if (x - x.floor() - 0.5).abs() < 1e-6 && i < names.len() { names[i].clone() } else { String::new() }
-                })
-                .disable_x_mesh()
-                .draw();
-            let width = 0.8 / series.len().max(1) as f64;
-            for (k, (name, values)) in series.iter().enumerate() {
-                let colour = COLOURS[k % COLOURS.len()];
-                let bars = values.iter().enumerate().map(move |(i, &v)| {
-                    let x0 = i as f64 + 0.1 + k as f64 * width;
-                    Rectangle::new([(x0, 0.0), (x0 + width, v)], colour.filled())
-                });
-                if let Ok(drawn) = chart.draw_series(bars) {
-                    drawn.label(*name).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
-                }
-            }
-            let _ = chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK.mix(0.3))
-                .position(SeriesLabelPosition::UpperRight)
-                .draw();
+    let top = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+    let n = labels.len();
+    let names: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+    let tick = move |x: &f64| {
+        let i = x.floor() as usize;
+        if (x - x.floor() - 0.5).abs() < 1e-6 && i < names.len() {
+            names[i].clone()
+        } else {
+            String::new()
         }
-        let _ = root.present();
-    }
-    Html(svg)
+    };
+    framed(title, (x_label, y_label), (0f64..n as f64, 0f64..top), Some((n * 2 + 1, &tick)), |chart| {
+        let width = 0.8 / series.len().max(1) as f64;
+        for (k, (name, values)) in series.iter().enumerate() {
+            let colour = COLOURS[k % COLOURS.len()];
+            let bars = values.iter().enumerate().map(move |(i, &v)| {
+                let x0 = i as f64 + 0.1 + k as f64 * width;
+                Rectangle::new([(x0, 0.0), (x0 + width, v)], colour.filled())
+            });
+            if let Ok(drawn) = chart.draw_series(bars) {
+                drawn.label(*name).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+            }
+        }
+    })
 }
 
 /// The beams after every step of a beam search as a tree: one column per step, one node per beam
@@ -137,7 +155,8 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
         r#"<text x="{}" y="18" text-anchor="middle" font-size="16">Beam search: the beams kept after each step</text>"#,
         width / 2.0
     );
-    let _ = write!(svg, r#"<text x="{}" y="{}" text-anchor="middle" fill="gray">step →</text>"#, width / 2.0, height - 4.0);
+    let _ =
+        write!(svg, r#"<text x="{}" y="{}" text-anchor="middle" fill="gray">step →</text>"#, width / 2.0, height - 4.0);
     let y = |i: usize| top + row * (i as f64 + 0.5);
     let _ = write!(svg, r#"<text x="20" y="{}" text-anchor="middle">&lt;s&gt;</text>"#, y(0) + 4.0);
     let mut parent_x = 20.0;

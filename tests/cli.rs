@@ -126,8 +126,8 @@ fn bench_quick_prints_json_with_every_case() {
             "encoder_bert_base_book",
             "encoder_bert_base_bert",
             "train_step_copy_d64",
-            "decode_cached",
-            "decode_recompute"
+            "decode_cached_d64",
+            "decode_recompute_d64"
         ]
     );
     assert!(v["results"].as_array().unwrap().iter().all(|r| r["median_s"].as_f64().unwrap() > 0.0));

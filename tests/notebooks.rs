@@ -12,7 +12,7 @@ use transformer_anatomy::{causal_mask, BertConfig};
 fn every_chapter_has_its_notebook_and_they_are_in_sync() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let pairs = chapter_notebooks(root).unwrap();
-    assert_eq!(pairs.len(), 9, "one notebook per chapter section");
+    assert_eq!(pairs.len(), 10, "one notebook per chapter section");
     for (chapter, notebook) in pairs {
         let committed = std::fs::read_to_string(&notebook).unwrap_or_default();
         let generated = notebook_json(&std::fs::read_to_string(&chapter).unwrap());
@@ -74,5 +74,27 @@ fn rich_display_of_tensors_configs_attention_and_masks() {
     let families = transformer_families();
     for needle in ["BERT", "GPT", "T5", "encoder-decoder", "2017"] {
         assert!(families.contains(needle), "the family table lists {needle}");
+    }
+}
+
+/// A picture without a title and labelled axes is not done: every chart carries both, as SVG text.
+#[test]
+fn charts_have_titles_axis_labels_and_legends() {
+    use transformer_anatomy::charts::{bar_chart, line_chart, Series};
+    let curve = Series { name: "warm-up", points: (1..100).map(|s| (s as f64, (s as f64).sqrt())).collect() };
+    let line = line_chart("The schedule", "step", "learning rate", &[curve]);
+    let bars = bar_chart("Six words", "word", "probability", &["a", "am", "i"], &[("target", vec![0.0, 0.0, 1.0])]);
+    for (svg, texts) in [
+        (line, ["The schedule", "step", "learning rate", "warm-up"]),
+        (bars, ["Six words", "word", "probability", "target"]),
+    ] {
+        assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
+        for text in texts {
+            assert!(
+                svg.contains(&format!(">\n{text}\n</text>")) || svg.contains(&format!(">{text}</text>")),
+                "no {text:?} in the chart"
+            );
+        }
+        assert!(svg.matches("<text").count() >= 8, "ticks are labelled");
     }
 }
