@@ -82,9 +82,11 @@ case "${1:-run}" in
       say "installing JupyterLab 4.6.6 into $venv"
       "$venv/bin/pip" install --quiet "jupyterlab==4.6.6" && touch "$venv/.complete-jupyterlab4.6.6"
     fi
+    "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
     say "starting JupyterLab on localhost; open the URL it prints, then notebooks/01-tokenize.ipynb."
-    say "The first cell of the first notebook compiles LibTorch's bindings and this crate: a few minutes."
+    say "A kernel idle for 30 minutes with no notebook open on it is shut down (each holds about 1 GB)."
     as_root=(); [[ $(id -u) == 0 ]] && as_root=(--allow-root) # e.g. in a container
-    cd "$root" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$root" "${as_root[@]}" ;;
+    cd "$root" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$root" "${as_root[@]}" \
+      --MappingKernelManager.cull_idle_timeout=1800 --MappingKernelManager.cull_interval=300 ;;
   *) echo "usage: scripts/notebooks.sh run|launch" >&2; exit 2 ;;
 esac

@@ -10,6 +10,9 @@ HTML comment does not hold:
     <!-- check: mime TYPE[|TYPE...] -->    some output is rich content of that MIME type
 
 Prints each notebook's time and its cells' times, and a closing line "N passed, M failed".
+
+With --warm, runs only the first notebook's set-up cell: `make notebooks` does that before it starts
+JupyterLab, so that the kernel's build (tch and this crate) is done when a learner opens a notebook.
 """
 import glob
 import os
@@ -83,7 +86,21 @@ def check(path, root):
     return problems
 
 
+def warm(folder):
+    first = sorted(glob.glob(os.path.join(folder, "*.ipynb")))[0]
+    nb = nbformat.read(first, as_version=4)
+    nb.cells = [c for c in nb.cells if c.cell_type == "code"][:1]
+    print("[notebooks] warming the kernel: building tch and this crate once (minutes the first time, "
+          "seconds after that) ...", flush=True)
+    began = time.perf_counter()
+    NotebookClient(nb, timeout=1800, kernel_name="rust", resources={"metadata": {"path": folder}}).execute()
+    print(f"[notebooks] {output_text(nb.cells[0]).strip()} (warmed in {time.perf_counter() - began:.0f} s)", flush=True)
+
+
 def main():
+    if sys.argv[1] == "--warm":
+        warm(os.path.abspath(sys.argv[2]))
+        return
     folder = os.path.abspath(sys.argv[1])
     root = os.path.dirname(folder)
     notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))

@@ -1,8 +1,10 @@
 //! Turns a chapter's literate Markdown (`chapters/NN-name.md`) into a Jupyter notebook for the evcxr
 //! Rust kernel: prose becomes Markdown cells, each ` ```rust ` block a code cell, and a set-up cell that
 //! brings in this crate and LibTorch comes first. The notebooks in `notebooks/` are generated this way
-//! (`anatomy notebooks build`), and a test fails when a committed notebook differs from what the
-//! generator makes, so the two cannot drift.
+//! (`anatomy notebooks build`), and a test fails when a committed notebook's cell *sources* differ from
+//! what the generator makes, so the two cannot drift. Outputs, execution counts and metadata are left
+//! out of that comparison: a learner who runs and saves a notebook in Jupyter has changed nothing that
+//! matters, and `notebooks build` leaves such a notebook alone.
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -18,7 +20,25 @@ use tch::{Device, Kind, Tensor};
 use transformer_anatomy::display::Rich;
 use transformer_anatomy::inspect::shape;
 use transformer_anatomy::*;
-tch::manual_seed(42);"#;
+tch::manual_seed(42);
+println!("{}", notebook::ready_line());"#;
+
+/// The set-up cell's last line: which LibTorch, on which device, and which model the notebooks read.
+pub fn ready_line() -> String {
+    let lib = option_env!("ANATOMY_LIBTORCH_LIB").unwrap_or("");
+    let version = std::fs::read_to_string(Path::new(lib).join("../build-version"))
+        .map(|v| v.trim().to_string())
+        .unwrap_or_else(|_| "(version unknown)".into());
+    let device = if tch::Cuda::is_available() { "CUDA" } else { "CPU" };
+    let model = crate::model_dir::resolve_model_dir(None)
+        .and_then(|dir| {
+            let c = crate::config::BertConfig::from_file(&dir)?;
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Ok(format!("{name} (hidden {}, {} heads, {} layers)", c.hidden_size, c.num_attention_heads, c.num_hidden_layers))
+        })
+        .unwrap_or_else(|e| format!("missing ({e:#})"));
+    format!("ready: LibTorch {version} on the {device}, {} threads · model {model}", tch::get_num_threads())
+}
 
 /// A notebook cell: Markdown or Rust source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,4 +128,45 @@ pub fn chapter_notebooks(root: &Path) -> Result<Vec<(PathBuf, PathBuf)>> {
     }
     pairs.sort();
     Ok(pairs)
+}
+
+/// The type and source of every cell of a notebook, in order: what [`drift`] compares.
+pub fn cell_sources(notebook: &str) -> Result<Vec<(String, String)>> {
+    let json: Value = serde_json::from_str(notebook).context("the notebook is not valid JSON")?;
+    let cells = json["cells"].as_array().context("the notebook has no cells")?;
+    Ok(cells
+        .iter()
+        .map(|cell| {
+            let source = match &cell["source"] {
+                Value::Array(lines) => lines.iter().filter_map(Value::as_str).collect(),
+                Value::String(text) => text.clone(),
+                _ => String::new(),
+            };
+            (cell["cell_type"].as_str().unwrap_or("").to_string(), source)
+        })
+        .collect())
+}
+
+/// Whether a notebook still matches its chapter, comparing cell types and sources only. `None` when it
+/// does; otherwise what differs, naming the first differing cell (1-based, the set-up cell first).
+pub fn drift(chapter_markdown: &str, notebook: &str) -> Result<Option<String>> {
+    let wanted = cell_sources(&notebook_json(chapter_markdown))?;
+    let found = cell_sources(notebook)?;
+    for (i, (w, f)) in wanted.iter().zip(&found).enumerate() {
+        if w != f {
+            let first_line = |s: &str| s.lines().next().unwrap_or("").chars().take(60).collect::<String>();
+            return Ok(Some(format!(
+                "cell {} differs: the chapter makes a {} cell starting {:?}, the notebook has a {} cell starting {:?}",
+                i + 1,
+                w.0,
+                first_line(&w.1),
+                f.0,
+                first_line(&f.1)
+            )));
+        }
+    }
+    if wanted.len() != found.len() {
+        return Ok(Some(format!("the chapter makes {} cells, the notebook has {}", wanted.len(), found.len())));
+    }
+    Ok(None)
 }

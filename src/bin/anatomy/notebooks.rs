@@ -2,7 +2,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use transformer_anatomy::notebook::{chapter_notebooks, notebook_json};
+use transformer_anatomy::notebook::{chapter_notebooks, drift, notebook_json};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -12,7 +12,8 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum Command {
-    /// Write one notebook per chapter file (or, with --check, only report the ones that are out of date).
+    /// Write the notebook of every chapter whose cells changed (or, with --check, only report them).
+    /// A notebook that differs only in outputs or metadata (run and saved in Jupyter) is left alone.
     Build {
         /// Change nothing; exit 1 if a notebook differs from what its chapter makes.
         #[arg(long)]
@@ -28,12 +29,15 @@ pub fn run(args: Args) -> Result<()> {
     let root = root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     let mut stale = vec![];
     for (chapter, notebook) in chapter_notebooks(&root)? {
-        let wanted = notebook_json(&std::fs::read_to_string(&chapter)?);
-        if std::fs::read_to_string(&notebook).ok().as_deref() == Some(wanted.as_str()) {
-            continue;
-        }
+        let markdown = std::fs::read_to_string(&chapter)?;
+        let difference = match std::fs::read_to_string(&notebook) {
+            Ok(text) => drift(&markdown, &text).unwrap_or_else(|e| Some(format!("{e:#}"))),
+            Err(_) => Some("missing".to_string()),
+        };
+        let Some(difference) = difference else { continue };
+        let wanted = notebook_json(&markdown);
         if check {
-            stale.push(notebook.display().to_string());
+            stale.push(format!("{} ({difference})", notebook.display()));
         } else {
             std::fs::write(&notebook, wanted)?;
             println!("wrote {}", notebook.display());
