@@ -10,7 +10,8 @@
 //! * [`AttentionPicture::neuron_view`]: for one head and one token, the query, each key, their
 //!   elementwise product, and the resulting weights — where the numbers come from.
 //!
-//! [`heatmap_svg`] draws any matrix (one head's weights, the positional-encoding pattern).
+//! [`crate::charts::heatmap`] draws any matrix with axes and a colour scale (one head's weights, the
+//! positional-encoding pattern).
 use std::fmt::Write;
 
 use anyhow::{ensure, Result};
@@ -306,14 +307,6 @@ fn matrix_svg(rows: &[Vec<f32>], cell: f64, positive: &str) -> String {
     }
     svg.push_str("</svg>");
     svg
-}
-
-/// Any 2-D tensor as a standalone SVG heatmap (e.g. one head's `[seq, seq]` weights, or the
-/// `[positions, dimensions]` sinusoidal encoding), `cell` pixels per entry.
-pub fn heatmap_svg(matrix: &Tensor, cell: f64) -> Result<Html> {
-    ensure!(matrix.dim() == 2, "a heatmap needs a 2-D tensor, got shape {:?}", matrix.size());
-    let rows = Vec::<Vec<f32>>::try_from(&matrix.to_kind(Kind::Float))?;
-    Ok(Html(matrix_svg(&rows, cell, BLUE)))
 }
 
 /// A complete HTML page around a view, for writing to a file.

@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::decoding::BeamSearch;
 use crate::html::{escape, Html};
@@ -139,6 +140,130 @@ pub fn bar_chart(title: &str, x_label: &str, y_label: &str, labels: &[&str], ser
             }
         }
     })
+}
+
+/// A matrix as a heatmap with a title, axis labels, ticks (numbers, or the given row and column names,
+/// e.g. tokens) and a colour scale beside it. Signed data (such as the positional encoding) gets a
+/// diverging scale, blue below 0 and orange above; non-negative data (attention weights) white to blue.
+/// With `annotate`, each cell also shows its value (for small matrices).
+pub fn heatmap(
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    matrix: &tch::Tensor,
+    row_names: Option<&[String]>,
+    column_names: Option<&[String]>,
+    annotate: bool,
+) -> anyhow::Result<Html> {
+    anyhow::ensure!(matrix.dim() == 2, "a heatmap needs a 2-D tensor, got shape {:?}", matrix.size());
+    let values = Vec::<Vec<f64>>::try_from(&matrix.to_kind(tch::Kind::Double))?;
+    let (rows, cols) = (values.len(), values.first().map_or(0, Vec::len));
+    anyhow::ensure!(rows > 0 && cols > 0, "a heatmap needs at least one row and one column");
+    let (lo, hi) =
+        values.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let signed = lo < 0.0;
+    let (lo, hi) = if signed { (-(lo.abs().max(hi.abs())), lo.abs().max(hi.abs())) } else { (0.0, hi.max(1e-12)) };
+    let colour = move |v: f64| -> RGBColor {
+        let mix = |a: (f64, f64, f64), t: f64| {
+            let t = t.clamp(0.0, 1.0);
+            RGBColor(
+                (255.0 + (a.0 - 255.0) * t) as u8,
+                (255.0 + (a.1 - 255.0) * t) as u8,
+                (255.0 + (a.2 - 255.0) * t) as u8,
+            )
+        };
+        if !signed {
+            mix((37.0, 99.0, 235.0), v / hi)
+        } else if v < 0.0 {
+            mix((37.0, 99.0, 235.0), v / lo)
+        } else {
+            mix((234.0, 88.0, 12.0), v / hi)
+        }
+    };
+    let name =
+        |names: Option<&[String]>, i: usize| names.and_then(|n| n.get(i)).cloned().unwrap_or_else(|| i.to_string());
+    let width = (SIZE.0 as usize).max(120 + cols * if annotate { 48 } else { 6 }).min(1100) as u32;
+    let height = (SIZE.1 as usize).max(110 + rows * if annotate { 34 } else { 6 }).min(900) as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let _ = root.fill(&WHITE);
+        let root = root.titled(title, ("sans-serif", 18)).unwrap_or(root);
+        let (main, bar) = root.split_horizontally(width - 110);
+        // Ticks: every cell for a short axis, about ten otherwise.
+        let every = |n: usize| if n <= 24 { 1 } else { n.div_ceil(10) };
+        let (rstep, cstep) = (every(rows), every(cols));
+        let x_tick = |x: &f64| {
+            let i = x.floor() as usize;
+            if (x - x.floor() - 0.5).abs() < 1e-6 && i < cols && i % cstep == 0 {
+                name(column_names, i)
+            } else {
+                String::new()
+            }
+        };
+        let y_tick = |y: &f64| {
+            let flipped = rows as f64 - y; // row 0 at the top
+            let i = flipped.floor() as usize;
+            if (flipped - flipped.floor() - 0.5).abs() < 1e-6 && i < rows && i % rstep == 0 {
+                name(row_names, i)
+            } else {
+                String::new()
+            }
+        };
+        let chart = ChartBuilder::on(&main)
+            .margin(8)
+            .x_label_area_size(if column_names.is_some() { 56 } else { 40 })
+            .y_label_area_size(if row_names.is_some() { 80 } else { 56 })
+            .build_cartesian_2d(0f64..cols as f64, 0f64..rows as f64);
+        if let Ok(mut chart) = chart {
+            let _ = chart
+                .configure_mesh()
+                .disable_mesh()
+                .x_desc(x_label)
+                .y_desc(y_label)
+                .x_labels(cols * 2 + 1)
+                .y_labels(rows * 2 + 1)
+                .x_label_formatter(&x_tick)
+                .y_label_formatter(&y_tick)
+                .draw();
+            let cells = values.iter().enumerate().flat_map(|(i, row)| {
+                row.iter().enumerate().map(move |(j, &v)| {
+                    let y = (rows - i) as f64;
+                    Rectangle::new([(j as f64, y - 1.0), (j as f64 + 1.0, y)], colour(v).filled())
+                })
+            });
+            let _ = chart.draw_series(cells);
+            if annotate {
+                let labels = values.iter().enumerate().flat_map(|(i, row)| {
+                    row.iter().enumerate().map(move |(j, &v)| {
+                        let style =
+                            ("sans-serif", 11).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
+                        Text::new(format!("{v:.2}"), (j as f64 + 0.5, (rows - i) as f64 - 0.5), style)
+                    })
+                });
+                let _ = chart.draw_series(labels);
+            }
+        }
+        // The colour scale: a column of bands from the smallest value (bottom) to the largest (top), with
+        // five labelled values beside it, drawn in the pixel coordinates of its own strip.
+        let (_, strip_height) = bar.dim_in_pixel();
+        let (top, bottom) = (16i32, strip_height as i32 - if column_names.is_some() { 72 } else { 56 });
+        let bands = 64;
+        for k in 0..bands {
+            let (y0, y1) = (bottom - (bottom - top) * k / bands, bottom - (bottom - top) * (k + 1) / bands);
+            let v = lo + (hi - lo) * (k as f64 + 0.5) / bands as f64;
+            let _ = bar.draw(&Rectangle::new([(12, y1), (32, y0)], colour(v).filled()));
+        }
+        let _ = bar.draw(&Rectangle::new([(12, top), (32, bottom)], BLACK.mix(0.4)));
+        for k in 0..=4 {
+            let y = bottom - (bottom - top) * k / 4;
+            let v = lo + (hi - lo) * k as f64 / 4.0;
+            let _ = bar.draw(&PathElement::new([(32, y), (36, y)], BLACK));
+            let style = ("sans-serif", 11).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+            let _ = bar.draw(&Text::new(tick_text(&((v * 1000.0).round() / 1000.0)), (39, y), style));
+        }
+        let _ = root.present();
+    }
+    Ok(Html(svg))
 }
 
 /// The beams after every step of a beam search as a tree: one column per step, one node per beam

@@ -97,48 +97,21 @@ impl BertConfig {
     }
 }
 
-/// A `[seq, seq]` (or `[s_q, s_k]`) weight matrix as a heatmap, query tokens down the side and key
-/// tokens along the top, with the value printed in each cell.
+/// A `[seq, seq]` (or `[s_q, s_k]`) weight matrix as a heatmap: query tokens down the side (the token
+/// that attends), key tokens along the bottom (the token attended to), the weight printed in each cell
+/// of a small matrix, and a colour scale.
 pub fn attention_heatmap(weights: &Tensor, query_tokens: &[String], key_tokens: &[String]) -> Html {
-    let rows = Vec::<Vec<f64>>::try_from(&weights.to_kind(Kind::Double)).unwrap_or_default();
-    let (cell, label) = (34.0, 70.0);
-    let (h, w) = (rows.len() as f64, rows.first().map_or(0, Vec::len) as f64);
-    let (width, height) = (label + cell * w, label + cell * h);
-    let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="11">"#
-    );
-    for (j, token) in key_tokens.iter().enumerate() {
-        let x = label + cell * (j as f64 + 0.5);
-        let _ = write!(
-            svg,
-            r#"<text transform="translate({x},{}) rotate(-45)" fill="currentColor">{}</text>"#,
-            label - 6.0,
-            escape(token)
-        );
-    }
-    for (i, row) in rows.iter().enumerate() {
-        let y = label + cell * i as f64;
-        let token = query_tokens.get(i).map(|t| escape(t)).unwrap_or_default();
-        let _ = write!(
-            svg,
-            r#"<text x="{}" y="{}" text-anchor="end" fill="currentColor">{token}</text>"#,
-            label - 6.0,
-            y + cell / 2.0 + 4.0
-        );
-        for (j, v) in row.iter().enumerate() {
-            let x = label + cell * j as f64;
-            let _ = write!(
-                svg,
-                r##"<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="#3b82f6" fill-opacity="{:.3}" stroke="rgba(127,127,127,0.3)"/><text x="{}" y="{}" text-anchor="middle" fill="currentColor">{:.2}</text>"##,
-                v.clamp(0.0, 1.0),
-                x + cell / 2.0,
-                y + cell / 2.0 + 4.0,
-                v
-            );
-        }
-    }
-    svg.push_str("</svg>");
-    Html(svg)
+    let size = weights.size();
+    let small = size.iter().product::<i64>() <= 400;
+    crate::charts::heatmap(
+        "Attention weights: each row sums to 1",
+        ("key: the token attended to", "query: the token attending"),
+        weights,
+        Some(query_tokens),
+        Some(key_tokens),
+        small,
+    )
+    .unwrap_or_else(|e| Html(format!("<p>no picture: {}</p>", escape(&format!("{e:#}")))))
 }
 
 /// A mask as a grid of 0s and 1s (1 = may attend), shaded where attention is allowed.

@@ -34,7 +34,10 @@ pub fn ready_line() -> String {
         .and_then(|dir| {
             let c = crate::config::BertConfig::from_file(&dir)?;
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            Ok(format!("{name} (hidden {}, {} heads, {} layers)", c.hidden_size, c.num_attention_heads, c.num_hidden_layers))
+            Ok(format!(
+                "{name} (hidden {}, {} heads, {} layers)",
+                c.hidden_size, c.num_attention_heads, c.num_hidden_layers
+            ))
         })
         .unwrap_or_else(|e| format!("missing ({e:#})"));
     format!("ready: LibTorch {version} on the {device}, {} threads · model {model}", tch::get_num_threads())

@@ -4,7 +4,8 @@ mod common;
 use std::process::Command;
 
 use tch::Device;
-use transformer_anatomy::attention_view::{heatmap_svg, html_page, AttentionPicture, QueriesAndKeys};
+use transformer_anatomy::attention_view::{html_page, AttentionPicture, QueriesAndKeys};
+use transformer_anatomy::charts::heatmap;
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::{sinusoidal_positions, AttentionKind, BertModel};
 
@@ -120,11 +121,24 @@ fn the_model_and_neuron_views_are_well_formed() {
 
 #[test]
 fn heatmaps_of_a_head_and_of_the_positional_encoding() {
-    let svg = heatmap_svg(&sinusoidal_positions(64, 32, Device::Cpu), 4.0).unwrap();
+    let pe = sinusoidal_positions(50, 32, Device::Cpu);
+    let svg = heatmap("The sinusoidal encoding", ("dimension", "position"), &pe, None, None, false).unwrap();
     assert_well_formed(&svg);
-    assert_eq!(svg.matches("<rect").count(), 64 * 32);
-    assert!(svg.contains(r##"fill="#ef4444""##), "negative values are drawn in red");
-    assert!(heatmap_svg(&tch::Tensor::zeros([2, 2, 2], (tch::Kind::Float, Device::Cpu)), 4.0).is_err());
+    assert!(svg.matches("<rect").count() >= 50 * 32 + 64, "one cell per entry and the colour scale's bands");
+    for text in ["The sinusoidal encoding", "dimension", "position"] {
+        assert!(svg.contains(text), "no {text:?}");
+    }
+    // Signed data: blue below 0, orange above, white at 0 (the first position's sines are all 0).
+    assert!(svg.contains(r##"fill="#2563EB""##) && svg.contains(r##"fill="#EA580C""##), "a diverging scale");
+    assert!(heatmap(
+        "x",
+        ("a", "b"),
+        &tch::Tensor::zeros([2, 2, 2], (tch::Kind::Float, Device::Cpu)),
+        None,
+        None,
+        false
+    )
+    .is_err());
 }
 
 fn anatomy(args: &[&str]) -> std::process::Output {
