@@ -52,7 +52,43 @@ const BLUE: &str = "#3b82f6";
 const ORANGE: &str = "#f97316";
 const RED: &str = "#ef4444";
 
+/// One head's score in [`AttentionPicture::rank_heads`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct HeadScore {
+    pub layer: usize,
+    pub head: usize,
+    /// The largest weight from an occurrence of the first token to an occurrence of the second.
+    pub weight: f32,
+}
+
 impl AttentionPicture {
+    /// Every head, ranked by how much the token `from` attends to the token `to` (the largest weight over
+    /// their occurrences), strongest first. This is how to find, in a model other than the book's, the
+    /// heads closest to one of the book's examples, such as "flies" attending to "arrow".
+    pub fn rank_heads(&self, from: &str, to: &str) -> Result<Vec<HeadScore>> {
+        let positions = |token: &str| -> Vec<usize> {
+            self.tokens.iter().enumerate().filter(|(_, t)| *t == token).map(|(i, _)| i).collect()
+        };
+        let (froms, tos) = (positions(from), positions(to));
+        ensure!(!froms.is_empty(), "{from:?} is not one of the tokens {:?}", self.tokens);
+        ensure!(!tos.is_empty(), "{to:?} is not one of the tokens {:?}", self.tokens);
+        let mut scores: Vec<HeadScore> = self
+            .attentions
+            .iter()
+            .enumerate()
+            .flat_map(|(layer, heads)| {
+                let (froms, tos) = (&froms, &tos);
+                heads.iter().enumerate().map(move |(head, rows)| {
+                    let weight =
+                        froms.iter().flat_map(|&i| tos.iter().map(move |&j| rows[i][j])).fold(0.0f32, f32::max);
+                    HeadScore { layer, head, weight }
+                })
+            })
+            .collect();
+        scores.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+        Ok(scores)
+    }
+
     /// From the tokens and the model's per-layer attention tensors (`[1, heads, seq, seq]` each).
     pub fn new(tokens: Vec<String>, sentence_b_start: Option<usize>, attentions: &[Tensor]) -> Result<Self> {
         let attentions = attentions
@@ -99,7 +135,7 @@ impl AttentionPicture {
     /// The SVG of one head: tokens on the left attend to tokens on the right.
     fn head_svg(&self, layer: usize, head: usize) -> String {
         let n = self.tokens.len();
-        let (row, top, width) = (20.0, 24.0, 420.0);
+        let (row, top, width) = (20.0, 44.0, 420.0);
         let (left, right) = (150.0, 270.0);
         let height = top + row * n as f64 + 8.0;
         let mut svg = format!(
@@ -109,6 +145,10 @@ impl AttentionPicture {
             svg,
             r#"<text x="{}" y="14" text-anchor="middle" fill="currentColor">layer {layer} · head {head}</text>"#,
             width / 2.0
+        );
+        let _ = write!(
+            svg,
+            r#"<text x="{left}" y="34" text-anchor="end" fill="gray" font-size="11">attends from (query) →</text><text x="{right}" y="34" text-anchor="start" fill="gray" font-size="11">→ to (key)</text>"#
         );
         let _ = write!(svg, r#"<g class="lines">"#);
         for (i, weights) in self.weights(layer, head).iter().enumerate() {
@@ -120,7 +160,7 @@ impl AttentionPicture {
                 let y2 = top + row * (j as f64 + 0.5);
                 let _ = write!(
                     svg,
-                    r#"<line x1="{}" y1="{y1}" x2="{}" y2="{y2}" stroke="{}" stroke-width="2" stroke-opacity="{w:.3}"/>"#,
+                    r#"<line x1="{}" y1="{y1}" x2="{}" y2="{y2}" stroke="{}" stroke-width="2" stroke-opacity="{w:.3}" data-from="{i}"/>"#,
                     left + 6.0,
                     right - 6.0,
                     self.token_color(i)
@@ -131,7 +171,10 @@ impl AttentionPicture {
         for (i, token) in self.tokens.iter().enumerate() {
             let y = top + row * (i as f64 + 0.5) + 4.0;
             let (t, c) = (escape(token), self.token_color(i));
-            let _ = write!(svg, r#"<text x="{left}" y="{y}" text-anchor="end" fill="{c}">{t}</text>"#);
+            let _ = write!(
+                svg,
+                r#"<text x="{left}" y="{y}" text-anchor="end" fill="{c}" class="anatomy-from" data-i="{i}" style="cursor:pointer">{t}</text>"#
+            );
             let _ = write!(svg, r#"<text x="{right}" y="{y}" text-anchor="start" fill="{c}">{t}</text>"#);
         }
         svg.push_str("</svg>");
@@ -156,7 +199,9 @@ impl AttentionPicture {
         Ok(Html(format!(
             r#"<div class="anatomy-view" style="{STYLE}">
 <div>layer <select class="anatomy-layer">{}</select> head <select class="anatomy-head-select">{}</select>
-<span style="color:{BLUE}">■ sentence A</span>{}</div>
+<span style="color:{BLUE}">■ sentence A</span>{}
+<span style="margin-left:1em">weight <svg width="120" height="12" style="vertical-align:middle"><defs><linearGradient id="anatomy-weight"><stop offset="0" stop-color="{BLUE}" stop-opacity="0"/><stop offset="1" stop-color="{BLUE}" stop-opacity="1"/></linearGradient></defs><rect width="120" height="12" fill="url(#anatomy-weight)" stroke="gray"/></svg> 0 → 1</span>
+<span style="margin-left:1em;color:gray">hover over a token on the left to see only its lines; click to keep them</span></div>
 <div class="anatomy-canvas">{}</div>
 <script type="application/json" class="anatomy-data">{data}</script>
 <script>
@@ -177,16 +222,37 @@ impl AttentionPicture {
         if (w < 0.01) return;
         var line = document.createElementNS(svgNs, "line");
         line.setAttribute("x1", 156); line.setAttribute("x2", 264);
-        line.setAttribute("y1", 24 + 20 * (i + 0.5)); line.setAttribute("y2", 24 + 20 * (j + 0.5));
+        line.setAttribute("y1", 44 + 20 * (i + 0.5)); line.setAttribute("y2", 44 + 20 * (j + 0.5));
         line.setAttribute("stroke", color); line.setAttribute("stroke-width", 2);
         line.setAttribute("stroke-opacity", w.toFixed(3));
+        line.setAttribute("data-from", i);
         lines.appendChild(line);
       }});
     }});
   }}
+  // Hover over a token on the left to see only its lines; click to keep that, click again to release.
+  var pinned = null;
+  function only(i) {{
+    root.querySelectorAll("g.lines line").forEach(function (l) {{
+      l.style.display = (i === null || l.getAttribute("data-from") === String(i)) ? "" : "none";
+    }});
+  }}
+  root.addEventListener("mouseover", function (e) {{
+    var i = e.target.getAttribute && e.target.getAttribute("data-i");
+    if (i !== null && i !== undefined && pinned === null) only(i);
+  }});
+  root.addEventListener("mouseout", function (e) {{
+    if (e.target.getAttribute && e.target.getAttribute("data-i") !== null && pinned === null) only(null);
+  }});
+  root.addEventListener("click", function (e) {{
+    var i = e.target.getAttribute && e.target.getAttribute("data-i");
+    if (i === null || i === undefined) return;
+    pinned = (pinned === i) ? null : i;
+    only(pinned);
+  }});
   redraw(); // the same picture as the static one: proves the script runs
-  layer.addEventListener("change", redraw);
-  head.addEventListener("change", redraw);
+  layer.addEventListener("change", function () {{ redraw(); only(pinned); }});
+  head.addEventListener("change", function () {{ redraw(); only(pinned); }});
 }})();
 </script>
 </div>"#,

@@ -31,46 +31,60 @@ const SHOWN: i64 = 8;
 
 impl Rich for Tensor {
     fn to_html(&self) -> Html {
-        let mut html = format!(
-            r#"<div style="{STYLE}"><div>Tensor <b>{:?}</b> · {:?} · {:?}</div>"#,
-            self.size(),
-            self.kind(),
-            self.device()
-        );
-        // A 2-D window: the first rows and columns of the last two axes (leading axes at index 0).
-        let mut view = self.shallow_clone();
-        while view.dim() > 2 {
-            view = view.get(0);
-        }
-        if view.dim() == 1 {
-            view = view.unsqueeze(0);
-        }
-        if view.dim() == 2 && view.numel() > 0 {
-            let (rows, cols) = (view.size()[0], view.size()[1]);
-            let window = view.narrow(0, 0, rows.min(SHOWN)).narrow(1, 0, cols.min(SHOWN)).to_kind(Kind::Double);
-            if let Ok(values) = Vec::<Vec<f64>>::try_from(&window) {
-                html.push_str(r#"<table style="border-collapse: collapse">"#);
-                for row in values {
-                    html.push_str("<tr>");
-                    for v in row {
-                        let _ = write!(html, r#"<td style="{CELL}">{}</td>"#, crate::inspect::format_value(v));
-                    }
-                    if cols > SHOWN {
-                        let _ = write!(html, r#"<td style="{CELL}">…</td>"#);
-                    }
-                    html.push_str("</tr>");
-                }
-                if rows > SHOWN {
-                    let _ = write!(html, r#"<tr><td style="{CELL}">⋮</td></tr>"#);
-                }
-                html.push_str("</table>");
-            }
-        } else if view.dim() == 0 {
-            let _ = write!(html, "<div>{}</div>", crate::inspect::format_value(view.double_value(&[])));
-        }
-        html.push_str("</div>");
-        Html(html)
+        tensor_table(self, None)
     }
+}
+
+/// A tensor as a small table: its shape, dtype and device, then a window of at most 8 × 8 values of its
+/// last two axes (leading axes at index 0), with numbered columns, rows named by `row_names` (tokens,
+/// say) where given, and a note of how much of the tensor the window shows ("8 of 768 columns").
+pub fn tensor_table(t: &Tensor, row_names: Option<&[String]>) -> Html {
+    let mut html =
+        format!(r#"<div style="{STYLE}"><div>Tensor <b>{:?}</b> · {:?} · {:?}</div>"#, t.size(), t.kind(), t.device());
+    let mut view = t.shallow_clone();
+    let mut leading = Vec::new();
+    while view.dim() > 2 {
+        view = view.get(0);
+        leading.push("0");
+    }
+    if view.dim() == 1 {
+        view = view.unsqueeze(0);
+    }
+    if view.dim() == 2 && view.numel() > 0 {
+        let (rows, cols) = (view.size()[0], view.size()[1]);
+        let (shown_rows, shown_cols) = (rows.min(SHOWN), cols.min(SHOWN));
+        let window = view.narrow(0, 0, shown_rows).narrow(1, 0, shown_cols).to_kind(Kind::Double);
+        if let Ok(values) = Vec::<Vec<f64>>::try_from(&window) {
+            let at =
+                if leading.is_empty() { String::new() } else { format!(" at index [{}, …]", leading.join(", ")) };
+            let _ =
+                write!(html, "<div>showing {shown_rows} of {rows} rows and {shown_cols} of {cols} columns{at}</div>");
+            html.push_str(r#"<table style="border-collapse: collapse"><tr><th></th>"#);
+            for j in 0..shown_cols {
+                let _ = write!(html, r#"<th style="{CELL}">{j}</th>"#);
+            }
+            html.push_str("</tr>");
+            for (i, row) in values.iter().enumerate() {
+                let name = row_names.and_then(|n| n.get(i)).map_or_else(|| i.to_string(), |n| escape(n));
+                let _ = write!(html, r#"<tr><th style="{CELL}">{name}</th>"#);
+                for v in row {
+                    let _ = write!(html, r#"<td style="{CELL}">{}</td>"#, crate::inspect::format_value(*v));
+                }
+                if cols > SHOWN {
+                    let _ = write!(html, r#"<td style="{CELL}">…</td>"#);
+                }
+                html.push_str("</tr>");
+            }
+            if rows > SHOWN {
+                let _ = write!(html, r#"<tr><th style="{CELL}">⋮</th></tr>"#);
+            }
+            html.push_str("</table>");
+        }
+    } else if view.dim() == 0 {
+        let _ = write!(html, "<div>{}</div>", crate::inspect::format_value(view.double_value(&[])));
+    }
+    html.push_str("</div>");
+    Html(html)
 }
 
 impl BertConfig {

@@ -157,14 +157,20 @@ pub fn drift(chapter_markdown: &str, notebook: &str) -> Result<Option<String>> {
     let found = cell_sources(notebook)?;
     for (i, (w, f)) in wanted.iter().zip(&found).enumerate() {
         if w != f {
-            let first_line = |s: &str| s.lines().next().unwrap_or("").chars().take(60).collect::<String>();
+            let line =
+                w.1.lines()
+                    .zip(f.1.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or_else(|| w.1.lines().count().min(f.1.lines().count()));
+            let nth = |s: &str| s.lines().nth(line).unwrap_or("(nothing)").chars().take(60).collect::<String>();
             return Ok(Some(format!(
-                "cell {} differs: the chapter makes a {} cell starting {:?}, the notebook has a {} cell starting {:?}",
+                "cell {} ({} in the chapter, {} in the notebook) differs at its line {}: the chapter has {:?}, the notebook {:?}",
                 i + 1,
                 w.0,
-                first_line(&w.1),
                 f.0,
-                first_line(&f.1)
+                line + 1,
+                nth(&w.1),
+                nth(&f.1)
             )));
         }
     }

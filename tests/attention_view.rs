@@ -184,3 +184,23 @@ fn the_encode_command_prints_hidden_states_and_the_sentence_embedding() {
     let norm = embedding.iter().map(|x| x * x).sum::<f64>().sqrt();
     assert!((norm - 1.0).abs() < 1e-5, "the sentence embedding has length 1, got {norm}");
 }
+
+/// Ranking the heads by "flies" → "arrow": the order is by weight, the top weight is the largest entry
+/// of any head, and layer 0 head 8 (the book's head) has its place in the list.
+#[test]
+fn heads_rank_by_how_much_one_token_attends_to_another() {
+    let p = picture();
+    let ranked = p.rank_heads("flies", "arrow").unwrap();
+    assert_eq!(ranked.len(), 6 * 12);
+    assert!(ranked.windows(2).all(|w| w[0].weight >= w[1].weight));
+    let (flies, arrow) =
+        (p.tokens.iter().position(|t| t == "flies").unwrap(), p.tokens.iter().position(|t| t == "arrow").unwrap());
+    let top = ranked[0];
+    assert!(
+        (p.attentions[top.layer][top.head][flies][arrow] - top.weight).abs() < 1e-6
+            || top.weight > p.attentions[top.layer][top.head][flies][arrow]
+    );
+    let book_head = ranked.iter().find(|s| s.layer == 0 && s.head == 8).unwrap();
+    assert!(book_head.weight < top.weight, "MiniLM's layer 0 head 8 is not its strongest flies → arrow head");
+    assert!(p.rank_heads("flies", "banana!").unwrap_err().to_string().contains("not one of the tokens"));
+}

@@ -120,5 +120,11 @@ fn the_drift_check_reads_cell_sources_only() {
     assert_eq!(drift(chapter, &saved_text).unwrap(), None, "a saved notebook is in sync");
     saved["cells"][2]["source"] = serde_json::json!(["let x = 2;\n", "x + 1"]);
     let edited = drift(chapter, &serde_json::to_string(&saved).unwrap()).unwrap().expect("an edited source is drift");
-    assert!(edited.contains("cell 3") && edited.contains("let x = 1;") && edited.contains("let x = 2;"), "{edited}");
+    assert!(
+        edited.contains("cell 3")
+            && edited.contains("line 1")
+            && edited.contains("let x = 1;")
+            && edited.contains("let x = 2;"),
+        "{edited}"
+    );
 }
