@@ -14,12 +14,13 @@ else
 CARGO := cargo
 endif
 
-.PHONY: setup tour test notebooks bench doctor grade clean-deps help
+.PHONY: setup tour test notebooks book bench doctor grade clean-deps help
 
 help:
 	@echo "make tour    walk through the chapter's steps (sets up on first use)"
 	@echo "make test    run every test (sets up on first use)"
 	@echo "make notebooks  start JupyterLab with the Rust kernel and the chapter notebooks"
+	@echo "make book    the executed notebooks as a static site in target/book/ (readable offline)"
 	@echo "make bench   time the attention variants in release mode (BENCH_PYTORCH=1: against PyTorch too)"
 	@echo "make doctor  check LibTorch, CUDA and the model folder"
 	@echo "make setup   only fetch LibTorch and the model (CUDA=1 for a CUDA build)"
@@ -35,10 +36,19 @@ test: setup
 	scripts/test-grading.sh
 	scripts/browser-check.sh
 	scripts/notebooks.sh run
+	scripts/notebooks.sh book
+	scripts/book-check.sh
 	$(CARGO) test --no-fail-fast -- --test-threads=1
 
 notebooks: setup
 	scripts/notebooks.sh launch
+
+# The book is made from the notebooks as `make test` executed them; without them, execute them first.
+book: setup
+	@ls target/executed-notebooks/*.ipynb >/dev/null 2>&1 || scripts/notebooks.sh run
+	scripts/notebooks.sh book
+	scripts/book-check.sh
+	@echo "open target/book/index.html"
 
 bench: setup
 	$(CARGO) build --release --bin anatomy

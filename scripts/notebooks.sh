@@ -9,6 +9,7 @@
 #
 #   scripts/notebooks.sh run      execute every notebook in order and check its outputs
 #   scripts/notebooks.sh launch   start JupyterLab on localhost with the Rust kernel
+#   scripts/notebooks.sh book     target/book/: the executed notebooks as static pages (after `run`)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps="$root/.deps"
@@ -77,6 +78,8 @@ TOML
 case "${1:-run}" in
   run)
     "$venv/bin/python" "$root/scripts/run_notebooks.py" "$root/notebooks" ;;
+  book)
+    "$venv/bin/python" "$root/scripts/book.py" ;;
   launch)
     if [[ ! -f $venv/.complete-jupyterlab4.6.6 ]]; then
       say "installing JupyterLab 4.6.6 into $venv"
@@ -88,5 +91,5 @@ case "${1:-run}" in
     as_root=(); [[ $(id -u) == 0 ]] && as_root=(--allow-root) # e.g. in a container
     cd "$root" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$root" "${as_root[@]}" \
       --MappingKernelManager.cull_idle_timeout=1800 --MappingKernelManager.cull_interval=300 ;;
-  *) echo "usage: scripts/notebooks.sh run|launch" >&2; exit 2 ;;
+  *) echo "usage: scripts/notebooks.sh run|launch|book" >&2; exit 2 ;;
 esac

@@ -9,7 +9,8 @@ HTML comment does not hold:
                                            shapes a notebook prints are the ones the tests snapshot
     <!-- check: mime TYPE[|TYPE...] -->    some output is rich content of that MIME type
 
-Prints each notebook's time and its cells' times, and a closing line "N passed, M failed".
+Prints each notebook's time and its cells' times, and a closing line "N passed, M failed". Every executed
+notebook, outputs included, is written to target/executed-notebooks/ for `make book`.
 
 With --warm, runs only the first notebook's set-up cell: `make notebooks` does that before it starts
 JupyterLab, so that the kernel's build (tch and this crate) is done when a learner opens a notebook.
@@ -81,6 +82,10 @@ def check(path, root):
                     problems.append(f"shapes differ from snapshots/{arg}.snap: missing {missing}")
             elif kind == "mime" and not mimes & set(arg.split("|")):
                 problems.append(f"no {arg} output (got {sorted(mimes)})")
+    # The executed notebook is kept for `make book` (target/executed-notebooks/), even when it failed.
+    executed = os.path.join(root, "target", "executed-notebooks")
+    os.makedirs(executed, exist_ok=True)
+    nbformat.write(nb, os.path.join(executed, os.path.basename(path)))
     cells = ", ".join(f"{t:.1f}" for t in timings)
     print(f"[notebooks] {os.path.basename(path)}: {elapsed:.0f} s (cells: {cells})", flush=True)
     return problems

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Part of `make book` and `make test`: opens every page of target/book/ in headless Chromium and fails on
+# any console message, or when a page shows fewer pictures (<svg> elements) than its outputs hold.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+book="$root/target/book"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+for page in "$book"/*.html; do
+  name=$(basename "$page" .html)
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$work/profile-$name" --enable-logging=stderr --v=0 \
+    --dump-dom "file://$page" >"$work/$name.dom" 2>"$work/$name.log" || true
+  wanted=$(grep -o 'data-pictures="[0-9]*"' "$page" | head -1 | grep -o '[0-9]*')
+  shown=$(grep -o '<svg' "$work/$name.dom" | wc -l)
+  if grep -q "CONSOLE" "$work/$name.log"; then
+    echo "[book] $name: console messages:"; grep "CONSOLE" "$work/$name.log"; failed=$((failed + 1))
+  elif ! grep -q "</body>" "$work/$name.dom"; then
+    echo "[book] $name: the page did not load"; failed=$((failed + 1))
+  elif (( shown < wanted )); then
+    echo "[book] $name: $shown pictures shown, $wanted in the outputs"; failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+done
+echo "[book] $passed passed, $failed failed"
+[[ $failed == 0 && $passed -gt 0 ]]

@@ -1,0 +1,84 @@
+"""Builds the static book (`make book`): one HTML page per executed notebook and an index, readable offline.
+
+Reads the notebooks that `make test` (scripts/run_notebooks.py) executed into target/executed-notebooks/,
+converts each with nbconvert's HTML exporter (no MathJax or require.js from the network; the pictures are
+inline SVG and HTML already), adds a navigation bar, and writes target/book/. Each page records how many
+pictures its outputs hold (data-pictures on <body>) so that scripts/book-check.sh can verify that the
+browser shows all of them. Run inside .deps/venv-nb (scripts/notebooks.sh book does).
+"""
+import glob
+import html
+import json
+import os
+import re
+import sys
+
+import nbformat
+from nbconvert import HTMLExporter
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+executed = os.path.join(root, "target", "executed-notebooks")
+book = os.path.join(root, "target", "book")
+notebooks = sorted(glob.glob(os.path.join(executed, "*.ipynb")))
+chapters = sorted(glob.glob(os.path.join(root, "chapters", "*.md")))
+if len(notebooks) != len(chapters):
+    sys.exit(f"book: {len(notebooks)} executed notebooks for {len(chapters)} chapters: run `make test` "
+             "(or scripts/notebooks.sh run) first")
+os.makedirs(book, exist_ok=True)
+exporter = HTMLExporter(template_name="lab", mathjax_url="", require_js_url="")
+
+
+def title_of(nb):
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return "?"
+
+
+def pictures(nb):
+    count = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {}) if out.get("output_type") in ("display_data", "execute_result") else {}
+            count += "<svg" in "".join(data.get("text/html", "")) or "image/svg+xml" in data or "image/png" in data
+    return count
+
+
+pages = []
+for path in notebooks:
+    nb = nbformat.read(path, as_version=4)
+    name = os.path.splitext(os.path.basename(path))[0] + ".html"
+    pages.append((name, title_of(nb), nb))
+
+for k, (name, title, nb) in enumerate(pages):
+    body, _ = exporter.from_notebook_node(nb)
+    body = re.sub(r'<script src="">\s*</script>', "", body)  # the disabled require.js and MathJax
+    prev_link = f'<a href="{pages[k - 1][0]}">← {html.escape(pages[k - 1][1])}</a>' if k > 0 else ""
+    next_link = f'<a href="{pages[k + 1][0]}">{html.escape(pages[k + 1][1])} →</a>' if k + 1 < len(pages) else ""
+    nav = (f'<nav style="font-family: sans-serif; padding: .6em 1em; border-bottom: 1px solid #ccc; '
+           f'display: flex; gap: 2em"><a href="index.html">Contents</a>{prev_link}{next_link}</nav>')
+    body = body.replace("<body", f'<body data-pictures="{pictures(nb)}"', 1)
+    body = re.sub(r"(<body[^>]*>)", r"\1" + nav.replace("\\", "\\\\"), body, count=1)
+    with open(os.path.join(book, name), "w") as f:
+        f.write(body)
+
+items = "\n".join(f'<li><a href="{name}">{html.escape(title)}</a></li>' for name, title, _ in pages)
+index = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"/><title>Transformer anatomy, in Rust</title>
+<style>body {{ font-family: sans-serif; max-width: 46em; margin: 2em auto; line-height: 1.5; }}</style></head>
+<body data-pictures="0">
+<h1>Transformer anatomy, in Rust</h1>
+<p>Chapter 3 of <i>Natural Language Processing with Transformers</i>, rebuilt step by step on LibTorch,
+plus the training and decoding of the original encoder-decoder. Each page is a notebook of this project
+as <code>make test</code> executed it: every output and picture on it was computed, none was typed in.
+No network is needed to read it.</p>
+<ol>
+{items}
+</ol>
+</body></html>
+"""
+with open(os.path.join(book, "index.html"), "w") as f:
+    f.write(index)
+print(f"[book] wrote {len(pages)} pages and index.html to {book}")
