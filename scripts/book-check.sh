@@ -4,15 +4,14 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 book="$root/target/book"
+source "$root/scripts/chromium.sh"
+ensure_chromium
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0
 for page in "$book"/*.html; do
   name=$(basename "$page" .html)
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$work/profile-$name" --enable-logging=stderr --v=0 \
-    --dump-dom "file://$page" >"$work/$name.dom" 2>"$work/$name.log" || true
+  render "$work" "$name" "file://$page"
   wanted=$(grep -o 'data-pictures="[0-9]*"' "$page" | head -1 | grep -o '[0-9]*')
   shown=$(grep -o '<svg' "$work/$name.dom" | wc -l)
   if grep -q "CONSOLE" "$work/$name.log"; then

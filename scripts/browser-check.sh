@@ -3,31 +3,17 @@
 # installed here if missing) and fails on any console error, or if the head view's script did not run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-if ! command -v chromium >/dev/null; then
-  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-    echo "[browser] installing Debian's chromium for the picture check"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
-  else
-    echo "[browser] chromium is missing: install it (Debian: sudo apt-get install chromium) and run again" >&2
-    exit 1
-  fi
-fi
+source "$root/scripts/chromium.sh"
+ensure_chromium
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 cargo build --quiet --bin anatomy
 failures=0
-# render NAME: opens $work/NAME.html headless, the DOM to NAME.dom and the console to NAME.log.
-render() {
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$work/profile-$1" --enable-logging=stderr --v=0 \
-    --dump-dom "file://$work/$1.html" >"$work/$1.dom" 2>"$work/$1.log" || true
-}
 for view in head model neuron; do
   target/debug/anatomy attention --view "$view" --layer 0 --head 8 --token 2 -o "$work/$view.html" \
     "time flies like an arrow" "fruit flies like a banana" >/dev/null
-  render "$view"
+  render "$work" "$view" "file://$work/$view.html"
   if grep -q "CONSOLE" "$work/$view.log"; then
     echo "[browser] $view view: console messages:"; grep "CONSOLE" "$work/$view.log"; failures=$((failures + 1))
   elif ! grep -q "<svg" "$work/$view.dom"; then
@@ -40,7 +26,7 @@ done
 target/debug/anatomy train --task copy --d-model 32 --layers 1 --steps 60 --warmup 30 -o "$work/copy.safetensors" >/dev/null
 target/debug/anatomy translate --checkpoint "$work/copy.safetensors" --attention "$work/alignment.html" \
   "3 1 4 1 5 9 2 6 5 3" >/dev/null
-render alignment
+render "$work" alignment "file://$work/alignment.html"
 if grep -q "CONSOLE" "$work/alignment.log"; then
   echo "[browser] alignment picture: console messages:"; grep "CONSOLE" "$work/alignment.log"; failures=$((failures + 1))
 elif ! grep -q "<svg" "$work/alignment.dom" || ! grep -q "Encoder-decoder attention" "$work/alignment.dom"; then
