@@ -270,7 +270,7 @@ impl AttentionPicture {
     /// Every layer (rows) × head (columns) as a small heatmap: darker cells, more attention.
     pub fn model_view(&self) -> Html {
         let mut html = format!(
-            r#"<div class="anatomy-view" style="{STYLE}"><table style="border-collapse: collapse"><tr><td></td>"#
+            r#"<div class="anatomy-view" style="{STYLE}"><div><b>Model view</b>: every layer (rows) × head (columns); in each small square, rows are the tokens attending (queries), columns the tokens attended to (keys), darker = more weight</div><table style="border-collapse: collapse"><tr><td></td>"#
         );
         for h in 0..self.num_heads() {
             let _ = write!(html, r#"<td style="text-align:center">head {h}</td>"#);

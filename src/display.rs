@@ -131,7 +131,9 @@ pub fn attention_heatmap(weights: &Tensor, query_tokens: &[String], key_tokens: 
 /// A mask as a grid of 0s and 1s (1 = may attend), shaded where attention is allowed.
 pub fn mask_grid(mask: &Tensor) -> Html {
     let rows = Vec::<Vec<f64>>::try_from(&mask.to_kind(Kind::Double)).unwrap_or_default();
-    let mut html = format!(r#"<table style="{STYLE}">"#);
+    let mut html = format!(
+        r#"<table style="{STYLE}"><caption style="text-align:left">mask: row = query position, column = key position, 1 = may attend</caption>"#
+    );
     for row in rows {
         html.push_str("<tr>");
         for v in row {

@@ -204,3 +204,32 @@ fn heads_rank_by_how_much_one_token_attends_to_another() {
     assert!(book_head.weight < top.weight, "MiniLM's layer 0 head 8 is not its strongest flies → arrow head");
     assert!(p.rank_heads("flies", "banana!").unwrap_err().to_string().contains("not one of the tokens"));
 }
+
+/// Every picture says what it shows: the head view its direction and weight scale, the model view its
+/// axes, the neuron view which token it follows.
+#[test]
+fn every_view_has_its_headings() {
+    let p = picture();
+    let head = p.head_view(0, 8).unwrap();
+    for heading in [
+        "layer 0 · head 8",
+        "attends from (query)",
+        "to (key)",
+        "weight",
+        "sentence A",
+        "sentence B",
+        "hover over a token",
+    ] {
+        assert!(head.contains(heading), "the head view lacks {heading:?}");
+    }
+    assert!(
+        head.contains(r#"data-from="0""#) && head.contains(r#"class="anatomy-from" data-i="2""#),
+        "lines and tokens carry their index"
+    );
+    let model = p.model_view();
+    for heading in ["Model view", "layer 5", "head 11", "queries", "keys"] {
+        assert!(model.contains(heading), "the model view lacks {heading:?}");
+    }
+    let grid = transformer_anatomy::display::mask_grid(&transformer_anatomy::causal_mask(3, Device::Cpu));
+    assert!(grid.contains("row = query position, column = key position"));
+}
