@@ -12,8 +12,8 @@ passed=0 failed=0
 for page in "$book"/*.html; do
   name=$(basename "$page" .html)
   render "$work" "$name" "file://$page"
-  wanted=$(grep -o 'data-pictures="[0-9]*"' "$page" | head -1 | grep -o '[0-9]*')
-  shown=$(grep -o '<svg' "$work/$name.dom" | wc -l)
+  wanted=$( (grep -o 'data-pictures="[0-9]*"' "$page" || true) | head -1 | grep -o '[0-9]*' || echo 0)
+  shown=$( (grep -o '<svg' "$work/$name.dom" || true) | wc -l)
   if grep -q "CONSOLE" "$work/$name.log"; then
     echo "[book] $name: console messages:"; grep "CONSOLE" "$work/$name.log"; failed=$((failed + 1))
   elif ! grep -q "</body>" "$work/$name.dom"; then

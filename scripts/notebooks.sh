@@ -77,7 +77,8 @@ TOML
 
 case "${1:-run}" in
   run)
-    "$venv/bin/python" "$root/scripts/run_notebooks.py" "$root/notebooks" ;;
+    shift || true
+    "$venv/bin/python" "$root/scripts/run_notebooks.py" "$root/notebooks" "$@" ;;
   book)
     "$venv/bin/python" "$root/scripts/book.py" ;;
   launch)

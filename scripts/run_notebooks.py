@@ -71,6 +71,8 @@ def check(path, root):
                 problems.append(f"error output: {o.ename}: {o.evalue}")
             elif o.output_type == "stream" and o.name == "stderr" and re.search(r"error|panicked", o.text, re.I):
                 problems.append("stderr: " + o.text.strip()[:500])
+            elif o.output_type == "execute_result" and "".join(o.data.get("text/plain", "")).startswith("Html("):
+                problems.append("a picture was shown as its Debug text, not rendered (evcxr fell back to Debug)")
     if not problems:
         markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
         for kind, arg in re.findall(r"<!-- check: (\w+) (.*?) -->", markdown):
@@ -109,6 +111,8 @@ def main():
     folder = os.path.abspath(sys.argv[1])
     root = os.path.dirname(folder)
     notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
+    if len(sys.argv) > 2:  # only the notebooks whose names start with these prefixes, e.g. "10"
+        notebooks = [n for n in notebooks if any(os.path.basename(n).startswith(p) for p in sys.argv[2:])]
     failed = 0
     began = time.perf_counter()
     for path in notebooks:
