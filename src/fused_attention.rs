@@ -51,7 +51,8 @@ impl FusedMultiHeadAttention {
 
     /// Cuts the last axis into heads: `[batch, seq, hidden]` → `[batch, heads, seq, head_dim]`.
     pub fn split_heads(&self, t: &Tensor) -> Tensor {
-        t.unflatten(-1, [self.num_heads, self.head_dim]).transpose(1, 2)
+        let (batch, seq) = (t.size()[0], t.size()[1]);
+        t.view([batch, seq, self.num_heads, self.head_dim]).transpose(1, 2)
     }
 
     /// The keys and values of every head for `key_value_input` `[batch, s_k, hidden]`, each
@@ -81,7 +82,8 @@ impl FusedMultiHeadAttention {
     /// Puts the heads side by side again and applies the output projection:
     /// `[batch, heads, s_q, head_dim]` → `[batch, s_q, hidden]`.
     fn merge_heads(&self, context: &Tensor) -> Tensor {
-        let merged = context.transpose(1, 2).flatten(-2, -1); // [batch, s_q, heads * head_dim]
+        let (batch, seq) = (context.size()[0], context.size()[2]);
+        let merged = context.transpose(1, 2).contiguous().view([batch, seq, self.num_heads * self.head_dim]); // [batch, s_q, hidden]
         self.output.forward(&merged)
     }
 

@@ -216,16 +216,17 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         if args.quick { &[("d64", small)] } else { &[("d64", small), ("d512", base)] };
     for (size, config) in models {
         let decoder = TrainedModel::new(Task::Copy, config, device)?;
+        // The decoder writes fixed tokens (digits in turn), so that both variants do the same work whatever
+        // the random weights prefer; tests/training.rs checks that both give the same tokens and
+        // distributions.
         let decode = |use_cache: bool| {
             let mut steps = StepDecoder::new(&decoder.model, &source, BOS, use_cache);
-            for _ in 0..generated {
-                let next = steps.next_log_probs().argmax(-1, false);
-                steps.push(&next);
+            for i in 0..generated {
+                let _ = steps.next_log_probs();
+                steps.push(&Tensor::from_slice(&[4 + i % 10]).to_device(device));
             }
             steps.written().shallow_clone()
         };
-        // The same tokens either way; the cache only saves work.
-        anyhow::ensure!(decode(true).equal(&decode(false)), "cached and recomputed decoding wrote different tokens");
         measure(&format!("ours_only:decode_cached_{size}"), 1, generated, &|| decode(true))?;
         measure(&format!("ours_only:decode_recompute_{size}"), 1, generated, &|| decode(false))?;
     }
