@@ -57,8 +57,10 @@ impl TrainOptions {
     /// The defaults for a task: small enough to train in seconds on a 2-core CPU, large enough to reach
     /// ≥ 99 % exact match on `copy` and `reverse` and ≥ 95 % on `dates`.
     pub fn for_task(task: Task) -> Self {
+        // Measured with seed 1: copy reaches 98.5 % with warm-up 100 but 99.9 % with 200; reverse 99.6 % with 100.
         let (steps, d_model, warmup) = match task {
-            Task::Copy | Task::Reverse => (300, 32, 100),
+            Task::Copy => (300, 32, 200),
+            Task::Reverse => (300, 32, 100),
             Task::Dates => (1000, 64, 200),
         };
         TrainOptions {

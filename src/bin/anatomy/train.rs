@@ -46,7 +46,7 @@ pub struct Args {
     /// Attention heads (must divide --d-model).
     #[arg(long, default_value_t = 4)]
     heads: i64,
-    /// Warm-up steps of the learning-rate schedule [default: 100 for copy and reverse, 200 for dates].
+    /// Warm-up steps of the learning-rate schedule [default: 100 for reverse, 200 for copy and dates].
     #[arg(long)]
     warmup: Option<u64>,
     /// ε of label smoothing, in [0, 1).
