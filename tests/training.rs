@@ -182,7 +182,6 @@ fn a_seed_gives_the_same_loss_trace() {
 fn trained_copy_model() -> &'static PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
-        let started = std::time::Instant::now();
         let options = TrainOptions {
             d_model: 32,
             heads: 4,
@@ -193,9 +192,7 @@ fn trained_copy_model() -> &'static PathBuf {
             ..TrainOptions::for_task(Task::Copy)
         };
         let (trained, report) = train(&options).unwrap();
-        let seconds = started.elapsed().as_secs_f64();
-        assert!(report.eval.exact_match >= 0.95, "exact match {} after {seconds:.1} s", report.eval.exact_match);
-        assert!(seconds < 45.0, "training took {seconds:.1} s");
+        assert!(report.eval.exact_match >= 0.95, "exact match {} after {} steps", report.eval.exact_match, options.steps);
         let path = temp_path("copy.safetensors");
         save(&trained, &path).unwrap();
         path
