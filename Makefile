@@ -58,7 +58,7 @@ bench: setup
 
 grade: setup
 	@[ -n "$(SUBMISSIONS)" ] || { echo "usage: make grade SUBMISSIONS=folder-with-one-folder-per-student"; exit 2; }
-	scripts/grade-class.sh "$(SUBMISSIONS)"
+	$(CARGO) run --quiet --bin anatomy -- exercises grade "$(SUBMISSIONS)"
 
 doctor:
 	@[ -f .deps/libtorch/.complete-2.13.0 ] || [ -f .deps/venv-cuda/.complete-2.13.0 ] || \

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 fn main() {
-    // The exercises' reference solutions are compiled in only where the folder exists, so that a copy
-    // handed to students (without solutions/) still builds.
+    // The instructors' tests of the exercises (tests/exercises.rs) need the reference solutions; in a copy
+    // handed to students (without solutions/) that file compiles to nothing.
     println!("cargo:rustc-check-cfg=cfg(anatomy_solutions)");
     println!("cargo:rerun-if-changed=solutions");
     if std::path::Path::new("solutions").is_dir() {

@@ -1,30 +1,94 @@
 #!/usr/bin/env bash
-# Part of `make test`: proves that a student's copy of the crate (without solutions/) builds, and that
-# grading a class gives the right table. Three made-up students: one hands in nothing, one the
-# reference solutions, one a file that does not compile.
+# Part of `make test`: grading a made-up class of 30 gives the right table, and a broken exercise file
+# breaks nothing but its own grade.
+#
+# The class: ada hands in nothing (every exercise is the untouched stub); bob every reference solution;
+# cy the solutions, but a causal_mask.rs with a type error; dee the solutions with two wrong answers from
+# tests/exercise-mistakes/; 26 more students copy bob, cy or ada in turn (a class is mostly repeats).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-class=$(mktemp -d)
-trap 'rm -rf "$class"' EXIT
-mkdir -p "$class/ada" "$class/bob/exercises" "$class/cy"
-cp "$root"/solutions/*.rs "$class/bob/exercises/"
-cp "$root/solutions/causal_mask.rs" "$class/cy/"
-echo 'pub fn causal_mask( this is not Rust' > "$class/cy/causal_mask.rs"
+cd "$root"
+work=$(mktemp -d)
+touched=0
+# Puts the learner's own exercises/causal_mask.rs and progress back as they were.
+restore() {
+  if [[ $touched == 1 ]]; then
+    for f in causal_mask.rs .progress.json; do
+      if [[ -f $work/saved/$f ]]; then cp "$work/saved/$f" "exercises/$f"; else rm -f "exercises/$f"; fi
+    done
+  fi
+  rm -rf "$work"
+}
+trap restore EXIT
 
-echo "[grading] building a student copy without solutions/ and grading three made-up students"
-got=$("$root/scripts/grade-class.sh" "$class" --json)
-echo "$got"
-python3 - "$got" <<'PY'
+class="$work/class"
+mkdir -p "$class/ada" "$class/bob/exercises" "$class/cy" "$class/dee"
+cp solutions/*.rs "$class/bob/exercises/"
+cp solutions/*.rs "$class/cy/"
+printf 'use tch::{Device, Tensor};\npub fn causal_mask(n: i64, device: Device) -> Tensor {\n    let n: i64 = "seven";\n    todo!()\n}\npub fn masked_softmax(s: &Tensor, m: &Tensor) -> Tensor { todo!() }\n' \
+  >"$class/cy/causal_mask.rs"
+cp solutions/*.rs "$class/dee/"
+cp tests/exercise-mistakes/split_heads/view_without_transpose.rs "$class/dee/split_heads.rs"
+cp tests/exercise-mistakes/layer_norm/unbiased_variance.rs "$class/dee/layer_norm.rs"
+for i in $(seq 1 26); do
+  case $((i % 3)) in 0) src=bob ;; 1) src=cy ;; 2) src=ada ;; esac
+  cp -r "$class/$src" "$class/student$(printf %02d "$i")-$src"
+done
+
+cargo build --quiet --bin anatomy
+echo "[grading] grading a class of $(ls "$class" | wc -l) students"
+started=$(date +%s.%N)
+target/debug/anatomy exercises grade "$class" --json >"$work/grades.jsonl"
+seconds=$(python3 -c "import time; print(f'{time.time() - $started:.1f}')")
+echo "[grading] graded in $seconds s"
+python3 - "$work/grades.jsonl" <<'PY'
 import json, sys
-rows = {r["student"]: r for r in map(json.loads, sys.argv[1].splitlines())}
-names = ["causal_mask", "cross_attention", "decoder_layer", "sinusoidal_positions"]
-expected = {"ada": ("not done", 0), "bob": ("passed", 4), "cy": ("does not compile", 0)}
-problems = [
-    f"{student}: expected {want} ({n} passed), got {rows.get(student)}"
-    for student, (want, n) in expected.items()
-    if student not in rows or rows[student]["passed"] != n or any(rows[student][e] != want for e in names)
-]
+rows = {r["student"]: r for r in map(json.loads, open(sys.argv[1]))}
+names = [k for k in rows["ada"] if k not in ("student", "passed", "total", "messages")]
+assert len(names) >= 12, names
+def expect(student, passed, special=None):
+    special = special or {}
+    r = rows[student]
+    problems = []
+    for n in names:
+        want = special.get(n, "passed" if passed == len(names) - len(special) else "not done")
+        if r[n] != want:
+            problems.append(f"{student}/{n}: expected {want!r}, got {r[n]!r} ({r['messages'].get(n, '')[:300]})")
+    if r["passed"] != passed:
+        problems.append(f"{student}: expected {passed} passed, got {r['passed']}")
+    return problems
+n = len(names)
+problems = expect("ada", 0)
+problems += expect("bob", n)
+problems += expect("cy", n - 1, {"causal_mask": "does not compile"})
+problems += expect("dee", n - 2, {"split_heads": "failed", "layer_norm": "failed"})
+for student in rows:
+    for base in ("ada", "bob", "cy"):
+        if student.endswith("-" + base):
+            grades = lambda r: {k: v for k, v in r.items() if k not in ("student", "messages")}
+            if grades(rows[student]) != grades(rows[base]):
+                problems.append(f"{student} should be graded as {base}")
+cy = rows["cy"]["messages"]["causal_mask"]
+if "error[E0308]" not in cy or "causal_mask.rs:3:" not in cy:
+    problems.append(f"cy's causal_mask message should be the compiler's first error with its line: {cy}")
+if "without transpose" not in rows["dee"]["messages"]["split_heads"]:
+    problems.append("dee's split_heads message should name the mistake: " + rows["dee"]["messages"]["split_heads"])
+if len(rows) != 30:
+    problems.append(f"expected 30 students, got {len(rows)}")
 if problems:
     sys.exit("[grading] FAILED\n" + "\n".join(problems))
-print("[grading] 3 passed, 0 failed")
+print(f"[grading] table right for {len(rows)} students x {n} exercises")
 PY
+
+# A type error in the learner's own exercise file: the crate, the CLI and the other exercises still work.
+mkdir -p "$work/saved"
+for f in causal_mask.rs .progress.json; do if [[ -f exercises/$f ]]; then cp "exercises/$f" "$work/saved/$f"; fi; done
+touched=1
+printf 'pub fn causal_mask(n: i64) -> i64 { n + "1" }\n' >exercises/causal_mask.rs
+cargo build --quiet --bin anatomy
+out=$(target/debug/anatomy exercises check causal_mask || true)
+grep -q 'does not compile' <<<"$out" || { echo "[grading] FAILED: a broken file was not reported: $out"; exit 1; }
+grep -q 'causal_mask.rs:1:' <<<"$out" || { echo "[grading] FAILED: no file and line in: $out"; exit 1; }
+target/debug/anatomy exercises check --solutions >/dev/null
+target/debug/anatomy tokenize "still works" >/dev/null
+echo "[grading] a broken exercises/causal_mask.rs left cargo build, the CLI and the solutions' grading working"

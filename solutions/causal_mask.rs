@@ -1,4 +1,4 @@
-//! Reference solution for exercise 1 (see `exercises/causal_mask.rs` for the task).
+//! Reference solution (see `exercises/causal_mask.rs` for the task).
 use tch::{Device, Kind, Tensor};
 
 pub fn causal_mask(n: i64, device: Device) -> Tensor {

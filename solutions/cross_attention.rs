@@ -1,8 +1,8 @@
-//! Reference solution for exercise 2 (see `exercises/cross_attention.rs` for the task).
+//! Reference solution (see `exercises/cross_attention.rs` for the task).
 use tch::nn::Module;
 use tch::Tensor;
 
-pub use crate::exercises::support::Projections;
+pub use transformer_anatomy::exercises::support::Projections;
 
 pub fn cross_attention(
     decoder_states: &Tensor,

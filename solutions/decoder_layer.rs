@@ -1,10 +1,10 @@
-//! Reference solution for exercise 3 (see `exercises/decoder_layer.rs` for the task).
+//! Reference solution (see `exercises/decoder_layer.rs` for the task).
 use tch::nn::Module;
 use tch::Tensor;
 
-use crate::attention::Attention;
+use transformer_anatomy::Attention;
 
-pub use crate::exercises::support::DecoderLayerParts;
+pub use transformer_anatomy::exercises::support::DecoderLayerParts;
 
 pub fn decoder_layer(
     x: &Tensor,

@@ -1,4 +1,4 @@
-//! Reference solution for exercise 4 (see `exercises/sinusoidal_positions.rs` for the task).
+//! Reference solution (see `exercises/sinusoidal_positions.rs` for the task).
 use tch::{Device, Kind, Tensor};
 
 pub fn sinusoidal_positions(max_len: i64, d_model: i64, device: Device) -> Tensor {

@@ -1,235 +1,237 @@
-//! Tests of the exercise checks: the reference solutions pass, the untouched stubs are "not done", and
-//! plausible wrong answers fail with a message (never pass, never crash the grader).
+//! The instructors' tests of the exercises: every reference solution passes, every untouched stub is
+//! "not done", every wrong answer in `tests/exercise-mistakes/` fails with the words its first lines
+//! name, and a file that does not compile fails alone, with its compiler error — all graded together,
+//! in one build, as a class would be. Then the command line: list with progress, reset, the solution
+//! gate, the table in exercises/README.md, and the watch mode driven through a pipe.
 //!
-//! These are the instructors' tests: they run where `solutions/` exists. In a student's copy (without
-//! it) this file compiles to nothing, and completed exercises do not turn into failing tests.
+//! They need `solutions/`: in a student's copy (without it) this file compiles to nothing.
 #![cfg(anatomy_solutions)]
-mod common;
 
-use std::process::Command;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
-use tch::nn::Module;
-use tch::{Device, Kind, Tensor};
-use transformer_anatomy::exercises::checks::{self, CheckResult};
-use transformer_anatomy::exercises::support::{DecoderLayerParts, Projections};
-use transformer_anatomy::exercises::{self, run_check, Status};
+use transformer_anatomy::exercises::grading::{grade, project_root, Submission};
+use transformer_anatomy::exercises::{find, Status, EXERCISES};
 
-fn assert_fails(check: impl FnOnce() -> CheckResult, expected_words: &str) {
-    let outcome = run_check("wrong answer", check);
-    assert_eq!(outcome.status, Status::Failed, "a wrong answer was graded {:?}: {}", outcome.status, outcome.message);
-    assert!(outcome.message.contains(expected_words), "expected {expected_words:?} in: {}", outcome.message);
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("anatomy-exercises-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every wrong answer: (exercise, file, the words its message must contain).
+fn mistakes() -> Vec<(&'static str, PathBuf, String)> {
+    let root = project_root().join("tests").join("exercise-mistakes");
+    let mut found = Vec::new();
+    for e in EXERCISES {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(e.name))
+            .unwrap_or_else(|_| panic!("no wrong answers for {}", e.name))
+            .map(|f| f.unwrap().path())
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let expect = text.lines().find_map(|l| l.strip_prefix("//! expect: ")).expect("an expect line").to_string();
+            found.push((e.name, file, expect));
+        }
+    }
+    found
 }
 
 #[test]
-fn every_reference_solution_passes() {
-    for e in exercises::all() {
-        let outcome = e.check(true);
-        assert_eq!(outcome.status, Status::Passed, "{}: {}", e.name, outcome.message);
+fn solutions_pass_stubs_are_not_done_wrong_answers_fail_for_their_reason_and_a_broken_file_fails_alone() {
+    let stubs = scratch("stubs");
+    let mut plan = Vec::new();
+    for e in EXERCISES {
+        plan.push(Submission { label: format!("solution/{}", e.name), exercise: e, file: e.solution_file() });
+        let stub = stubs.join(format!("{}.rs", e.name));
+        std::fs::write(&stub, e.stub).unwrap();
+        plan.push(Submission { label: format!("stub/{}", e.name), exercise: e, file: stub });
+    }
+    let mistakes = mistakes();
+    for (name, file, _) in &mistakes {
+        let label = format!("mistake/{}", file.strip_prefix(project_root()).unwrap().display());
+        plan.push(Submission { label, exercise: find(name).unwrap(), file: file.clone() });
+    }
+    // A type error in one file, and a file whose function has another signature than the stub's.
+    let broken = stubs.join("broken_causal_mask.rs");
+    std::fs::write(&broken, "use tch::{Device, Tensor};\npub fn causal_mask(n: i64, device: Device) -> Tensor {\n    let x: i64 = \"one\";\n    todo!()\n}\npub fn masked_softmax(s: &Tensor, m: &Tensor) -> Tensor { todo!() }\n").unwrap();
+    plan.push(Submission { label: "broken/type_error".into(), exercise: find("causal_mask").unwrap(), file: broken });
+    let renamed = stubs.join("renamed_warmup.rs");
+    std::fs::write(&renamed, "pub fn learning_rate(step: u32, d_model: i64, warmup: u64) -> f64 { 0.0 }\n").unwrap();
+    plan.push(Submission { label: "broken/signature".into(), exercise: find("warmup_schedule").unwrap(), file: renamed });
+
+    let started = Instant::now();
+    let outcomes = grade(&plan).unwrap();
+    eprintln!("graded {} files in {:.1} s", plan.len(), started.elapsed().as_secs_f64());
+    let by_label: BTreeMap<&str, _> = outcomes.iter().map(|o| (o.label.as_str(), o)).collect();
+    let mut problems = Vec::new();
+    for e in EXERCISES {
+        let solution = by_label[format!("solution/{}", e.name).as_str()];
+        if solution.status != Status::Passed {
+            problems.push(format!("solution {}: {:?} {}", e.name, solution.status, solution.message));
+        }
+        let stub = by_label[format!("stub/{}", e.name).as_str()];
+        if stub.status != Status::NotDone || !stub.message.starts_with("not done yet") {
+            problems.push(format!("stub {}: {:?} {}", e.name, stub.status, stub.message));
+        }
+        let count = mistakes.iter().filter(|(n, _, _)| *n == e.name).count();
+        if count < 2 {
+            problems.push(format!("{} has {count} wrong answers; every exercise needs at least two", e.name));
+        }
+    }
+    for (_, file, expect) in &mistakes {
+        let label = format!("mistake/{}", file.strip_prefix(project_root()).unwrap().display());
+        let o = by_label[label.as_str()];
+        if o.status != Status::Failed || !o.message.contains(expect.as_str()) {
+            problems.push(format!("{label}: expected a failure saying {expect:?}, got {:?}: {}", o.status, o.message));
+        }
+    }
+    let broken = by_label["broken/type_error"];
+    assert_eq!(broken.status, Status::DoesNotCompile, "{}", broken.message);
+    assert!(
+        broken.message.contains("error[E0308]: mismatched types") && broken.message.contains("broken_causal_mask.rs:3:"),
+        "the compiler's first error, with file and line: {}",
+        broken.message
+    );
+    let renamed = by_label["broken/signature"];
+    assert_eq!(renamed.status, Status::DoesNotCompile, "{}", renamed.message);
+    assert!(renamed.message.contains("no longer have the stub's names or types"), "{}", renamed.message);
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}
+
+fn anatomy(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).env("ANATOMY_EXERCISES_DIR", dir).output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn list_check_reset_and_the_solution_gate() {
+    let dir = scratch("cli");
+    // A fresh folder gets the stubs; nothing is done.
+    let (code, out, _) = anatomy(&dir, &["exercises", "list"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("0 of 16 done"), "{out}");
+    assert_eq!(std::fs::read_to_string(dir.join("cross_attention.rs")).unwrap(), find("cross_attention").unwrap().stub);
+    assert!(out.contains("cross_attention") && out.contains("(the chapter's homework)"), "{out}");
+
+    // The solution stays closed before the exercise passes.
+    let (code, _, err) = anatomy(&dir, &["exercises", "solution", "layer_norm"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("has not passed yet"), "{err}");
+
+    // Solve one, break another: check grades them apart, exit 1 because not all passed.
+    std::fs::copy(find("layer_norm").unwrap().solution_file(), dir.join("layer_norm.rs")).unwrap();
+    std::fs::write(dir.join("feed_forward.rs"), "pub fn feed_forward( this is not Rust").unwrap();
+    let (code, out, _) = anatomy(&dir, &["exercises", "check", "--json"]);
+    assert_eq!(code, Some(1));
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let status = |name: &str| {
+        report["exercises"].as_array().unwrap().iter().find(|e| e["name"] == name).unwrap()["status"].as_str().unwrap().to_string()
+    };
+    assert_eq!((status("layer_norm").as_str(), status("feed_forward").as_str()), ("passed", "does_not_compile"));
+    assert_eq!(status("scaled_dot_product"), "not_done");
+    assert_eq!(report["passed"], 1);
+
+    let (_, out, _) = anatomy(&dir, &["exercises", "list"]);
+    let line = |name: &str| out.lines().find(|l| l.contains(&format!(" {name} "))).unwrap().to_string();
+    assert!(line("layer_norm").contains("done") && line("layer_norm").starts_with('✓'), "{out}");
+    assert!(line("feed_forward").contains("failing"), "{out}");
+    assert!(line("embeddings").contains("not done"), "{out}");
+
+    let (code, out, _) = anatomy(&dir, &["exercises", "solution", "layer_norm"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.trim_end(), std::fs::read_to_string(find("layer_norm").unwrap().solution_file()).unwrap().trim_end());
+
+    // Reset brings the stub back and forgets the progress.
+    let (code, _, _) = anatomy(&dir, &["exercises", "reset", "layer_norm"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(std::fs::read_to_string(dir.join("layer_norm.rs")).unwrap(), find("layer_norm").unwrap().stub);
+    let (_, out, _) = anatomy(&dir, &["exercises", "list"]);
+    assert!(out.contains("0 of 16 done"), "{out}");
+    let (code, _, err) = anatomy(&dir, &["exercises", "reset", "no_such"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("choose one of scaled_dot_product, attention_head"), "{err}");
+}
+
+#[test]
+fn the_instructors_table_is_the_registry() {
+    let (_, table, _) = anatomy(&scratch("table"), &["exercises", "table"]);
+    let readme = std::fs::read_to_string(project_root().join("exercises").join("README.md")).unwrap();
+    assert!(readme.contains(&table), "exercises/README.md's table differs from `anatomy exercises table`:\n{table}");
+    assert_eq!(table.lines().count(), 2 + EXERCISES.len());
+}
+
+/// Waits for a line containing `needle`; returns everything read so far.
+fn wait_for(lines: &mpsc::Receiver<String>, seen: &mut String, needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !seen.contains(needle) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                seen.push_str(&line);
+                seen.push('\n');
+            }
+            Err(_) => panic!("the watch mode never said {needle:?}; it said:\n{seen}"),
+        }
     }
 }
 
 #[test]
-fn every_untouched_stub_is_not_done() {
-    for e in exercises::all() {
-        let outcome = e.check(false);
-        assert_eq!(outcome.status, Status::NotDone, "{}: {}", e.name, outcome.message);
-        assert!(outcome.message.starts_with("not done yet"), "{}", outcome.message);
+fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
+    let dir = scratch("watch");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "watch"])
+        .env("ANATOMY_EXERCISES_DIR", &dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(|l| l.ok()) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut seen = String::new();
+    wait_for(&rx, &mut seen, "exercise 1 scaled_dot_product");
+    wait_for(&rx, &mut seen, "not done");
+
+    // A wrong save: failed, with the mistake's words.
+    let mistake = project_root().join("tests/exercise-mistakes/scaled_dot_product/no_scaling.rs");
+    std::fs::copy(mistake, dir.join("scaled_dot_product.rs")).unwrap();
+    wait_for(&rx, &mut seen, "are not scaled");
+
+    // The right one: passed, then the next exercise.
+    let saved = Instant::now();
+    std::fs::copy(find("scaled_dot_product").unwrap().solution_file(), dir.join("scaled_dot_product.rs")).unwrap();
+    wait_for(&rx, &mut seen, "next: exercise 2");
+    eprintln!("save → passed verdict: {:.1} s", saved.elapsed().as_secs_f64());
+    assert!(seen.contains("✓ exercise 1 scaled_dot_product"), "{seen}");
+    assert!(seen.contains("anatomy exercises solution scaled_dot_product"), "{seen}");
+    wait_for(&rx, &mut seen, "exercise 2 attention_head");
+
+    writeln!(stdin, "h").unwrap();
+    wait_for(&rx, &mut seen, "hint 1/3:");
+    writeln!(stdin, "l").unwrap();
+    wait_for(&rx, &mut seen, "1 of 16 done");
+    std::fs::write(dir.join("attention_head.rs"), "// scribbles").unwrap();
+    wait_for(&rx, &mut seen, "does not compile");
+    writeln!(stdin, "r").unwrap();
+    wait_for(&rx, &mut seen, "attention_head.rs is the untouched stub again");
+    assert_eq!(std::fs::read_to_string(dir.join("attention_head.rs")).unwrap(), find("attention_head").unwrap().stub);
+    writeln!(stdin, "q").unwrap();
+    wait_for(&rx, &mut seen, "bye");
+    assert!(child.wait().unwrap().success());
+    for line in seen.lines().filter(|l| l.contains("graded in")) {
+        eprintln!("{line}");
     }
-}
-
-// --- exercise 1: causal mask ---
-
-fn upper_triangle(n: i64, device: Device) -> Tensor {
-    Tensor::ones([n, n], (Kind::Float, device)).triu(0)
-}
-fn no_diagonal(n: i64, device: Device) -> Tensor {
-    Tensor::ones([n, n], (Kind::Float, device)).tril(-1)
-}
-fn right_mask(n: i64, device: Device) -> Tensor {
-    Tensor::ones([n, n], (Kind::Float, device)).tril(0)
-}
-fn mask_ignored(scores: &Tensor, _mask: &Tensor) -> Tensor {
-    scores.softmax(-1, Kind::Float)
-}
-fn mask_multiplied(scores: &Tensor, mask: &Tensor) -> Tensor {
-    (scores * mask).softmax(-1, Kind::Float)
-}
-fn right_softmax(scores: &Tensor, mask: &Tensor) -> Tensor {
-    scores.masked_fill(&mask.eq(0), f64::NEG_INFINITY).softmax(-1, Kind::Float)
-}
-
-#[test]
-fn wrong_causal_masks_fail() {
-    let imp = |causal_mask, masked_softmax| checks::CausalMaskImpl { causal_mask, masked_softmax };
-    assert_fails(|| checks::check_causal_mask(&imp(upper_triangle, right_softmax)), "the diagonal included");
-    assert_fails(|| checks::check_causal_mask(&imp(no_diagonal, right_softmax)), "the diagonal included");
-    assert_fails(|| checks::check_causal_mask(&imp(right_mask, mask_ignored)), "must be exactly 0");
-    assert_fails(|| checks::check_causal_mask(&imp(right_mask, mask_multiplied)), "a score of 0 still gets weight");
-}
-
-// --- exercise 2: cross-attention ---
-
-fn attention(q: &Tensor, k: &Tensor, v: &Tensor, scale: f64, padding: Option<&Tensor>) -> (Tensor, Tensor) {
-    let mut scores = q.bmm(&k.transpose(1, 2)) / scale;
-    if let Some(p) = padding {
-        scores = scores.masked_fill(&p.eq(0).unsqueeze(1), f64::NEG_INFINITY);
-    }
-    let weights = scores.softmax(-1, Kind::Float);
-    (weights.bmm(v), weights)
-}
-fn swapped_queries_and_keys(dec: &Tensor, enc: &Tensor, p: &Projections, padding: Option<&Tensor>) -> (Tensor, Tensor) {
-    let (q, k, v) = (p.query.forward(enc), p.key.forward(dec), p.value.forward(dec));
-    attention(&q, &k, &v, 8f64.sqrt(), padding)
-}
-fn padding_ignored(dec: &Tensor, enc: &Tensor, p: &Projections, _padding: Option<&Tensor>) -> (Tensor, Tensor) {
-    attention(&p.query.forward(dec), &p.key.forward(enc), &p.value.forward(enc), 8f64.sqrt(), None)
-}
-fn scaled_by_d_not_root_d(dec: &Tensor, enc: &Tensor, p: &Projections, padding: Option<&Tensor>) -> (Tensor, Tensor) {
-    attention(&p.query.forward(dec), &p.key.forward(enc), &p.value.forward(enc), 8.0, padding)
-}
-fn self_attention_instead(dec: &Tensor, _enc: &Tensor, p: &Projections, padding: Option<&Tensor>) -> (Tensor, Tensor) {
-    // Keys and values from the decoder: fine shapes only when t == s; the padding mask then breaks it.
-    attention(&p.query.forward(dec), &p.key.forward(dec), &p.value.forward(dec), 8f64.sqrt(), padding)
-}
-
-fn keys_not_transposed(dec: &Tensor, enc: &Tensor, p: &Projections, _padding: Option<&Tensor>) -> (Tensor, Tensor) {
-    let weights = p.query.forward(dec).bmm(&p.key.forward(enc)).softmax(-1, Kind::Float);
-    (weights.bmm(&p.value.forward(enc)), weights)
-}
-
-#[test]
-fn wrong_cross_attentions_fail() {
-    let check = |f| move || checks::check_cross_attention(&checks::CrossAttentionImpl { cross_attention: f });
-    assert_fails(check(swapped_queries_and_keys), "one row per target position");
-    assert_fails(check(padding_ignored), "padded source position");
-    assert_fails(check(scaled_by_d_not_root_d), "√head_dim");
-    assert_fails(check(self_attention_instead), "one row per target position");
-    // A LibTorch error inside the student's code is reported by its first line, not as a C++ stack.
-    assert_fails(check(keys_not_transposed), "panicked: LibTorch: Expected size for first two dimensions");
-}
-
-// --- exercise 3: decoder layer ---
-
-use transformer_anatomy::{Attention, FusedMultiHeadAttention};
-
-/// Self-attention of the decoder states `h` (the same tensor gives queries, keys and values).
-fn self_attend(a: &FusedMultiHeadAttention, h: &Tensor, mask: Option<&Tensor>) -> Tensor {
-    a.forward(h, h, mask, false).output
-}
-/// Queries from `h`, keys and values from `memory`.
-fn cross_attend(a: &FusedMultiHeadAttention, h: &Tensor, memory: &Tensor, mask: Option<&Tensor>) -> Tensor {
-    a.forward(h, memory, mask, false).output
-}
-
-fn no_target_mask(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, _t: &Tensor, s: Option<&Tensor>) -> Tensor {
-    let x = x + self_attend(p.self_attention, &p.norm_1.forward(x), None);
-    let x = &x + cross_attend(p.cross_attention, &p.norm_2.forward(&x), memory, s);
-    &x + p.feed_forward.forward(&p.norm_3.forward(&x))
-}
-fn cross_attention_forgotten(
-    x: &Tensor,
-    _m: &Tensor,
-    p: &DecoderLayerParts,
-    t: &Tensor,
-    _s: Option<&Tensor>,
-) -> Tensor {
-    let x = x + self_attend(p.self_attention, &p.norm_1.forward(x), Some(t));
-    &x + p.feed_forward.forward(&p.norm_3.forward(&x))
-}
-fn post_layer_norm(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, t: &Tensor, s: Option<&Tensor>) -> Tensor {
-    let x = p.norm_1.forward(&(x + self_attend(p.self_attention, x, Some(t))));
-    let x = p.norm_2.forward(&(&x + cross_attend(p.cross_attention, &x, memory, s)));
-    p.norm_3.forward(&(&x + p.feed_forward.forward(&x)))
-}
-fn no_skip_connections(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, t: &Tensor, s: Option<&Tensor>) -> Tensor {
-    let x = self_attend(p.self_attention, &p.norm_1.forward(x), Some(t));
-    let x = cross_attend(p.cross_attention, &p.norm_2.forward(&x), memory, s);
-    p.feed_forward.forward(&p.norm_3.forward(&x))
-}
-
-#[test]
-fn wrong_decoder_layers_fail() {
-    let check = |f| move || checks::check_decoder_layer(&checks::DecoderLayerImpl { decoder_layer: f });
-    assert_fails(check(no_target_mask), "must get the target mask");
-    assert_fails(check(cross_attention_forgotten), "does not depend on the encoder output");
-    assert_fails(check(post_layer_norm), "x + sublayer(norm(x))");
-    assert_fails(check(no_skip_connections), "x + sublayer(norm(x))");
-}
-
-// --- exercise 4: sinusoidal positions ---
-
-fn table(
-    max_len: i64,
-    d: i64,
-    device: Device,
-    exponent: impl Fn(&Tensor) -> Tensor,
-    swap: bool,
-    halves: bool,
-) -> Tensor {
-    let pos = Tensor::arange(max_len, (Kind::Float, device)).unsqueeze(1);
-    let idx = Tensor::arange(d / 2, (Kind::Float, device));
-    let angle = pos * (exponent(&idx) * (-(10000f64.ln()) / d as f64)).exp();
-    let (a, b) = if swap { (angle.cos(), angle.sin()) } else { (angle.sin(), angle.cos()) };
-    if halves {
-        Tensor::cat(&[a, b], 1)
-    } else {
-        Tensor::stack(&[a, b], -1).view([max_len, d])
-    }
-}
-fn sin_cos_swapped(m: i64, d: i64, dev: Device) -> Tensor {
-    table(m, d, dev, |i| i * 2.0, true, false)
-}
-fn i_instead_of_2i(m: i64, d: i64, dev: Device) -> Tensor {
-    table(m, d, dev, |i| i.shallow_clone(), false, false)
-}
-fn halves_not_interleaved(m: i64, d: i64, dev: Device) -> Tensor {
-    table(m, d, dev, |i| i * 2.0, false, true)
-}
-fn right_table(m: i64, d: i64, dev: Device) -> Tensor {
-    table(m, d, dev, |i| i * 2.0, false, false)
-}
-
-#[test]
-fn wrong_positional_encodings_fail() {
-    let check = |f| move || checks::check_sinusoidal_positions(&checks::SinusoidalImpl { sinusoidal_positions: f });
-    assert_fails(check(sin_cos_swapped), "even columns hold sines");
-    assert_fails(check(i_instead_of_2i), "even columns hold sines");
-    assert_fails(check(halves_not_interleaved), "interleaved");
-    // The helper itself is right: the failures above come from the deliberate mistakes.
-    assert_eq!(run_check("right", check(right_table)).status, Status::Passed);
-}
-
-// --- the grader from the command line ---
-
-fn anatomy(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().unwrap()
-}
-
-#[test]
-fn the_grader_reports_stubs_as_not_done_with_exit_code_1() {
-    let o = anatomy(&["exercises", "check", "--json"]);
-    assert_eq!(o.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["passed"], 0);
-    assert_eq!(v["total"], 4);
-    let statuses: Vec<&str> =
-        v["exercises"].as_array().unwrap().iter().map(|e| e["status"].as_str().unwrap()).collect();
-    assert_eq!(statuses, ["not_done"; 4]);
-    assert!(o.stderr.is_empty(), "the grader must not print panics: {}", String::from_utf8_lossy(&o.stderr));
-
-    let text = String::from_utf8_lossy(&anatomy(&["exercises", "check"]).stdout).into_owned();
-    assert!(text.contains("next: causal_mask") && text.contains("exercises/hints/causal_mask.md"), "{text}");
-}
-
-#[test]
-fn the_grader_passes_the_solutions_and_checks_one_exercise_by_name() {
-    let o = anatomy(&["exercises", "check", "--solutions"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("4 of 4 reference solutions passed"));
-    let o = anatomy(&["exercises", "check", "--solutions", "--json", "cross_attention"]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((v["passed"].as_u64(), v["total"].as_u64()), (Some(1), Some(1)));
-    let o = anatomy(&["exercises", "check", "no_such_exercise"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("choose one of causal_mask, cross_attention"));
 }

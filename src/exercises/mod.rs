@@ -1,213 +1,244 @@
 //! # Exercises, rustlings-style, with a grader
 //!
-//! The student files live in `exercises/` at the top of the project, one per exercise, with `todo!()`
-//! bodies; hints in `exercises/hints/`; reference solutions in `solutions/`, which instructors keep back
-//! (the crate builds without that folder: `build.rs` notices whether it is there). The checks in
-//! [`checks`] grade either one, and `anatomy exercises check` runs them, reporting a `todo!()` as "not
-//! done" and any other panic as a failure, never as a crash. See `exercises/README.md`.
+//! [`EXERCISES`] is the one list of exercises: `anatomy exercises list`, `check`, `watch`, `reset`,
+//! `solution` and `grade` (a class), and the table in `exercises/README.md`, all read it. An exercise is
+//! named once; its student file is `exercises/NAME.rs`, its hints `exercises/hints/NAME.md`, its reference
+//! solution `solutions/NAME.rs`, and its check the function `checks::NAME`, which takes the student's
+//! functions (listed in `functions`) in order.
+//!
+//! The untouched stubs live in this crate (`src/exercises/stubs/`), so a student can always get one back
+//! (`anatomy exercises reset NAME`) and a missing `exercises/NAME.rs` is written out on first use. Student
+//! files are never compiled into this library: [`grading`] compiles each file on its own.
 use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub mod checks;
+pub mod grading;
+pub mod progress;
 pub mod support;
 
-#[path = "../../exercises/causal_mask.rs"]
-pub mod causal_mask;
-#[path = "../../exercises/cross_attention.rs"]
-pub mod cross_attention;
-#[path = "../../exercises/decoder_layer.rs"]
-pub mod decoder_layer;
-#[path = "../../exercises/sinusoidal_positions.rs"]
-pub mod sinusoidal_positions;
-
-// The reference solutions, compiled only where `solutions/` exists.
-#[cfg(anatomy_solutions)]
-#[path = "../../solutions/causal_mask.rs"]
-#[doc(hidden)]
-pub mod solution_causal_mask;
-#[cfg(anatomy_solutions)]
-#[path = "../../solutions/cross_attention.rs"]
-#[doc(hidden)]
-pub mod solution_cross_attention;
-#[cfg(anatomy_solutions)]
-#[path = "../../solutions/decoder_layer.rs"]
-#[doc(hidden)]
-pub mod solution_decoder_layer;
-#[cfg(anatomy_solutions)]
-#[path = "../../solutions/sinusoidal_positions.rs"]
-#[doc(hidden)]
-pub mod solution_sinusoidal_positions;
-
-/// The reference solutions, under the same names as the exercises (only where `solutions/` exists).
-#[cfg(anatomy_solutions)]
-pub mod solutions {
-    pub use super::solution_causal_mask as causal_mask;
-    pub use super::solution_cross_attention as cross_attention;
-    pub use super::solution_decoder_layer as decoder_layer;
-    pub use super::solution_sinusoidal_positions as sinusoidal_positions;
-}
-
-/// Whether this copy of the crate was built with the reference solutions.
-pub const SOLUTIONS_AVAILABLE: bool = cfg!(anatomy_solutions);
-
-type Check = fn() -> checks::CheckResult;
-
-/// One exercise: its name, what it asks, and the check run against the student's file and the solution.
+/// One exercise of the course.
+#[derive(Debug)]
 pub struct Exercise {
     pub name: &'static str,
+    /// What it asks, in a line.
     pub summary: &'static str,
-    student: Check,
-    #[allow(dead_code)] // unused where solutions/ is absent
-    solution: Option<Check>,
+    /// The chapter notebook (`chapters/NN-….md`) that explains the step.
+    pub chapter: &'static str,
+    /// The chapter's own homework (encoder-decoder attention).
+    pub homework: bool,
+    /// The functions the student writes, in the order `checks::NAME` takes them.
+    pub functions: &'static [&'static str],
+    /// The untouched student file.
+    pub stub: &'static str,
+    /// The hints, one numbered item per level.
+    pub hints: &'static str,
+}
+
+macro_rules! exercise {
+    ($name:literal, $chapter:literal, $homework:literal, [$($f:literal),+], $summary:literal) => {
+        Exercise {
+            name: $name,
+            summary: $summary,
+            chapter: $chapter,
+            homework: $homework,
+            functions: &[$($f),+],
+            stub: include_str!(concat!("stubs/", $name, ".rs")),
+            hints: include_str!(concat!("../../exercises/hints/", $name, ".md")),
+        }
+    };
+}
+
+/// Every exercise, in the order to do them: the chapter's steps, the decoder, then training and decoding.
+pub const EXERCISES: &[Exercise] = &[
+    exercise!("scaled_dot_product", "02-self-attention", false, ["scaled_dot_product"],
+        "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values"),
+    exercise!("attention_head", "02-self-attention", false, ["attention_head"],
+        "one attention head: three linear maps, then scaled dot-product attention"),
+    exercise!("split_heads", "03-multi-head-attention", false, ["split_heads", "merge_heads"],
+        "cut the hidden axis into heads and put it back (view and transpose)"),
+    exercise!("feed_forward", "04-feed-forward", false, ["feed_forward"],
+        "the position-wise feed-forward layer: linear, GELU, linear"),
+    exercise!("layer_norm", "05-layer-norm-and-encoder-layer", false, ["layer_norm"],
+        "layer normalization by hand: mean, biased variance, ε, scale and shift"),
+    exercise!("embeddings", "06-positional-embeddings", false, ["embeddings"],
+        "token plus learned position embeddings, then one layer norm"),
+    exercise!("classifier_head", "07-encoder-and-classifier", false, ["classifier_head"],
+        "class logits from the hidden state of the first ([CLS]) token"),
+    exercise!("causal_mask", "08-decoder-and-masking", false, ["causal_mask", "masked_softmax"],
+        "build the lower-triangular mask and hide the future from the softmax"),
+    exercise!("cross_attention", "08-decoder-and-masking", true, ["cross_attention"],
+        "encoder-decoder attention: queries from the decoder, keys and values from the encoder"),
+    exercise!("decoder_layer", "08-decoder-and-masking", false, ["decoder_layer"],
+        "masked self-attention, cross-attention and feed-forward, pre-layer-norm"),
+    exercise!("sinusoidal_positions", "06-positional-embeddings", false, ["sinusoidal_positions"],
+        "the fixed sine/cosine positional encoding of the 2017 paper"),
+    exercise!("shift_right", "10-training", false, ["shift_right"],
+        "teacher forcing: the decoder's input is the target shifted right behind a start token"),
+    exercise!("label_smoothed_loss", "10-training", false, ["label_smoothed_loss"],
+        "cross-entropy against smoothed targets, padding left out"),
+    exercise!("warmup_schedule", "10-training", false, ["learning_rate"],
+        "the paper's learning rate: linear warm-up, then 1/√step"),
+    exercise!("beam_step", "10-training", false, ["beam_step"],
+        "one step of beam search: extend every beam, keep the best over all of them"),
+    exercise!("cached_attention", "10-training", false, ["cached_attention"],
+        "one decoding step with a key/value cache: append, then attend"),
+];
+
+/// The folder of the student's files: `exercises/`, or the folder named by `ANATOMY_EXERCISES_DIR` (a
+/// second set of files, say, or a test's scratch folder). Progress is kept there too.
+pub fn exercises_dir() -> PathBuf {
+    match std::env::var_os("ANATOMY_EXERCISES_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => grading::project_root().join("exercises"),
+    }
+}
+
+/// The exercise of that name, or an error that lists the names.
+pub fn find(name: &str) -> anyhow::Result<&'static Exercise> {
+    EXERCISES.iter().find(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
+        anyhow::anyhow!("no exercise named {name:?}: choose one of {}", names.join(", "))
+    })
+}
+
+impl Exercise {
+    /// The student's file.
+    pub fn file(&self) -> PathBuf {
+        exercises_dir().join(format!("{}.rs", self.name))
+    }
+
+    /// The hint file.
+    pub fn hint_file(&self) -> PathBuf {
+        grading::project_root().join("exercises").join("hints").join(format!("{}.md", self.name))
+    }
+
+    /// The reference solution (present in instructors' copies only).
+    pub fn solution_file(&self) -> PathBuf {
+        grading::project_root().join("solutions").join(format!("{}.rs", self.name))
+    }
+
+    /// Its position in the course, from 1.
+    pub fn number(&self) -> usize {
+        EXERCISES.iter().position(|e| e.name == self.name).expect("registered") + 1
+    }
+
+    /// The hints, one per level, in increasing detail (the numbered items of the hint file).
+    pub fn hint_levels(&self) -> Vec<String> {
+        let mut levels: Vec<String> = Vec::new();
+        for line in self.hints.lines() {
+            let starts_item = line.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if starts_item {
+                levels.push(line.split_once(". ").expect("checked").1.to_string());
+            } else if let Some(last) = levels.last_mut() {
+                if !line.trim().is_empty() {
+                    last.push(' ');
+                    last.push_str(line.trim());
+                }
+            }
+        }
+        levels
+    }
 }
 
 /// Where an exercise stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Passed,
     /// The body still calls `todo!()` (or `unimplemented!()`).
     NotDone,
     Failed,
+    /// The file does not compile (the message is the compiler's first error in it).
+    DoesNotCompile,
 }
 
-/// The result of one check, with a message for the student.
+impl Status {
+    /// How a table or list shows it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::NotDone => "not done",
+            Status::Failed => "failed",
+            Status::DoesNotCompile => "does not compile",
+        }
+    }
+}
+
+/// The result of grading one file, with a message for the student.
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
+    /// The exercise.
     pub name: &'static str,
+    /// What was graded ("causal_mask", or "ada/causal_mask" in a class).
+    pub label: String,
     pub status: Status,
     pub message: String,
 }
 
-macro_rules! implementations {
-    ($module:path) => {{
-        use $module as m;
-        (
-            || {
-                checks::check_causal_mask(&checks::CausalMaskImpl {
-                    causal_mask: m::causal_mask::causal_mask,
-                    masked_softmax: m::causal_mask::masked_softmax,
-                }) as checks::CheckResult
-            },
-            || {
-                checks::check_cross_attention(&checks::CrossAttentionImpl {
-                    cross_attention: m::cross_attention::cross_attention,
-                })
-            },
-            || {
-                checks::check_decoder_layer(&checks::DecoderLayerImpl {
-                    decoder_layer: m::decoder_layer::decoder_layer,
-                })
-            },
-            || {
-                checks::check_sinusoidal_positions(&checks::SinusoidalImpl {
-                    sinusoidal_positions: m::sinusoidal_positions::sinusoidal_positions,
-                })
-            },
-        )
-    }};
+/// What the grader binary prints for each file it checked: one JSON line.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Reported {
+    pub label: String,
+    pub status: Status,
+    pub message: String,
 }
 
-/// Every exercise, in the order they should be done.
-pub fn all() -> Vec<Exercise> {
-    let s: (Check, Check, Check, Check) = implementations!(crate::exercises);
-    #[cfg(anatomy_solutions)]
-    let r: [Option<Check>; 4] = {
-        let r: (Check, Check, Check, Check) = implementations!(crate::exercises::solutions);
-        [Some(r.0), Some(r.1), Some(r.2), Some(r.3)]
-    };
-    #[cfg(not(anatomy_solutions))]
-    let r: [Option<Check>; 4] = [None; 4];
-    vec![
-        Exercise {
-            name: "causal_mask",
-            summary: "build the lower-triangular mask and hide the future from the softmax",
-            student: s.0,
-            solution: r[0],
-        },
-        Exercise {
-            name: "cross_attention",
-            summary: "encoder-decoder attention, the chapter's homework",
-            student: s.1,
-            solution: r[1],
-        },
-        Exercise {
-            name: "decoder_layer",
-            summary: "masked self-attention, cross-attention and feed-forward, pre-layer-norm",
-            student: s.2,
-            solution: r[2],
-        },
-        Exercise {
-            name: "sinusoidal_positions",
-            summary: "the fixed sine/cosine positional encoding",
-            student: s.3,
-            solution: r[3],
-        },
-    ]
-}
-
-impl Exercise {
-    /// The student's file, relative to the project.
-    pub fn file(&self) -> String {
-        format!("exercises/{}.rs", self.name)
-    }
-
-    /// The hint file, relative to the project.
-    pub fn hint(&self) -> String {
-        format!("exercises/hints/{}.md", self.name)
-    }
-
-    /// Grades the student's file (or, with `solutions`, the reference solution).
-    pub fn check(&self, solutions: bool) -> Outcome {
-        let check = if solutions { self.solution } else { Some(self.student) };
-        match check {
-            Some(check) => run_check(self.name, check),
-            None => Outcome {
-                name: self.name,
-                status: Status::Failed,
-                message: "this copy of the crate has no solutions/ folder".into(),
-            },
+/// The grader binary's `main`: runs the checks (all, or those whose labels are given as arguments), one
+/// JSON line each, flushed at once so that a crash loses only the check that crashed.
+pub fn serve(checks: &[(&str, fn() -> checks::CheckResult)]) {
+    use std::io::Write;
+    let wanted: Vec<String> = std::env::args().skip(1).collect();
+    let mut stdout = std::io::stdout().lock();
+    for (label, check) in checks {
+        if !wanted.is_empty() && !wanted.iter().any(|w| w == label) {
+            continue;
         }
+        let (status, message) = run_check(*check);
+        let line = serde_json::to_string(&Reported { label: label.to_string(), status, message }).expect("plain data");
+        let _ = writeln!(stdout, "{line}");
+        let _ = stdout.flush();
     }
 }
 
-/// Runs a check, turning a panic into an outcome: `todo!()` means "not done", anything else a failure
-/// with the panic's message. The default panic report is silenced meanwhile, so the grader's output
-/// stays readable.
-pub fn run_check(name: &'static str, check: impl FnOnce() -> checks::CheckResult) -> Outcome {
+/// Runs a check, turning a panic into a status: `todo!()` means "not done", anything else a failure
+/// with the panic's message. The default panic report is silenced meanwhile.
+pub fn run_check(check: impl FnOnce() -> checks::CheckResult) -> (Status, String) {
     let previous_hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));
     let result = panic::catch_unwind(AssertUnwindSafe(check));
     panic::set_hook(previous_hook);
-    let (status, message) = match result {
+    match result {
         Ok(Ok(())) => (Status::Passed, "passed".to_string()),
         Ok(Err(message)) => (Status::Failed, message),
         Err(payload) => {
-            let text = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic without a message".into());
+            let text = panic_text(&*payload);
             if let Some(rest) =
                 text.strip_prefix("not yet implemented").or_else(|| text.strip_prefix("not implemented"))
             {
                 let what = rest.trim_start_matches(':').trim();
-                (
-                    Status::NotDone,
-                    if what.is_empty() { "not done yet".into() } else { format!("not done yet ({what})") },
-                )
+                (Status::NotDone, if what.is_empty() { "not done yet".into() } else { format!("not done yet ({what})") })
             } else {
                 (Status::Failed, format!("panicked: {}", tidy_panic(&text)))
             }
         }
-    };
-    Outcome { name, status, message }
+    }
+}
+
+/// A panic's message, whatever its payload type.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// The useful part of a panic message. tch's errors arrive as `...Err` value: Torch("<message>\n<C++ stack>")`:
 /// keep LibTorch's first line, not the stack.
-fn tidy_panic(text: &str) -> String {
+pub(crate) fn tidy_panic(text: &str) -> String {
     match text.split_once("Torch(\"") {
         Some((_, rest)) => {
             let first = rest.split("\\n").next().unwrap_or(rest).split('\n').next().unwrap_or(rest);

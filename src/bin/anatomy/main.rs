@@ -11,6 +11,7 @@ mod tokenize;
 mod tour;
 mod train;
 mod translate;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,7 +50,7 @@ enum Command {
     Attention(attention::Args),
     /// Generate the notebooks from the chapters (chapters/*.md → notebooks/*.ipynb).
     Notebooks(notebooks::Args),
-    /// List and grade the exercises (the chapter's homework and friends).
+    /// The exercises: list, check, watch, reset, solution, and grading a class.
     Exercises(exercises::Args),
     /// Time per-head and fused multi-head attention, libtorch's attention and a BERT-base encoder.
     Bench(bench::Args),

@@ -1,55 +1,22 @@
-//! The checks behind `anatomy exercises check`. Each takes the functions to test, so the same check grades
-//! a student's file and the reference solution. A failed check says what was expected and what came out,
-//! in words a student can act on; the expected values are computed independently of the code under test.
+//! Checks of the decoder-side exercises: the causal mask, encoder-decoder attention (the chapter's
+//! homework), a decoder layer and the sinusoidal positions.
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::support::{DecoderLayerParts, Projections};
+use super::{expect_close, expect_rows_sum_to_one, expect_shape, randn, CheckResult};
 use crate::config::{Activation, BertConfig, LayerNormPlacement};
+use crate::exercises::support::{DecoderLayerParts, Projections};
 use crate::init;
 use crate::inspect::max_abs_diff;
 use crate::masks::{decoder_mask, padding_mask};
 use crate::TransformerDecoderLayer;
 
-pub type CheckResult = Result<(), String>;
-
-fn expect_shape(what: &str, t: &Tensor, expected: &[i64], advice: &str) -> CheckResult {
-    if t.size() == expected {
-        Ok(())
-    } else {
-        Err(format!("{what}: expected shape {expected:?}, got {:?}{advice}", t.size()))
-    }
-}
-
-fn expect_close(what: &str, got: &Tensor, expected: &Tensor, tol: f64, advice: &str) -> CheckResult {
-    expect_shape(what, got, &expected.size(), "")?;
-    let diff = max_abs_diff(got, expected);
-    if diff <= tol && !diff.is_nan() {
-        Ok(())
-    } else {
-        Err(format!("{what}: differs from the expected values by up to {diff:.3e} (allowed {tol:.0e}){advice}"))
-    }
-}
-
-fn expect_rows_sum_to_one(what: &str, weights: &Tensor) -> CheckResult {
-    let sums = weights.sum_dim_intlist(-1, false, Kind::Double);
-    expect_close(&format!("{what}: row sums"), &sums, &sums.ones_like(), 1e-5, ": every row of weights must sum to 1")
-}
-
-fn randn(shape: &[i64]) -> Tensor {
-    Tensor::randn(shape, (Kind::Float, Device::Cpu))
-}
-
-/// Exercise 1.
-pub struct CausalMaskImpl {
-    pub causal_mask: fn(i64, Device) -> Tensor,
-    pub masked_softmax: fn(&Tensor, &Tensor) -> Tensor,
-}
-
-pub fn check_causal_mask(imp: &CausalMaskImpl) -> CheckResult {
+/// `causal_mask`: the mask's entries one by one, then the masked softmax against a softmax of each row's
+/// allowed part.
+pub fn causal_mask(causal_mask: fn(i64, Device) -> Tensor, masked_softmax: fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
     tch::manual_seed(1);
     for n in [1, 4, 7] {
-        let mask = (imp.causal_mask)(n, Device::Cpu);
+        let mask = causal_mask(n, Device::Cpu);
         expect_shape(&format!("causal_mask({n}, ..)"), &mask, &[n, n], "")?;
         for i in 0..n {
             for j in 0..n {
@@ -66,8 +33,16 @@ pub fn check_causal_mask(imp: &CausalMaskImpl) -> CheckResult {
     let (batch, n) = (2, 5);
     let scores = randn(&[batch, n, n]) * 3.0;
     let mask = Tensor::ones([n, n], (Kind::Float, Device::Cpu)).tril(0); // not the student's: checked on its own
-    let weights = (imp.masked_softmax)(&scores, &mask);
+    let weights = masked_softmax(&scores, &mask);
     expect_shape("masked_softmax(scores, mask)", &weights, &[batch, n, n], "")?;
+    let sums = weights.sum_dim_intlist(-1, false, Kind::Double);
+    let future_zero = weights.masked_select(&mask.eq(0).expand([batch, n, n], false)).abs().max().double_value(&[]) == 0.0;
+    if future_zero && !super::close(&sums, &sums.ones_like(), 1e-5) {
+        return Err("masked_softmax: the future weights are 0 but the rows no longer sum to 1 — the mask was applied \
+                    after the softmax; block the scores with -inf before it, so the softmax shares 1 among the \
+                    allowed positions"
+            .into());
+    }
     for b in 0..batch {
         for i in 0..n {
             for j in i + 1..n {
@@ -94,12 +69,11 @@ pub fn check_causal_mask(imp: &CausalMaskImpl) -> CheckResult {
     expect_rows_sum_to_one("masked_softmax", &weights)
 }
 
-/// Exercise 2.
-pub struct CrossAttentionImpl {
-    pub cross_attention: fn(&Tensor, &Tensor, &Projections, Option<&Tensor>) -> (Tensor, Tensor),
-}
-
-pub fn check_cross_attention(imp: &CrossAttentionImpl) -> CheckResult {
+/// `cross_attention` (the homework): rectangular weights, padding at exactly 0, and the output of
+/// libtorch's own attention kernel on the same projections.
+pub fn cross_attention(
+    cross_attention: fn(&Tensor, &Tensor, &Projections, Option<&Tensor>) -> (Tensor, Tensor),
+) -> CheckResult {
     tch::manual_seed(2);
     let (d_model, head_dim) = (16, 8);
     let vs = nn::VarStore::new(Device::Cpu);
@@ -121,13 +95,13 @@ pub fn check_cross_attention(imp: &CrossAttentionImpl) -> CheckResult {
             )
         };
         // First without a mask, so that a shape mistake is reported as one.
-        expect_rectangular(&(imp.cross_attention)(&decoder_states, &encoder_output, &projections, None).1)?;
+        expect_rectangular(&cross_attention(&decoder_states, &encoder_output, &projections, None).1)?;
         // Item 0 has its last source position padded (when there are at least two); the others are full.
         let padding = Tensor::ones([batch, s], (Kind::Int64, Device::Cpu));
         if s > 1 {
             let _ = padding.get(0).narrow(0, s - 1, 1).fill_(0);
         }
-        let (output, weights) = (imp.cross_attention)(&decoder_states, &encoder_output, &projections, Some(&padding));
+        let (output, weights) = cross_attention(&decoder_states, &encoder_output, &projections, Some(&padding));
         expect_rectangular(&weights)?;
         expect_shape("output", &output, &[batch, t, head_dim], ": one head_dim vector per target position")?;
         if s > 1 {
@@ -155,7 +129,7 @@ pub fn check_cross_attention(imp: &CrossAttentionImpl) -> CheckResult {
         )?;
     }
     let (decoder_states, encoder_output) = (randn(&[1, 2, d_model]), randn(&[1, 3, d_model]));
-    let (output, _) = (imp.cross_attention)(&decoder_states, &encoder_output, &projections, None);
+    let (output, _) = cross_attention(&decoder_states, &encoder_output, &projections, None);
     let expected = Tensor::scaled_dot_product_attention(
         &projections.query.forward(&decoder_states),
         &projections.key.forward(&encoder_output),
@@ -175,12 +149,11 @@ pub fn check_cross_attention(imp: &CrossAttentionImpl) -> CheckResult {
     )
 }
 
-/// Exercise 3.
-pub struct DecoderLayerImpl {
-    pub decoder_layer: fn(&Tensor, &Tensor, &DecoderLayerParts, &Tensor, Option<&Tensor>) -> Tensor,
-}
-
-pub fn check_decoder_layer(imp: &DecoderLayerImpl) -> CheckResult {
+/// `decoder_layer`: no peeking at later targets, a dependence on the encoder output, and the crate's
+/// tested pre-LN decoder layer built from the same parts.
+pub fn decoder_layer(
+    decoder_layer: fn(&Tensor, &Tensor, &DecoderLayerParts, &Tensor, Option<&Tensor>) -> Tensor,
+) -> CheckResult {
     tch::manual_seed(3);
     let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
@@ -198,7 +171,7 @@ pub fn check_decoder_layer(imp: &DecoderLayerImpl) -> CheckResult {
     let source_ids = Tensor::from_slice(&[3i64, 4, 0, 0, 3, 4, 5, 6]).view([2, 4]);
     let (target_mask, source_mask) = (decoder_mask(&target_ids, 0), padding_mask(&source_ids, 0));
     let (x, memory) = (randn(&[2, 6, h]), randn(&[2, 4, h]));
-    let run = |x: &Tensor, memory: &Tensor| (imp.decoder_layer)(x, memory, &parts, &target_mask, Some(&source_mask));
+    let run = |x: &Tensor, memory: &Tensor| decoder_layer(x, memory, &parts, &target_mask, Some(&source_mask));
     let out = run(&x, &memory);
     expect_shape("decoder_layer output", &out, &[2, 6, h], ": the same shape as the decoder states x")?;
     let later_changed = Tensor::cat(&[x.narrow(1, 0, 3), randn(&[2, 3, h])], 1);
@@ -225,14 +198,10 @@ pub fn check_decoder_layer(imp: &DecoderLayerImpl) -> CheckResult {
     )
 }
 
-/// Exercise 4.
-pub struct SinusoidalImpl {
-    pub sinusoidal_positions: fn(i64, i64, Device) -> Tensor,
-}
-
-pub fn check_sinusoidal_positions(imp: &SinusoidalImpl) -> CheckResult {
+/// `sinusoidal_positions`: entries against the formula evaluated in `f64`.
+pub fn sinusoidal_positions(sinusoidal_positions: fn(i64, i64, Device) -> Tensor) -> CheckResult {
     for (max_len, d_model) in [(10, 4), (50, 16), (128, 64)] {
-        let pe = (imp.sinusoidal_positions)(max_len, d_model, Device::Cpu);
+        let pe = sinusoidal_positions(max_len, d_model, Device::Cpu);
         expect_shape(&format!("sinusoidal_positions({max_len}, {d_model}, ..)"), &pe, &[max_len, d_model], "")?;
         if !pe.is_floating_point() {
             return Err(format!("the table must hold floating-point numbers, got {:?}", pe.kind()));

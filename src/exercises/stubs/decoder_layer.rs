@@ -1,4 +1,4 @@
-//! # Exercise 3: a decoder layer
+//! # Exercise: a decoder layer
 //!
 //! Assemble one **pre-layer-norm** decoder layer from its parts (given in `DecoderLayerParts`):
 //!
@@ -14,7 +14,7 @@
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 
-pub use crate::exercises::support::DecoderLayerParts;
+pub use transformer_anatomy::exercises::support::DecoderLayerParts;
 
 pub fn decoder_layer(
     x: &Tensor,

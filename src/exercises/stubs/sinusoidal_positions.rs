@@ -1,4 +1,4 @@
-//! # Exercise 4: the sinusoidal positional encoding
+//! # Exercise: the sinusoidal positional encoding
 //!
 //! The 2017 Transformer adds a fixed pattern to its token embeddings so that it can tell positions apart:
 //!

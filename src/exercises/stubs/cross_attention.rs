@@ -1,4 +1,4 @@
-//! # Exercise 2: encoder-decoder attention (the chapter's homework)
+//! # Exercise: encoder-decoder attention (the chapter's homework)
 //!
 //! In a decoder layer, the second attention block lets every target position consult the source
 //! sentence: its **queries come from the decoder**, its **keys and values from the encoder's output**.
@@ -19,7 +19,7 @@
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 
-pub use crate::exercises::support::Projections;
+pub use transformer_anatomy::exercises::support::Projections;
 
 pub fn cross_attention(
     decoder_states: &Tensor,

@@ -1,4 +1,4 @@
-//! # Exercise 1: the causal mask
+//! # Exercise: the causal mask
 //!
 //! A decoder must not look ahead: when it predicts token `i`, attention may use positions `0..=i` only.
 //!

@@ -1,0 +1,136 @@
+//! Checks of the attention exercises (chapters 2 and 3): scaled dot-product attention, one head, and
+//! cutting the hidden axis into heads.
+use tch::nn::{self, Module};
+use tch::{Device, Kind, Tensor};
+
+use super::{call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, randn, CheckResult};
+use crate::exercises::support::Projections;
+use crate::init;
+
+/// softmax(q kᵀ / scale) over `axis`, in f64: the reference and its classic variations.
+fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {
+    (q.to_kind(Kind::Double).matmul(&k.to_kind(Kind::Double).transpose(-2, -1)) / scale)
+        .softmax(axis, Kind::Double)
+        .to_kind(Kind::Float)
+}
+
+const TRANSPOSE: (&str, &str) = (
+    "Expected size for first two dimensions",
+    "the scores need q · kᵀ: transpose the keys' last two axes (`key.transpose(1, 2)`)",
+);
+
+/// `scaled_dot_product(query, key, value) -> (output, weights)`.
+pub fn scaled_dot_product(f: fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tensor)) -> CheckResult {
+    tch::manual_seed(11);
+    let (batch, t, s, d, dv) = (2, 4, 6, 8, 5);
+    let (q, k, v) = (randn(&[batch, t, d]) * 2.0, randn(&[batch, s, d]) * 2.0, randn(&[batch, s, dv]));
+    let (output, w) = call(|| f(&q, &k, &v), &[TRANSPOSE])?;
+    expect_shape("weights", &w, &[batch, t, s], ": one row per query, one column per key")?;
+    let root_d = (d as f64).sqrt();
+    expect_close_or_name(
+        "weights",
+        &w,
+        &weights(&q, &k, root_d, -1),
+        1e-5,
+        &[
+            (weights(&q, &k, 1.0, -1), "the scores are not scaled: divide q · kᵀ by √d before the softmax"),
+            (weights(&q, &k, d as f64, -1), "the scores are divided by d; the chapter divides by √d"),
+            (
+                weights(&q, &k, root_d, 1),
+                "the softmax runs over the queries (axis 1); each query's row must sum to 1 over the keys: \
+                 softmax over the last axis (-1)",
+            ),
+        ],
+    )?;
+    expect_rows_sum_to_one("weights", &w)?;
+    expect_shape("output", &output, &[batch, t, dv], ": one value-sized vector per query (weights · value)")?;
+    let expected = Tensor::scaled_dot_product_attention(&q, &k, &v, None::<Tensor>, 0.0, false, None, false);
+    expect_close_or_name("output", &output, &expected, 1e-5, &[])
+}
+
+/// `attention_head(hidden, projections) -> output`.
+pub fn attention_head(f: fn(&Tensor, &Projections) -> Tensor) -> CheckResult {
+    tch::manual_seed(12);
+    let (batch, seq, d_model, head_dim) = (2, 5, 16, 8);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let root = vs.root();
+    let p = Projections {
+        query: init::linear(&root / "query", d_model, head_dim),
+        key: init::linear(&root / "key", d_model, head_dim),
+        value: init::linear(&root / "value", d_model, head_dim),
+    };
+    let x = randn(&[batch, seq, d_model]);
+    let output = call(|| f(&x, &p), &[TRANSPOSE])?;
+    expect_shape("output", &output, &[batch, seq, head_dim], ": [batch, seq, head_dim], one vector per token")?;
+    let (q, k, v) = (p.query.forward(&x), p.key.forward(&x), p.value.forward(&x));
+    let sdpa = |q: &Tensor, k: &Tensor, v: &Tensor, scale: Option<f64>| {
+        Tensor::scaled_dot_product_attention(q, k, v, None::<Tensor>, 0.0, false, scale, false)
+    };
+    expect_close_or_name(
+        "output",
+        &output,
+        &sdpa(&q, &k, &v, None),
+        1e-5,
+        &[
+            (sdpa(&q, &k, &k, None), "the values come from the key map; use `projections.value` for them"),
+            (sdpa(&q, &q, &v, None), "the keys come from the query map; use `projections.key` for them"),
+            (sdpa(&q, &k, &v, Some(1.0)), "the scores are not scaled: divide by √head_dim"),
+        ],
+    )
+}
+
+/// `split_heads(x, num_heads)` and `merge_heads(x)`.
+pub fn split_heads(split: fn(&Tensor, i64) -> Tensor, merge: fn(&Tensor) -> Tensor) -> CheckResult {
+    let (batch, seq, heads, head_dim) = (2, 3, 4, 5);
+    let hidden = heads * head_dim;
+    let x = Tensor::arange(batch * seq * hidden, (Kind::Float, Device::Cpu)).view([batch, seq, hidden]);
+    let split_x = call(|| split(&x, heads), &[])?;
+    expect_shape(
+        "split_heads([2, 3, 20], 4)",
+        &split_x,
+        &[batch, heads, seq, head_dim],
+        ": [batch, heads, seq, head_dim] — view as [batch, seq, heads, head_dim], then swap axes 1 and 2",
+    )?;
+    // Entry by entry: head h of token s holds the hidden units h·head_dim .. (h+1)·head_dim of that token.
+    let mut expected = Vec::new();
+    for b in 0..batch {
+        for h in 0..heads {
+            for s in 0..seq {
+                for j in 0..head_dim {
+                    expected.push(x.double_value(&[b, s, h * head_dim + j]) as f32);
+                }
+            }
+        }
+    }
+    let expected = Tensor::from_slice(&expected).view([batch, heads, seq, head_dim]);
+    expect_close_or_name(
+        "split_heads",
+        &split_x,
+        &expected,
+        0.0,
+        &[(
+            x.reshape([batch, heads, seq, head_dim]),
+            "a view straight to [batch, heads, seq, head_dim] without transpose: view keeps the memory \
+             order, so a 'head' holds pieces of several tokens; view as [batch, seq, heads, head_dim], then \
+             transpose(1, 2)",
+        )],
+    )?;
+    let merged = call(
+        || merge(&expected),
+        &[(
+            "view size is not compatible",
+            "after a transpose the tensor is not contiguous: call `.contiguous()` before `.view`, or use `.reshape`",
+        )],
+    )?;
+    expect_shape("merge_heads", &merged, &[batch, seq, hidden], ": back to [batch, seq, heads · head_dim]")?;
+    expect_close_or_name(
+        "merge_heads(split_heads(x))",
+        &merged,
+        &x,
+        0.0,
+        &[(
+            expected.reshape([batch, seq, hidden]),
+            "merged without transposing back: transpose(1, 2) first, so that each token's heads sit side by side",
+        )],
+    )
+}

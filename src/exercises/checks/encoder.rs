@@ -1,0 +1,167 @@
+//! Checks of the encoder exercises (chapters 4–7): the feed-forward layer, layer normalization, the
+//! embeddings and the classifier head.
+use tch::nn::{self, Module};
+use tch::{Device, Kind, Tensor};
+
+use super::{call, expect_close_or_name, expect_shape, randn, CheckResult};
+use crate::init;
+
+/// `x · Wᵀ + b` of a linear map, in f64.
+fn affine(x: &Tensor, linear: &nn::Linear) -> Tensor {
+    let out = x.to_kind(Kind::Double).matmul(&linear.ws.to_kind(Kind::Double).tr());
+    match &linear.bs {
+        Some(b) => out + b.to_kind(Kind::Double),
+        None => out,
+    }
+}
+
+/// GELU's exact form, x · Φ(x), from the error function.
+fn gelu_exact(x: &Tensor) -> Tensor {
+    x * 0.5 * ((x / 2f64.sqrt()).erf() + 1.0)
+}
+
+/// `feed_forward(x, linear_1, linear_2)`: linear, GELU, linear.
+pub fn feed_forward(f: fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> CheckResult {
+    tch::manual_seed(14);
+    let (batch, seq, hidden, intermediate) = (2, 5, 16, 64);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let (l1, l2) = (init::linear(vs.root() / "l1", hidden, intermediate), init::linear(vs.root() / "l2", intermediate, hidden));
+    let x = randn(&[batch, seq, hidden]) * 2.0;
+    let out = call(
+        || f(&x, &l1, &l2),
+        &[(
+            "cannot be multiplied",
+            "a linear map got input of the wrong width: linear_1 maps hidden → intermediate and linear_2 \
+             intermediate → hidden, each applied once (the book's printed listing applies linear_2 twice)",
+        )],
+    )?;
+    expect_shape("output", &out, &[batch, seq, hidden], ": the same shape as the input")?;
+    let h = affine(&x, &l1);
+    let then = |a: Tensor| affine(&a, &l2).to_kind(Kind::Float);
+    expect_close_or_name(
+        "output",
+        &out,
+        &then(gelu_exact(&h)),
+        1e-4,
+        &[
+            (then(h.relu()), "ReLU instead of GELU: BERT's feed-forward uses GELU (`.gelu(\"none\")`)"),
+            (then(h.shallow_clone()), "no activation between the two linear maps: apply GELU to linear_1's output"),
+            (
+                then(h.gelu("tanh")),
+                "GELU's tanh approximation; BERT and this chapter use the exact (erf) form: `.gelu(\"none\")`",
+            ),
+        ],
+    )
+}
+
+/// Layer normalization over the last axis, in f64, with the variance divided by `n - correction`.
+fn normalize(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f64, axis: i64, correction: i64, eps_inside: bool) -> Tensor {
+    let x = x.to_kind(Kind::Double);
+    let mean = x.mean_dim(axis, true, Kind::Double);
+    let var = x.var_correction(axis, correction, true);
+    let std = if eps_inside { (var + eps).sqrt() } else { var.sqrt() + eps };
+    ((x - mean) / std * weight.to_kind(Kind::Double) + bias.to_kind(Kind::Double)).to_kind(Kind::Float)
+}
+
+/// `layer_norm(x, weight, bias, eps)` over the last axis.
+pub fn layer_norm(f: fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> CheckResult {
+    tch::manual_seed(15);
+    let (batch, seq, hidden) = (2, 6, 8);
+    let x = randn(&[batch, seq, hidden]) * 3.0 + 1.0;
+    let (weight, bias) = (randn(&[hidden]), randn(&[hidden]));
+    // A large ε, so that where it goes shows.
+    let eps = 0.1;
+    let out = call(|| f(&x, &weight, &bias, eps), &[])?;
+    expect_shape("output", &out, &[batch, seq, hidden], ": the same shape as the input")?;
+    let libtorch = x.layer_norm([hidden], Some(&weight), Some(&bias), eps, false);
+    let variant = |axis, correction, eps_inside| normalize(&x, &weight, &bias, eps, axis, correction, eps_inside);
+    expect_close_or_name(
+        "output",
+        &out,
+        &libtorch,
+        1e-5,
+        &[
+            (
+                variant(-1, 1, true),
+                "the variance is the unbiased one (divided by n − 1); layer norm divides by n: \
+                 `var_correction(-1, 0, true)` or the mean of the squared deviations",
+            ),
+            (variant(-1, 0, false), "ε is added after the square root; it goes inside: √(variance + ε)"),
+            (variant(1, 0, true), "normalized over the tokens (axis 1); layer norm normalizes each token's vector (axis -1)"),
+            (
+                normalize(&x, &weight.ones_like(), &bias.zeros_like(), eps, -1, 0, true),
+                "the scale (weight) and shift (bias) are not applied",
+            ),
+        ],
+    )
+}
+
+/// `embeddings(input_ids, token_embeddings, position_embeddings, layer_norm)`.
+pub fn embeddings(f: fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::LayerNorm) -> Tensor) -> CheckResult {
+    tch::manual_seed(16);
+    let (vocab, max_positions, hidden) = (30, 12, 8);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let tokens = init::embedding(vs.root() / "tokens", vocab, hidden);
+    let positions = init::embedding(vs.root() / "positions", max_positions, hidden);
+    let mut norm = nn::layer_norm(vs.root() / "norm", vec![hidden], Default::default());
+    // A scale and shift other than 1 and 0, so that a second layer norm changes the result.
+    tch::no_grad(|| {
+        norm.ws.as_mut().expect("affine").copy_(&(randn(&[hidden]) + 1.5));
+        norm.bs.as_mut().expect("affine").copy_(&randn(&[hidden]));
+    });
+    let ids = Tensor::from_slice(&[7i64, 3, 11, 2, 9, 5, 1, 4, 8, 6]).view([2, 5]);
+    let out = call(
+        || f(&ids, &tokens, &positions, &norm),
+        &[("out of range", "a position id is past the table: positions count 0, 1, …, seq_len − 1")],
+    )?;
+    expect_shape("output", &out, &[2, 5, hidden], ": [batch, seq, hidden], one vector per token")?;
+    let table = |e: &nn::Embedding, ids: &Tensor| e.ws.index_select(0, &ids.flatten(0, -1)).view([2, 5, hidden]);
+    let position_ids = Tensor::arange(5, (Kind::Int64, Device::Cpu)).unsqueeze(0).expand([2, 5], true);
+    let summed = table(&tokens, &ids) + table(&positions, &position_ids);
+    let expected = norm.forward(&summed);
+    expect_close_or_name(
+        "output",
+        &out,
+        &expected,
+        1e-5,
+        &[
+            (norm.forward(&(table(&tokens, &ids) + table(&positions, &(&position_ids + 1)))), "the positions start at 1; they count from 0"),
+            (
+                norm.forward(&(table(&tokens, &ids) + table(&positions, &ids))),
+                "the token ids are used as positions; the position ids are 0, 1, …, seq_len − 1",
+            ),
+            (norm.forward(&norm.forward(&summed)), "the layer norm is applied twice; once, after the sum"),
+            (summed.shallow_clone(), "no layer norm: normalize the sum of the two embeddings"),
+            (norm.forward(&table(&tokens, &ids)), "the position embeddings are not added"),
+        ],
+    )
+}
+
+/// `classifier_head(hidden_states, classifier)`: logits from the first token.
+pub fn classifier_head(f: fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResult {
+    tch::manual_seed(17);
+    let (batch, seq, hidden, labels) = (3, 5, 8, 4);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let classifier = init::linear(vs.root() / "classifier", hidden, labels);
+    let states = randn(&[batch, seq, hidden]);
+    let out = call(|| f(&states, &classifier), &[])?;
+    expect_shape(
+        "logits",
+        &out,
+        &[batch, labels],
+        ": one row of class scores per sequence — take the first token's state (`select(1, 0)`) before the \
+         linear map",
+    )?;
+    let logits = |pooled: Tensor| affine(&pooled, &classifier).to_kind(Kind::Float);
+    expect_close_or_name(
+        "logits",
+        &out,
+        &logits(states.select(1, 0)),
+        1e-5,
+        &[
+            (logits(states.mean_dim(1, false, Kind::Float)), "the tokens are averaged; the head reads the first ([CLS]) token only"),
+            (logits(states.select(1, seq - 1)), "the last token is used; the head reads the first ([CLS]) token"),
+            (logits(states.amax(1, false)), "max-pooled over the tokens; the head reads the first ([CLS]) token only"),
+        ],
+    )
+}

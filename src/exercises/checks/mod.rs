@@ -1,0 +1,90 @@
+//! The checks behind `anatomy exercises`. `checks::NAME` grades exercise NAME: it takes the student's
+//! functions (as function pointers, so the same check grades a student's file, a solution or a wrong
+//! answer) and returns `Err(message)` with what was expected and what came out, in words a student can
+//! act on. Expected values come from independent computations — libtorch's own kernels, formulas in
+//! `f64`, the crate's tested modules — and a result that equals a known mistake (softmax over the wrong
+//! axis, `view` without `transpose`, …) is named as that mistake.
+use std::panic::{self, AssertUnwindSafe};
+
+use tch::{Device, Kind, Tensor};
+
+use crate::inspect::max_abs_diff;
+
+mod attention;
+mod decoder;
+mod encoder;
+mod training;
+
+pub use attention::{attention_head, scaled_dot_product, split_heads};
+pub use decoder::{causal_mask, cross_attention, decoder_layer, sinusoidal_positions};
+pub use encoder::{classifier_head, embeddings, feed_forward, layer_norm};
+pub use training::{beam_step, cached_attention, label_smoothed_loss, shift_right, warmup_schedule};
+
+pub type CheckResult = Result<(), String>;
+
+fn expect_shape(what: &str, t: &Tensor, expected: &[i64], advice: &str) -> CheckResult {
+    if t.size() == expected {
+        Ok(())
+    } else {
+        Err(format!("{what}: expected shape {expected:?}, got {:?}{advice}", t.size()))
+    }
+}
+
+fn close(got: &Tensor, expected: &Tensor, tol: f64) -> bool {
+    got.size() == expected.size() && {
+        let diff = max_abs_diff(got, expected);
+        diff <= tol && !diff.is_nan()
+    }
+}
+
+fn expect_close(what: &str, got: &Tensor, expected: &Tensor, tol: f64, advice: &str) -> CheckResult {
+    expect_shape(what, got, &expected.size(), "")?;
+    let diff = max_abs_diff(got, expected);
+    if diff <= tol && !diff.is_nan() {
+        Ok(())
+    } else {
+        Err(format!("{what}: differs from the expected values by up to {diff:.3e} (allowed {tol:.0e}){advice}"))
+    }
+}
+
+/// Like [`expect_close`], but a result equal to one of the known `mistakes` (what that mistake computes,
+/// and the words naming it) fails with those words.
+fn expect_close_or_name(
+    what: &str,
+    got: &Tensor,
+    expected: &Tensor,
+    tol: f64,
+    mistakes: &[(Tensor, &str)],
+) -> CheckResult {
+    if close(got, expected, tol) {
+        return Ok(());
+    }
+    if let Some((_, words)) = mistakes.iter().find(|(m, _)| close(got, m, tol)) {
+        return Err(format!("{what}: {words}"));
+    }
+    expect_close(what, got, expected, tol, "")
+}
+
+fn expect_rows_sum_to_one(what: &str, weights: &Tensor) -> CheckResult {
+    let sums = weights.sum_dim_intlist(-1, false, Kind::Double);
+    expect_close(&format!("{what}: row sums"), &sums, &sums.ones_like(), 1e-5, ": every row of weights must sum to 1")
+}
+
+fn randn(shape: &[i64]) -> Tensor {
+    Tensor::randn(shape, (Kind::Float, Device::Cpu))
+}
+
+/// Calls the student's code; a LibTorch error whose text contains one of the `known` needles fails with
+/// that needle's advice. Anything else (a `todo!()` above all) goes on unwinding to the grader.
+fn call<T>(f: impl FnOnce() -> T, known: &[(&str, &str)]) -> Result<T, String> {
+    match panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(value) => Ok(value),
+        Err(payload) => {
+            let text = super::panic_text(&*payload);
+            match known.iter().find(|(needle, _)| text.contains(needle)) {
+                Some((_, advice)) => Err(format!("{} — {advice}", super::tidy_panic(&text))),
+                None => panic::resume_unwind(payload),
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Checks of the training and decoding exercises (chapter 10): teacher forcing, the label-smoothed loss,
+//! the warm-up schedule, one beam-search step and one cached attention step.
+use tch::{Device, Kind, Reduction, Tensor};
+
+use super::{call, expect_close, expect_close_or_name, expect_shape, randn, CheckResult};
+
+fn ids(rows: &[&[i64]]) -> Tensor {
+    let width = rows[0].len() as i64;
+    Tensor::from_slice(&rows.concat()).view([rows.len() as i64, width])
+}
+
+/// `shift_right(targets, bos, pad)`: the decoder's input under teacher forcing.
+pub fn shift_right(f: fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
+    let (bos, pad, eos) = (1, 0, 2);
+    let targets = ids(&[&[5, 6, 7, 8, eos], &[9, 4, eos, pad, pad]]);
+    let got = call(|| f(&targets, bos, pad), &[])?;
+    expect_shape("input", &got, &targets.size(), ": one input token per target token")?;
+    // input[i] = bos at 0, else target[i − 1]; padding where the target is padding.
+    let rule = |start: i64, shift: bool, keep_padding: bool| {
+        let rows: Vec<Vec<i64>> = (0..2)
+            .map(|b| {
+                (0..5)
+                    .map(|i| {
+                        let target = targets.int64_value(&[b, i]);
+                        if keep_padding && target == pad {
+                            pad
+                        } else if !shift {
+                            target
+                        } else if i == 0 {
+                            start
+                        } else {
+                            targets.int64_value(&[b, i - 1])
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        ids(&[&rows[0], &rows[1]])
+    };
+    expect_close_or_name(
+        "input",
+        &got.to_kind(Kind::Float),
+        &rule(bos, true, true).to_kind(Kind::Float),
+        0.0,
+        &[
+            (
+                rule(pad, true, true).to_kind(Kind::Float),
+                "the pad id is used as the start token: the input starts with <bos>, and padding is masked out of \
+                 attention, so the first prediction would see nothing",
+            ),
+            (
+                rule(bos, false, true).to_kind(Kind::Float),
+                "the input is not shifted: at position i the decoder would read the very token it must predict",
+            ),
+            (
+                rule(bos, true, false).to_kind(Kind::Float),
+                "an <eos> moved into a padded position: where the target is padding, the input is padding too",
+            ),
+        ],
+    )
+}
+
+/// `label_smoothed_loss(logits, targets, smoothing, pad)`.
+pub fn label_smoothed_loss(f: fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> CheckResult {
+    tch::manual_seed(21);
+    let (n, vocab, pad, eps) = (8, 11, 0, 0.1);
+    let logits = randn(&[n, vocab]) * 2.0;
+    let targets = Tensor::from_slice(&[3i64, 5, 0, 7, 10, 0, 4, 9]);
+    let got = call(|| f(&logits, &targets, eps, pad), &[])?;
+    expect_shape("loss", &got, &[], ": a single number (the mean over the non-padding positions)")?;
+    let libtorch = |ignore, smoothing, reduction| logits.cross_entropy_loss::<Tensor>(&targets, None, reduction, ignore, smoothing);
+    // The other convention: 1 − ε on the right token, ε / (V − 1) on each of the others.
+    let others = {
+        let log_p = logits.log_softmax(-1, Kind::Double);
+        let q = Tensor::full([n, vocab], eps / (vocab - 1) as f64, (Kind::Double, Device::Cpu))
+            .scatter_value(1, &targets.unsqueeze(1), 1.0 - eps);
+        let per_token = -(q * log_p).sum_dim_intlist(1, false, Kind::Double);
+        let keep = targets.ne(pad).to_kind(Kind::Double);
+        ((per_token * &keep).sum(Kind::Double) / keep.sum(Kind::Double)).to_kind(Kind::Float)
+    };
+    expect_close_or_name(
+        "loss",
+        &got,
+        &libtorch(pad, eps, Reduction::Mean),
+        1e-5,
+        &[
+            (libtorch(-100, eps, Reduction::Mean), "the padding positions are counted: leave out (and do not divide by) the targets equal to pad"),
+            (libtorch(pad, 0.0, Reduction::Mean), "ε is ignored: this is the plain cross-entropy against the one-hot target"),
+            (
+                others,
+                "ε is spread over the V − 1 wrong tokens; this course follows PyTorch: ε / V to every token, the \
+                 right one included, and 1 − ε more to the right one",
+            ),
+            (libtorch(pad, eps, Reduction::Sum), "the loss is summed; average it over the non-padding positions"),
+        ],
+    )
+}
+
+/// `learning_rate(step, d_model, warmup)` with factor 1, steps counted from 1.
+pub fn warmup_schedule(f: fn(u64, i64, u64) -> f64) -> CheckResult {
+    let (d_model, warmup) = (512i64, 400u64);
+    let steps = [1u64, 10, 200, 399, 400, 401, 1000, 20_000];
+    let got: Vec<f64> = steps.iter().map(|&s| f(s, d_model, warmup)).collect();
+    let curve = |g: &dyn Fn(f64) -> f64| steps.iter().map(|&s| g(s as f64)).collect::<Vec<f64>>();
+    let (d, w) = (d_model as f64, warmup as f64);
+    let expected = curve(&|s| d.powf(-0.5) * s.powf(-0.5).min(s * w.powf(-1.5)));
+    let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs().max(1e-12));
+    if same(&got, &expected) {
+        return Ok(());
+    }
+    let mistakes: [(Vec<f64>, &str); 3] = [
+        (curve(&|s| d.powf(-0.5) * s.powf(-0.5).max(s * w.powf(-1.5))), "max where the formula has min: the rate must rise during the warm-up, then fall"),
+        (curve(&|s| s.powf(-0.5).min(s * w.powf(-1.5))), "the factor d_model^(−1/2) is missing"),
+        (curve(&|s| d.powf(-0.5) * s.powf(-0.5).min(s * w.powf(-0.5))), "the warm-up branch is step · warmup^(−3/2), not step · warmup^(−1/2)"),
+    ];
+    if let Some((_, words)) = mistakes.iter().find(|(m, _)| same(&got, m)) {
+        return Err(format!("learning_rate: {words}"));
+    }
+    let (i, _) = got.iter().zip(&expected).enumerate().find(|(_, (g, e))| (*g - *e).abs() > 1e-9 * e.abs()).expect("differs");
+    Err(format!(
+        "learning_rate({}, {d_model}, {warmup}) is {:.6e}, expected d_model^(−1/2) · min(step^(−1/2), step · warmup^(−3/2)) = {:.6e}",
+        steps[i], got[i], expected[i]
+    ))
+}
+
+/// `beam_step(scores, log_probs, width) -> (scores, beams, tokens)`.
+pub fn beam_step(f: fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) -> CheckResult {
+    tch::manual_seed(23);
+    let (beams, vocab, width) = (3, 7, 3);
+    let scores = Tensor::from_slice(&[-0.5f32, -1.0, -4.0]);
+    let log_probs = (randn(&[beams, vocab]) * 2.0).log_softmax(-1, Kind::Float);
+    let (new_scores, from, tokens) = call(|| f(&scores, &log_probs, width), &[])?;
+    expect_shape("scores", &new_scores, &[width], ": one score per kept candidate")?;
+    expect_shape("beams", &from, &[width], ": the beam each kept candidate extends")?;
+    expect_shape("tokens", &tokens, &[width], ": the token each kept candidate adds")?;
+    // Every (beam, token) candidate, scored and sorted best first.
+    let mut all: Vec<(f64, i64, i64)> = Vec::new();
+    for b in 0..beams {
+        for t in 0..vocab {
+            all.push((scores.double_value(&[b]) + log_probs.double_value(&[b, t]), b, t));
+        }
+    }
+    all.sort_by(|x, y| y.0.total_cmp(&x.0));
+    let kept = &all[..width as usize];
+    let got: Vec<(f64, i64, i64)> = (0..width)
+        .map(|i| (new_scores.double_value(&[i]), from.int64_value(&[i]), tokens.int64_value(&[i])))
+        .collect();
+    let matches = |want: &[(f64, i64, i64)]| got.iter().zip(want).all(|(g, w)| (g.0 - w.0).abs() < 1e-5 && g.1 == w.1 && g.2 == w.2);
+    if matches(kept) {
+        return Ok(());
+    }
+    // Known mistakes: ranking by the new token's log-probability alone, or keeping each beam's best token.
+    let mut alone: Vec<(f64, i64, i64)> = all.iter().map(|&(_, b, t)| (log_probs.double_value(&[b, t]), b, t)).collect();
+    alone.sort_by(|x, y| y.0.total_cmp(&x.0));
+    if got.iter().zip(&alone).all(|(g, w)| g.1 == w.1 && g.2 == w.2) {
+        return Err("the beams' scores so far are not added: a candidate's score is its beam's score plus the token's \
+                    log-probability"
+            .into());
+    }
+    let best_of_each: Vec<(i64, i64)> = (0..beams).map(|b| (b, log_probs.get(b).argmax(0, false).int64_value(&[]))).collect();
+    let got_pairs: Vec<(i64, i64)> = got.iter().map(|g| (g.1, g.2)).collect();
+    if best_of_each.iter().all(|p| got_pairs.contains(p)) {
+        return Err("each beam's best token was kept; beam search ranks all beams × vocabulary candidates together, so \
+                    a strong beam may keep several"
+            .into());
+    }
+    if got.iter().zip(kept).all(|(g, w)| (g.0 - w.0).abs() < 1e-5) {
+        return Err(format!(
+            "the scores are right but the beams or tokens are not: for a flat index i over [beams, vocab], the beam is \
+             i / vocab and the token i % vocab (expected beams {:?}, tokens {:?})",
+            kept.iter().map(|k| k.1).collect::<Vec<_>>(),
+            kept.iter().map(|k| k.2).collect::<Vec<_>>()
+        ));
+    }
+    Err(format!(
+        "expected the {width} best (score, beam, token) over all candidates, best first: {:?}; got {:?}",
+        kept.iter().map(|k| (format!("{:.4}", k.0), k.1, k.2)).collect::<Vec<_>>(),
+        got.iter().map(|k| (format!("{:.4}", k.0), k.1, k.2)).collect::<Vec<_>>()
+    ))
+}
+
+/// `cached_attention(past_keys, past_values, query, key, value) -> (output, keys, values)`.
+pub fn cached_attention(f: fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor) -> (Tensor, Tensor, Tensor)) -> CheckResult {
+    tch::manual_seed(24);
+    let (batch, heads, past, d) = (2, 3, 4, 8);
+    let (pk, pv) = (randn(&[batch, heads, past, d]), randn(&[batch, heads, past, d]));
+    let (q, k, v) = (randn(&[batch, heads, 1, d]) * 2.0, randn(&[batch, heads, 1, d]), randn(&[batch, heads, 1, d]));
+    let (output, keys, values) = call(
+        || f(&pk, &pv, &q, &k, &v),
+        &[("must match except in dimension", "the cache grows along the positions axis: append along the positions axis (2)")],
+    )?;
+    let grown = [batch, heads, past + 1, d];
+    let advice = ": the cache grows by one position — append along the positions axis (2)";
+    expect_shape("keys", &keys, &grown, advice)?;
+    expect_shape("values", &values, &grown, advice)?;
+    let (all_k, all_v) = (Tensor::cat(&[&pk, &k], 2), Tensor::cat(&[&pv, &v], 2));
+    expect_close("keys", &keys, &all_k, 0.0, ": the old keys, then the new one, in order")?;
+    expect_close("values", &values, &all_v, 0.0, ": the old values, then the new one, in order")?;
+    expect_shape("output", &output, &[batch, heads, 1, d], ": one vector per head for the one new position")?;
+    let sdpa = |k: &Tensor, v: &Tensor, scale: Option<f64>| {
+        Tensor::scaled_dot_product_attention(&q, k, v, None::<Tensor>, 0.0, false, scale, false)
+    };
+    // A causal mask built for a square [t, t] and applied to the one row: only the first position is left.
+    let first_only = pv.narrow(2, 0, 1);
+    expect_close_or_name(
+        "output",
+        &output,
+        &sdpa(&all_k, &all_v, None),
+        1e-5,
+        &[
+            (sdpa(&pk, &pv, None), "the new position does not attend to itself: append its key and value, then attend"),
+            (
+                first_only,
+                "a causal mask is applied: the one query is the newest position, every cached position is in its \
+                 past, so no mask is needed",
+            ),
+            (sdpa(&all_k, &all_v, Some(1.0)), "the scores are not scaled: divide by √head_dim"),
+        ],
+    )
+}

@@ -1,0 +1,12 @@
+//! A plausible wrong answer to `causal_mask`; the grader must fail it.
+//! expect: applied after the softmax
+use tch::{Device, Kind, Tensor};
+
+pub fn causal_mask(n: i64, device: Device) -> Tensor {
+    Tensor::ones([n, n], (Kind::Float, device)).tril(0)
+}
+
+pub fn masked_softmax(scores: &Tensor, mask: &Tensor) -> Tensor {
+    // The mask applied after the softmax: zeros in the right places, but rows no longer sum to 1.
+    scores.softmax(-1, Kind::Float) * mask
+}

@@ -1,0 +1,11 @@
+//! A plausible wrong answer to `feed_forward`; the grader must fail it.
+//! expect: applies linear_2 twice
+use tch::nn::{self, Module};
+use tch::Tensor;
+
+pub fn feed_forward(x: &Tensor, linear_1: &nn::Linear, linear_2: &nn::Linear) -> Tensor {
+    // As the book's printed listing has it.
+    let h = linear_1.forward(x).gelu("none");
+    let h = linear_2.forward(&h);
+    linear_2.forward(&h)
+}
