@@ -12,6 +12,17 @@ pub struct Projections {
     pub value: nn::Linear,
 }
 
+impl Projections {
+    /// Three `d_model → head_dim` maps with PyTorch's default initialisation, under `query`, `key`, `value`.
+    pub fn new(p: &nn::Path, d_model: i64, head_dim: i64) -> Self {
+        Projections {
+            query: crate::init::linear(p / "query", d_model, head_dim),
+            key: crate::init::linear(p / "key", d_model, head_dim),
+            value: crate::init::linear(p / "value", d_model, head_dim),
+        }
+    }
+}
+
 /// The parts of a decoder layer, without the code that connects them (that is the exercise).
 #[derive(Debug)]
 pub struct DecoderLayerParts<'a> {

@@ -164,7 +164,11 @@ pub fn list_text() -> String {
         let homework = if e.homework { " (the chapter's homework)" } else { "" };
         text += &format!("{} {:>2}. {:<22} {:<9} {}{homework}\n", mark(status), e.number(), e.name, state, e.summary);
     }
-    text += &format!("{done} of {} done; progress is kept in exercises/.progress.json\n", EXERCISES.len());
+    text += &format!(
+        "{done} of {} done; progress is kept in {}\n",
+        EXERCISES.len(),
+        relative(&progress::progress_file())
+    );
     text
 }
 

@@ -5,7 +5,6 @@ use tch::{Device, Kind, Tensor};
 
 use super::{call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, randn, CheckResult};
 use crate::exercises::support::Projections;
-use crate::init;
 
 /// softmax(q kᵀ / scale) over `axis`, in f64: the reference and its classic variations.
 fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {
@@ -53,12 +52,7 @@ pub fn attention_head(f: fn(&Tensor, &Projections) -> Tensor) -> CheckResult {
     tch::manual_seed(12);
     let (batch, seq, d_model, head_dim) = (2, 5, 16, 8);
     let vs = nn::VarStore::new(Device::Cpu);
-    let root = vs.root();
-    let p = Projections {
-        query: init::linear(&root / "query", d_model, head_dim),
-        key: init::linear(&root / "key", d_model, head_dim),
-        value: init::linear(&root / "value", d_model, head_dim),
-    };
+    let p = Projections::new(&vs.root(), d_model, head_dim);
     let x = randn(&[batch, seq, d_model]);
     let output = call(|| f(&x, &p), &[TRANSPOSE])?;
     expect_shape("output", &output, &[batch, seq, head_dim], ": [batch, seq, head_dim], one vector per token")?;

@@ -6,7 +6,6 @@ use tch::{Device, Kind, Tensor};
 use super::{expect_close, expect_rows_sum_to_one, expect_shape, randn, CheckResult};
 use crate::config::{Activation, BertConfig, LayerNormPlacement};
 use crate::exercises::support::{DecoderLayerParts, Projections};
-use crate::init;
 use crate::inspect::max_abs_diff;
 use crate::masks::{decoder_mask, padding_mask};
 use crate::TransformerDecoderLayer;
@@ -77,12 +76,7 @@ pub fn cross_attention(
     tch::manual_seed(2);
     let (d_model, head_dim) = (16, 8);
     let vs = nn::VarStore::new(Device::Cpu);
-    let root = vs.root();
-    let projections = Projections {
-        query: init::linear(&root / "query", d_model, head_dim),
-        key: init::linear(&root / "key", d_model, head_dim),
-        value: init::linear(&root / "value", d_model, head_dim),
-    };
+    let projections = Projections::new(&vs.root(), d_model, head_dim);
     for (batch, t, s) in [(2, 3, 5), (1, 4, 2), (3, 6, 6)] {
         let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
         let expect_rectangular = |weights: &Tensor| {
