@@ -202,6 +202,7 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
     });
     let mut stdin = child.stdin.take().unwrap();
     let mut seen = String::new();
+    wait_for(&rx, &mut seen, "(file events and polling)");
     wait_for(&rx, &mut seen, "exercise 1 scaled_dot_product");
     wait_for(&rx, &mut seen, "not done");
 
@@ -234,4 +235,32 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
     for line in seen.lines().filter(|l| l.contains("graded in")) {
         eprintln!("{line}");
     }
+}
+
+#[test]
+fn the_watch_mode_notices_saves_by_polling_alone() {
+    let dir = scratch("poll");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "watch", "--poll"])
+        .env("ANATOMY_EXERCISES_DIR", &dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(|l| l.ok()) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = String::new();
+    wait_for(&rx, &mut seen, "(polling twice a second)");
+    wait_for(&rx, &mut seen, "not done");
+    std::fs::copy(find("scaled_dot_product").unwrap().solution_file(), dir.join("scaled_dot_product.rs")).unwrap();
+    wait_for(&rx, &mut seen, "next: exercise 2");
+    drop(child.stdin.take()); // end of input quits
+    wait_for(&rx, &mut seen, "bye");
+    assert!(child.wait().unwrap().success());
 }

@@ -31,7 +31,12 @@ enum Command {
     },
     /// Work through the exercises: re-grades the current one whenever you save it, moves on when it
     /// passes. Keys: h next hint, l list, r reset this exercise, q quit.
-    Watch,
+    Watch {
+        /// Notice saves by polling the files only (twice a second), for folders where file events do
+        /// not arrive (some network and container mounts); polling also runs beside the events anyway.
+        #[arg(long)]
+        poll: bool,
+    },
     /// Put the untouched stub of an exercise back (your version is overwritten).
     Reset { name: String },
     /// Show the reference solution of an exercise you have passed (needs solutions/).
@@ -64,9 +69,9 @@ pub fn run(args: Args) -> Result<bool> {
             Ok(true)
         }
         Command::Check { name, json, solutions } => check(name, json, solutions),
-        Command::Watch => {
+        Command::Watch { poll } => {
             progress::write_missing_stubs()?;
-            crate::watch::run()
+            crate::watch::run(poll)
         }
         Command::Reset { name } => {
             let e = exercises::find(&name)?;

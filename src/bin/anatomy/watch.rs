@@ -45,18 +45,21 @@ impl Drop for Screen {
     }
 }
 
-pub fn run() -> Result<bool> {
+pub fn run(poll_only: bool) -> Result<bool> {
     let Some(mut current) = first_unfinished() else {
         println!("every exercise has passed — well done. `anatomy exercises list` shows them.");
         return Ok(true);
     };
     let (tx, rx) = mpsc::channel();
-    let _watcher = watch_files(tx.clone());
+    let watcher = if poll_only { None } else { watch_files(tx.clone()) };
     spawn_polling(tx.clone());
     let raw = std::io::stdin().is_terminal() && terminal::enable_raw_mode().is_ok();
     spawn_keys(tx, raw);
     let screen = Screen { raw };
-    screen.say("anatomy exercises watch — save the file to re-grade; keys: h hint, l list, r reset, q quit\n");
+    let how = if watcher.is_some() { "file events and polling" } else { "polling twice a second" };
+    screen.say(&format!(
+        "anatomy exercises watch ({how}) — save the file to re-grade; keys: h hint, l list, r reset, q quit\n"
+    ));
     let mut hint_level = 0;
     // The modification time the current file had when it was last graded: a save seen twice (by the file
     // events and by polling) is graded once.

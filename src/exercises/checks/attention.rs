@@ -3,7 +3,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, randn, CheckResult};
+use super::{call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, randn, CheckResult, TRANSPOSE};
 use crate::exercises::support::Projections;
 
 /// softmax(q kᵀ / scale) over `axis`, in f64: the reference and its classic variations.
@@ -12,11 +12,6 @@ fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {
         .softmax(axis, Kind::Double)
         .to_kind(Kind::Float)
 }
-
-const TRANSPOSE: (&str, &str) = (
-    "Expected size for first two dimensions",
-    "the scores need q · kᵀ: transpose the keys' last two axes (`key.transpose(1, 2)`)",
-);
 
 /// `scaled_dot_product(query, key, value) -> (output, weights)`.
 pub fn scaled_dot_product(f: fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tensor)) -> CheckResult {

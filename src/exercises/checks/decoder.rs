@@ -3,12 +3,14 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{expect_close, expect_rows_sum_to_one, expect_shape, randn, CheckResult};
+use super::{
+    call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, expect_shape, randn, CheckResult, TRANSPOSE,
+};
 use crate::config::{Activation, BertConfig, LayerNormPlacement};
 use crate::exercises::support::{DecoderLayerParts, Projections};
 use crate::inspect::max_abs_diff;
 use crate::masks::{decoder_mask, padding_mask};
-use crate::TransformerDecoderLayer;
+use crate::{Attention, TransformerDecoderLayer};
 
 /// `causal_mask`: the mask's entries one by one, then the masked softmax against a softmax of each row's
 /// allowed part.
@@ -17,6 +19,19 @@ pub fn causal_mask(causal_mask: fn(i64, Device) -> Tensor, masked_softmax: fn(&T
     for n in [1, 4, 7] {
         let mask = causal_mask(n, Device::Cpu);
         expect_shape(&format!("causal_mask({n}, ..)"), &mask, &[n, n], "")?;
+        let ones = Tensor::ones([n, n], (Kind::Float, Device::Cpu));
+        if n > 1 && close(&mask.to_kind(Kind::Float), &ones.triu(0), 0.0) {
+            return Err(format!(
+                "causal_mask({n}, ..) is the upper triangle (triu): row i would see the future and not the past; keep \
+                 the lower one (tril)"
+            ));
+        }
+        if close(&mask.to_kind(Kind::Float), &ones.tril(-1), 0.0) {
+            return Err(format!(
+                "causal_mask({n}, ..) leaves out the diagonal: a position may attend to itself, so row i sees columns \
+                 0..=i (tril(0), not tril(-1))"
+            ));
+        }
         for i in 0..n {
             for j in 0..n {
                 let (got, want) = (mask.double_value(&[i, j]), if j <= i { 1.0 } else { 0.0 });
@@ -34,6 +49,16 @@ pub fn causal_mask(causal_mask: fn(i64, Device) -> Tensor, masked_softmax: fn(&T
     let mask = Tensor::ones([n, n], (Kind::Float, Device::Cpu)).tril(0); // not the student's: checked on its own
     let weights = masked_softmax(&scores, &mask);
     expect_shape("masked_softmax(scores, mask)", &weights, &[batch, n, n], "")?;
+    if close(&weights, &scores.softmax(-1, Kind::Float), 1e-6) {
+        return Err("masked_softmax: the mask is not applied — these are the weights of the plain softmax, future \
+                    positions included"
+            .into());
+    }
+    if close(&weights, &(&scores * &mask).softmax(-1, Kind::Float), 1e-6) {
+        return Err("masked_softmax: the scores were multiplied by the mask; a zeroed score still gets weight \
+                    (exp(0) = 1): set blocked scores to -inf before the softmax (`masked_fill`)"
+            .into());
+    }
     let sums = weights.sum_dim_intlist(-1, false, Kind::Double);
     let future_zero = weights.masked_select(&mask.eq(0).expand([batch, n, n], false)).abs().max().double_value(&[]) == 0.0;
     if future_zero && !super::close(&sums, &sums.ones_like(), 1e-5) {
@@ -89,7 +114,7 @@ pub fn cross_attention(
             )
         };
         // First without a mask, so that a shape mistake is reported as one.
-        expect_rectangular(&cross_attention(&decoder_states, &encoder_output, &projections, None).1)?;
+        expect_rectangular(&call(|| cross_attention(&decoder_states, &encoder_output, &projections, None), &[TRANSPOSE])?.1)?;
         // Item 0 has its last source position padded (when there are at least two); the others are full.
         let padding = Tensor::ones([batch, s], (Kind::Int64, Device::Cpu));
         if s > 1 {
@@ -113,13 +138,18 @@ pub fn cross_attention(
         let k = projections.key.forward(&encoder_output);
         let v = projections.value.forward(&encoder_output);
         let allowed = padding.ne(0).unsqueeze(1); // [batch, 1, s]
-        let expected = Tensor::scaled_dot_product_attention(&q, &k, &v, Some(allowed), 0.0, false, None, false);
-        expect_close(
+        let sdpa = |scale: Option<f64>| {
+            Tensor::scaled_dot_product_attention(&q, &k, &v, Some(allowed.shallow_clone()), 0.0, false, scale, false)
+        };
+        expect_close_or_name(
             "output",
             &output,
-            &expected,
+            &sdpa(None),
             1e-5,
-            ": expected softmax(q kᵀ / √head_dim) v with q from the decoder states and k, v from the encoder output",
+            &[
+                (sdpa(Some(1.0 / head_dim as f64)), "the scores are divided by head_dim; divide by √head_dim"),
+                (sdpa(Some(1.0)), "the scores are not scaled: divide by √head_dim"),
+            ],
         )?;
     }
     let (decoder_states, encoder_output) = (randn(&[1, 2, d_model]), randn(&[1, 3, d_model]));
@@ -182,6 +212,29 @@ pub fn decoder_layer(
             .into());
     }
     let expected = layer.forward(&x, &memory, Some(&target_mask), Some(&source_mask), false).hidden_state;
+    // Two classic arrangements of the same parts, to name them when they come out.
+    let self_attend = |h: &Tensor| parts.self_attention.forward(h, h, Some(&target_mask), false).output;
+    let cross_attend = |h: &Tensor| parts.cross_attention.forward(h, &memory, Some(&source_mask), false).output;
+    let post_ln = {
+        let y = parts.norm_1.forward(&(&x + self_attend(&x)));
+        let y = parts.norm_2.forward(&(&y + cross_attend(&y)));
+        parts.norm_3.forward(&(&y + parts.feed_forward.forward(&y)))
+    };
+    let no_skips = {
+        let y = self_attend(&parts.norm_1.forward(&x));
+        let y = cross_attend(&parts.norm_2.forward(&y));
+        parts.feed_forward.forward(&parts.norm_3.forward(&y))
+    };
+    if close(&out, &post_ln, 1e-5) {
+        return Err("decoder_layer: this is the post-layer-norm arrangement, norm(x + sublayer(x)); this layer is \
+                    pre-LN: x + sublayer(norm(x))"
+            .into());
+    }
+    if close(&out, &no_skips, 1e-5) {
+        return Err("decoder_layer: the skip connections are missing: add x back after each sub-layer, \
+                    x + sublayer(norm(x))"
+            .into());
+    }
     expect_close(
         "decoder_layer output",
         &out,

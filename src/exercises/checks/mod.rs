@@ -74,6 +74,12 @@ fn randn(shape: &[i64]) -> Tensor {
     Tensor::randn(shape, (Kind::Float, Device::Cpu))
 }
 
+/// The LibTorch error of `q.bmm(&k)` without the transpose, and what it means.
+const TRANSPOSE: (&str, &str) = (
+    "Expected size for first two dimensions",
+    "the scores need q · kᵀ: transpose the keys' last two axes (`key.transpose(1, 2)`)",
+);
+
 /// Calls the student's code; a LibTorch error whose text contains one of the `known` needles fails with
 /// that needle's advice. Anything else (a `todo!()` above all) goes on unwinding to the grader.
 fn call<T>(f: impl FnOnce() -> T, known: &[(&str, &str)]) -> Result<T, String> {

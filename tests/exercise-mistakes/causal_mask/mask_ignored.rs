@@ -1,5 +1,5 @@
 //! A plausible wrong answer to `causal_mask`; the grader must fail it.
-//! expect: must be exactly 0
+//! expect: the mask is not applied
 use tch::{Device, Kind, Tensor};
 
 pub fn causal_mask(n: i64, device: Device) -> Tensor {

@@ -1,5 +1,5 @@
 //! A plausible wrong answer to `causal_mask`; the grader must fail it.
-//! expect: a score of 0 still gets weight
+//! expect: multiplied by the mask
 use tch::{Device, Kind, Tensor};
 
 pub fn causal_mask(n: i64, device: Device) -> Tensor {

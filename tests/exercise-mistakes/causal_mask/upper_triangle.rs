@@ -1,5 +1,5 @@
 //! A plausible wrong answer to `causal_mask`; the grader must fail it.
-//! expect: the diagonal included
+//! expect: upper triangle (triu)
 use tch::{Device, Kind, Tensor};
 
 pub fn causal_mask(n: i64, device: Device) -> Tensor {

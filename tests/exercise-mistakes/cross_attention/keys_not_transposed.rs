@@ -1,5 +1,5 @@
 //! A plausible wrong answer to `cross_attention`; the grader must fail it.
-//! expect: panicked: LibTorch: Expected size for first two dimensions
+//! expect: transpose the keys
 use tch::nn::Module;
 use tch::{Kind, Tensor};
 pub use transformer_anatomy::exercises::support::Projections;

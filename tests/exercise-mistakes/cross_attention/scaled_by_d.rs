@@ -1,5 +1,5 @@
 //! A plausible wrong answer to `cross_attention`; the grader must fail it.
-//! expect: √head_dim
+//! expect: divided by head_dim; divide by √head_dim
 use tch::nn::Module;
 use tch::{Kind, Tensor};
 pub use transformer_anatomy::exercises::support::Projections;

@@ -1,5 +1,5 @@
 //! A plausible wrong answer to `decoder_layer`; the grader must fail it.
-//! expect: x + sublayer(norm(x))
+//! expect: post-layer-norm arrangement
 use tch::nn::Module;
 use tch::Tensor;
 use transformer_anatomy::Attention;

@@ -1,0 +1,13 @@
+//! A plausible wrong answer to `decoder_layer`; the grader must fail it.
+//! expect: skip connections are missing
+use tch::nn::Module;
+use tch::Tensor;
+use transformer_anatomy::Attention;
+pub use transformer_anatomy::exercises::support::DecoderLayerParts;
+
+pub fn decoder_layer(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, t: &Tensor, s: Option<&Tensor>) -> Tensor {
+    let h = p.norm_1.forward(x);
+    let x = p.self_attention.forward(&h, &h, Some(t), false).output;
+    let x = p.cross_attention.forward(&p.norm_2.forward(&x), memory, s, false).output;
+    p.feed_forward.forward(&p.norm_3.forward(&x))
+}
