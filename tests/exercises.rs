@@ -64,7 +64,11 @@ fn solutions_pass_stubs_are_not_done_wrong_answers_fail_for_their_reason_and_a_b
     plan.push(Submission { label: "broken/type_error".into(), exercise: find("causal_mask").unwrap(), file: broken });
     let renamed = stubs.join("renamed_warmup.rs");
     std::fs::write(&renamed, "pub fn learning_rate(step: u32, d_model: i64, warmup: u64) -> f64 { 0.0 }\n").unwrap();
-    plan.push(Submission { label: "broken/signature".into(), exercise: find("warmup_schedule").unwrap(), file: renamed });
+    plan.push(Submission {
+        label: "broken/signature".into(),
+        exercise: find("warmup_schedule").unwrap(),
+        file: renamed,
+    });
 
     let started = Instant::now();
     let outcomes = grade(&plan).unwrap();
@@ -95,7 +99,8 @@ fn solutions_pass_stubs_are_not_done_wrong_answers_fail_for_their_reason_and_a_b
     let broken = by_label["broken/type_error"];
     assert_eq!(broken.status, Status::DoesNotCompile, "{}", broken.message);
     assert!(
-        broken.message.contains("error[E0308]: mismatched types") && broken.message.contains("broken_causal_mask.rs:3:"),
+        broken.message.contains("error[E0308]: mismatched types")
+            && broken.message.contains("broken_causal_mask.rs:3:"),
         "the compiler's first error, with file and line: {}",
         broken.message
     );
@@ -132,7 +137,10 @@ fn list_check_reset_and_the_solution_gate() {
     assert_eq!(code, Some(1));
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let status = |name: &str| {
-        report["exercises"].as_array().unwrap().iter().find(|e| e["name"] == name).unwrap()["status"].as_str().unwrap().to_string()
+        report["exercises"].as_array().unwrap().iter().find(|e| e["name"] == name).unwrap()["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
     assert_eq!((status("layer_norm").as_str(), status("feed_forward").as_str()), ("passed", "does_not_compile"));
     assert_eq!(status("scaled_dot_product"), "not_done");
@@ -146,7 +154,10 @@ fn list_check_reset_and_the_solution_gate() {
 
     let (code, out, _) = anatomy(&dir, &["exercises", "solution", "layer_norm"]);
     assert_eq!(code, Some(0));
-    assert_eq!(out.trim_end(), std::fs::read_to_string(find("layer_norm").unwrap().solution_file()).unwrap().trim_end());
+    assert_eq!(
+        out.trim_end(),
+        std::fs::read_to_string(find("layer_norm").unwrap().solution_file()).unwrap().trim_end()
+    );
 
     // Reset brings the stub back and forgets the progress.
     let (code, _, _) = anatomy(&dir, &["exercises", "reset", "layer_norm"]);

@@ -192,7 +192,12 @@ fn trained_copy_model() -> &'static PathBuf {
             ..TrainOptions::for_task(Task::Copy)
         };
         let (trained, report) = train(&options).unwrap();
-        assert!(report.eval.exact_match >= 0.95, "exact match {} after {} steps", report.eval.exact_match, options.steps);
+        assert!(
+            report.eval.exact_match >= 0.95,
+            "exact match {} after {} steps",
+            report.eval.exact_match,
+            options.steps
+        );
         let path = temp_path("copy.safetensors");
         save(&trained, &path).unwrap();
         path

@@ -126,12 +126,12 @@ struct Plan {
 
 impl Plan {
     fn new(submissions: &[Submission], chosen: &[usize]) -> Result<Self> {
-        let mut source = String::from(
-            "// Written by transformer_anatomy::exercises::grading; rewritten at every grading.\n",
-        );
+        let mut source =
+            String::from("// Written by transformer_anatomy::exercises::grading; rewritten at every grading.\n");
         let mut files = BTreeMap::new();
         for &i in chosen {
-            let file = submissions[i].file.canonicalize().with_context(|| format!("{}", submissions[i].file.display()))?;
+            let file =
+                submissions[i].file.canonicalize().with_context(|| format!("{}", submissions[i].file.display()))?;
             source += &format!("#[path = {:?}]\nmod m{i};\n", file.display().to_string());
             files.insert(file, i);
         }

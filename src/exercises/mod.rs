@@ -53,38 +53,118 @@ macro_rules! exercise {
 
 /// Every exercise, in the order to do them: the chapter's steps, the decoder, then training and decoding.
 pub const EXERCISES: &[Exercise] = &[
-    exercise!("scaled_dot_product", "02-self-attention", false, ["scaled_dot_product"],
-        "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values"),
-    exercise!("attention_head", "02-self-attention", false, ["attention_head"],
-        "one attention head: three linear maps, then scaled dot-product attention"),
-    exercise!("split_heads", "03-multi-head-attention", false, ["split_heads", "merge_heads"],
-        "cut the hidden axis into heads and put it back (view and transpose)"),
-    exercise!("feed_forward", "04-feed-forward", false, ["feed_forward"],
-        "the position-wise feed-forward layer: linear, GELU, linear"),
-    exercise!("layer_norm", "05-layer-norm-and-encoder-layer", false, ["layer_norm"],
-        "layer normalization by hand: mean, biased variance, ε, scale and shift"),
-    exercise!("embeddings", "06-positional-embeddings", false, ["embeddings"],
-        "token plus learned position embeddings, then one layer norm"),
-    exercise!("classifier_head", "07-encoder-and-classifier", false, ["classifier_head"],
-        "class logits from the hidden state of the first ([CLS]) token"),
-    exercise!("causal_mask", "08-decoder-and-masking", false, ["causal_mask", "masked_softmax"],
-        "build the lower-triangular mask and hide the future from the softmax"),
-    exercise!("cross_attention", "08-decoder-and-masking", true, ["cross_attention"],
-        "encoder-decoder attention: queries from the decoder, keys and values from the encoder"),
-    exercise!("decoder_layer", "08-decoder-and-masking", false, ["decoder_layer"],
-        "masked self-attention, cross-attention and feed-forward, pre-layer-norm"),
-    exercise!("sinusoidal_positions", "06-positional-embeddings", false, ["sinusoidal_positions"],
-        "the fixed sine/cosine positional encoding of the 2017 paper"),
-    exercise!("shift_right", "10-training", false, ["shift_right"],
-        "teacher forcing: the decoder's input is the target shifted right behind a start token"),
-    exercise!("label_smoothed_loss", "10-training", false, ["label_smoothed_loss"],
-        "cross-entropy against smoothed targets, padding left out"),
-    exercise!("warmup_schedule", "10-training", false, ["learning_rate"],
-        "the paper's learning rate: linear warm-up, then 1/√step"),
-    exercise!("beam_step", "10-training", false, ["beam_step"],
-        "one step of beam search: extend every beam, keep the best over all of them"),
-    exercise!("cached_attention", "10-training", false, ["cached_attention"],
-        "one decoding step with a key/value cache: append, then attend"),
+    exercise!(
+        "scaled_dot_product",
+        "02-self-attention",
+        false,
+        ["scaled_dot_product"],
+        "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values"
+    ),
+    exercise!(
+        "attention_head",
+        "02-self-attention",
+        false,
+        ["attention_head"],
+        "one attention head: three linear maps, then scaled dot-product attention"
+    ),
+    exercise!(
+        "split_heads",
+        "03-multi-head-attention",
+        false,
+        ["split_heads", "merge_heads"],
+        "cut the hidden axis into heads and put it back (view and transpose)"
+    ),
+    exercise!(
+        "feed_forward",
+        "04-feed-forward",
+        false,
+        ["feed_forward"],
+        "the position-wise feed-forward layer: linear, GELU, linear"
+    ),
+    exercise!(
+        "layer_norm",
+        "05-layer-norm-and-encoder-layer",
+        false,
+        ["layer_norm"],
+        "layer normalization by hand: mean, biased variance, ε, scale and shift"
+    ),
+    exercise!(
+        "embeddings",
+        "06-positional-embeddings",
+        false,
+        ["embeddings"],
+        "token plus learned position embeddings, then one layer norm"
+    ),
+    exercise!(
+        "classifier_head",
+        "07-encoder-and-classifier",
+        false,
+        ["classifier_head"],
+        "class logits from the hidden state of the first ([CLS]) token"
+    ),
+    exercise!(
+        "causal_mask",
+        "08-decoder-and-masking",
+        false,
+        ["causal_mask", "masked_softmax"],
+        "build the lower-triangular mask and hide the future from the softmax"
+    ),
+    exercise!(
+        "cross_attention",
+        "08-decoder-and-masking",
+        true,
+        ["cross_attention"],
+        "encoder-decoder attention: queries from the decoder, keys and values from the encoder"
+    ),
+    exercise!(
+        "decoder_layer",
+        "08-decoder-and-masking",
+        false,
+        ["decoder_layer"],
+        "masked self-attention, cross-attention and feed-forward, pre-layer-norm"
+    ),
+    exercise!(
+        "sinusoidal_positions",
+        "06-positional-embeddings",
+        false,
+        ["sinusoidal_positions"],
+        "the fixed sine/cosine positional encoding of the 2017 paper"
+    ),
+    exercise!(
+        "shift_right",
+        "10-training",
+        false,
+        ["shift_right"],
+        "teacher forcing: the decoder's input is the target shifted right behind a start token"
+    ),
+    exercise!(
+        "label_smoothed_loss",
+        "10-training",
+        false,
+        ["label_smoothed_loss"],
+        "cross-entropy against smoothed targets, padding left out"
+    ),
+    exercise!(
+        "warmup_schedule",
+        "10-training",
+        false,
+        ["learning_rate"],
+        "the paper's learning rate: linear warm-up, then 1/√step"
+    ),
+    exercise!(
+        "beam_step",
+        "10-training",
+        false,
+        ["beam_step"],
+        "one step of beam search: extend every beam, keep the best over all of them"
+    ),
+    exercise!(
+        "cached_attention",
+        "10-training",
+        false,
+        ["cached_attention"],
+        "one decoding step with a key/value cache: append, then attend"
+    ),
 ];
 
 /// The folder of the student's files: `exercises/`, or the folder named by `ANATOMY_EXERCISES_DIR` (a
@@ -129,7 +209,8 @@ impl Exercise {
     pub fn hint_levels(&self) -> Vec<String> {
         let mut levels: Vec<String> = Vec::new();
         for line in self.hints.lines() {
-            let starts_item = line.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            let starts_item =
+                line.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
             if starts_item {
                 levels.push(line.split_once(". ").expect("checked").1.to_string());
             } else if let Some(last) = levels.last_mut() {
@@ -219,7 +300,10 @@ pub fn run_check(check: impl FnOnce() -> checks::CheckResult) -> (Status, String
                 text.strip_prefix("not yet implemented").or_else(|| text.strip_prefix("not implemented"))
             {
                 let what = rest.trim_start_matches(':').trim();
-                (Status::NotDone, if what.is_empty() { "not done yet".into() } else { format!("not done yet ({what})") })
+                (
+                    Status::NotDone,
+                    if what.is_empty() { "not done yet".into() } else { format!("not done yet ({what})") },
+                )
             } else {
                 (Status::Failed, format!("panicked: {}", tidy_panic(&text)))
             }

@@ -12,7 +12,6 @@ use anyhow::{Context, Result};
 
 use super::{grading, Exercise, Outcome, Status, EXERCISES};
 
-
 /// Where progress is kept.
 pub fn progress_file() -> PathBuf {
     super::exercises_dir().join(".progress.json")
@@ -65,8 +64,5 @@ pub fn reset(e: &Exercise) -> Result<()> {
 
 /// The student's file of each exercise, as submissions labelled by the exercise's name.
 pub fn own_files(chosen: &[&'static Exercise]) -> Vec<grading::Submission> {
-    chosen
-        .iter()
-        .map(|&e| grading::Submission { label: e.name.to_string(), exercise: e, file: e.file() })
-        .collect()
+    chosen.iter().map(|&e| grading::Submission { label: e.name.to_string(), exercise: e, file: e.file() }).collect()
 }

@@ -100,10 +100,7 @@ fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {
         if !chosen[0].solution_file().exists() {
             bail!("this copy of the course has no solutions/ folder: --solutions works in the instructor's copy");
         }
-        chosen
-            .iter()
-            .map(|&e| Submission { label: e.name.to_string(), exercise: e, file: e.solution_file() })
-            .collect()
+        chosen.iter().map(|&e| Submission { label: e.name.to_string(), exercise: e, file: e.solution_file() }).collect()
     } else {
         progress::write_missing_stubs()?;
         progress::own_files(&chosen)
@@ -134,7 +131,11 @@ pub fn mark(status: Option<Status>) -> &'static str {
 fn print_report(report: &Report) {
     let what = if report.solutions { "reference solutions" } else { "exercises" };
     for o in &report.exercises {
-        let message = if o.status == Status::DoesNotCompile { format!("does not compile:\n{}", o.message) } else { o.message.clone() };
+        let message = if o.status == Status::DoesNotCompile {
+            format!("does not compile:\n{}", o.message)
+        } else {
+            o.message.clone()
+        };
         println!("{} {:<22} {message}", mark(Some(o.status)), o.name);
     }
     println!("{} of {} {what} passed", report.passed, report.total);
@@ -169,11 +170,8 @@ pub fn list_text() -> String {
         let homework = if e.homework { " (the chapter's homework)" } else { "" };
         text += &format!("{} {:>2}. {:<22} {:<9} {}{homework}\n", mark(status), e.number(), e.name, state, e.summary);
     }
-    text += &format!(
-        "{done} of {} done; progress is kept in {}\n",
-        EXERCISES.len(),
-        relative(&progress::progress_file())
-    );
+    text +=
+        &format!("{done} of {} done; progress is kept in {}\n", EXERCISES.len(), relative(&progress::progress_file()));
     text
 }
 
@@ -197,7 +195,8 @@ pub fn solution(e: &Exercise) -> Result<String> {
 pub fn table() -> String {
     let mut text = String::from("| # | exercise | chapter | the task |\n| --- | --- | --- | --- |\n");
     for e in EXERCISES {
-        let task = if e.homework { format!("**the chapter's homework**: {}", e.summary) } else { e.summary.to_string() };
+        let task =
+            if e.homework { format!("**the chapter's homework**: {}", e.summary) } else { e.summary.to_string() };
         text += &format!("| {} | `{}` | `{}` | {task} |\n", e.number(), e.name, e.chapter);
     }
     text

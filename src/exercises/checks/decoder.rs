@@ -4,7 +4,8 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{
-    call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, expect_shape, randn, CheckResult, TRANSPOSE,
+    call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, expect_shape, randn, CheckResult,
+    TRANSPOSE,
 };
 use crate::config::{Activation, BertConfig, LayerNormPlacement};
 use crate::exercises::support::{DecoderLayerParts, Projections};
@@ -14,7 +15,10 @@ use crate::{Attention, TransformerDecoderLayer};
 
 /// `causal_mask`: the mask's entries one by one, then the masked softmax against a softmax of each row's
 /// allowed part.
-pub fn causal_mask(causal_mask: fn(i64, Device) -> Tensor, masked_softmax: fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
+pub fn causal_mask(
+    causal_mask: fn(i64, Device) -> Tensor,
+    masked_softmax: fn(&Tensor, &Tensor) -> Tensor,
+) -> CheckResult {
     tch::manual_seed(1);
     for n in [1, 4, 7] {
         let mask = causal_mask(n, Device::Cpu);
@@ -60,7 +64,8 @@ pub fn causal_mask(causal_mask: fn(i64, Device) -> Tensor, masked_softmax: fn(&T
             .into());
     }
     let sums = weights.sum_dim_intlist(-1, false, Kind::Double);
-    let future_zero = weights.masked_select(&mask.eq(0).expand([batch, n, n], false)).abs().max().double_value(&[]) == 0.0;
+    let future_zero =
+        weights.masked_select(&mask.eq(0).expand([batch, n, n], false)).abs().max().double_value(&[]) == 0.0;
     if future_zero && !super::close(&sums, &sums.ones_like(), 1e-5) {
         return Err("masked_softmax: the future weights are 0 but the rows no longer sum to 1 — the mask was applied \
                     after the softmax; block the scores with -inf before it, so the softmax shares 1 among the \
@@ -114,7 +119,9 @@ pub fn cross_attention(
             )
         };
         // First without a mask, so that a shape mistake is reported as one.
-        expect_rectangular(&call(|| cross_attention(&decoder_states, &encoder_output, &projections, None), &[TRANSPOSE])?.1)?;
+        expect_rectangular(
+            &call(|| cross_attention(&decoder_states, &encoder_output, &projections, None), &[TRANSPOSE])?.1,
+        )?;
         // Item 0 has its last source position padded (when there are at least two); the others are full.
         let padding = Tensor::ones([batch, s], (Kind::Int64, Device::Cpu));
         if s > 1 {

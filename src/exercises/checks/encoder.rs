@@ -25,7 +25,8 @@ pub fn feed_forward(f: fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> Check
     tch::manual_seed(14);
     let (batch, seq, hidden, intermediate) = (2, 5, 16, 64);
     let vs = nn::VarStore::new(Device::Cpu);
-    let (l1, l2) = (init::linear(vs.root() / "l1", hidden, intermediate), init::linear(vs.root() / "l2", intermediate, hidden));
+    let (l1, l2) =
+        (init::linear(vs.root() / "l1", hidden, intermediate), init::linear(vs.root() / "l2", intermediate, hidden));
     let x = randn(&[batch, seq, hidden]) * 2.0;
     let out = call(
         || f(&x, &l1, &l2),
@@ -55,7 +56,15 @@ pub fn feed_forward(f: fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> Check
 }
 
 /// Layer normalization over the last axis, in f64, with the variance divided by `n - correction`.
-fn normalize(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f64, axis: i64, correction: i64, eps_inside: bool) -> Tensor {
+fn normalize(
+    x: &Tensor,
+    weight: &Tensor,
+    bias: &Tensor,
+    eps: f64,
+    axis: i64,
+    correction: i64,
+    eps_inside: bool,
+) -> Tensor {
     let x = x.to_kind(Kind::Double);
     let mean = x.mean_dim(axis, true, Kind::Double);
     let var = x.var_correction(axis, correction, true);
@@ -87,7 +96,10 @@ pub fn layer_norm(f: fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> CheckResul
                  `var_correction(-1, 0, true)` or the mean of the squared deviations",
             ),
             (variant(-1, 0, false), "ε is added after the square root; it goes inside: √(variance + ε)"),
-            (variant(1, 0, true), "normalized over the tokens (axis 1); layer norm normalizes each token's vector (axis -1)"),
+            (
+                variant(1, 0, true),
+                "normalized over the tokens (axis 1); layer norm normalizes each token's vector (axis -1)",
+            ),
             (
                 normalize(&x, &weight.ones_like(), &bias.zeros_like(), eps, -1, 0, true),
                 "the scale (weight) and shift (bias) are not applied",
@@ -125,7 +137,10 @@ pub fn embeddings(f: fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::LayerNorm)
         &expected,
         1e-5,
         &[
-            (norm.forward(&(table(&tokens, &ids) + table(&positions, &(&position_ids + 1)))), "the positions start at 1; they count from 0"),
+            (
+                norm.forward(&(table(&tokens, &ids) + table(&positions, &(&position_ids + 1)))),
+                "the positions start at 1; they count from 0",
+            ),
             (
                 norm.forward(&(table(&tokens, &ids) + table(&positions, &ids))),
                 "the token ids are used as positions; the position ids are 0, 1, …, seq_len − 1",
@@ -159,7 +174,10 @@ pub fn classifier_head(f: fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResult {
         &logits(states.select(1, 0)),
         1e-5,
         &[
-            (logits(states.mean_dim(1, false, Kind::Float)), "the tokens are averaged; the head reads the first ([CLS]) token only"),
+            (
+                logits(states.mean_dim(1, false, Kind::Float)),
+                "the tokens are averaged; the head reads the first ([CLS]) token only",
+            ),
             (logits(states.select(1, seq - 1)), "the last token is used; the head reads the first ([CLS]) token"),
             (logits(states.amax(1, false)), "max-pooled over the tokens; the head reads the first ([CLS]) token only"),
         ],

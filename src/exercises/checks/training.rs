@@ -68,12 +68,17 @@ pub fn label_smoothed_loss(f: fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> Check
     let targets = Tensor::from_slice(&[3i64, 5, 0, 7, 10, 0, 4, 9]);
     let got = call(|| f(&logits, &targets, eps, pad), &[])?;
     expect_shape("loss", &got, &[], ": a single number (the mean over the non-padding positions)")?;
-    let libtorch = |ignore, smoothing, reduction| logits.cross_entropy_loss::<Tensor>(&targets, None, reduction, ignore, smoothing);
+    let libtorch = |ignore, smoothing, reduction| {
+        logits.cross_entropy_loss::<Tensor>(&targets, None, reduction, ignore, smoothing)
+    };
     // The other convention: 1 − ε on the right token, ε / (V − 1) on each of the others.
     let others = {
         let log_p = logits.log_softmax(-1, Kind::Double);
-        let q = Tensor::full([n, vocab], eps / (vocab - 1) as f64, (Kind::Double, Device::Cpu))
-            .scatter_value(1, &targets.unsqueeze(1), 1.0 - eps);
+        let q = Tensor::full([n, vocab], eps / (vocab - 1) as f64, (Kind::Double, Device::Cpu)).scatter_value(
+            1,
+            &targets.unsqueeze(1),
+            1.0 - eps,
+        );
         let per_token = -(q * log_p).sum_dim_intlist(1, false, Kind::Double);
         let keep = targets.ne(pad).to_kind(Kind::Double);
         ((per_token * &keep).sum(Kind::Double) / keep.sum(Kind::Double)).to_kind(Kind::Float)
@@ -84,8 +89,14 @@ pub fn label_smoothed_loss(f: fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> Check
         &libtorch(pad, eps, Reduction::Mean),
         1e-5,
         &[
-            (libtorch(-100, eps, Reduction::Mean), "the padding positions are counted: leave out (and do not divide by) the targets equal to pad"),
-            (libtorch(pad, 0.0, Reduction::Mean), "ε is ignored: this is the plain cross-entropy against the one-hot target"),
+            (
+                libtorch(-100, eps, Reduction::Mean),
+                "the padding positions are counted: leave out (and do not divide by) the targets equal to pad",
+            ),
+            (
+                libtorch(pad, 0.0, Reduction::Mean),
+                "ε is ignored: this is the plain cross-entropy against the one-hot target",
+            ),
             (
                 others,
                 "ε is spread over the V − 1 wrong tokens; this course follows PyTorch: ε / V to every token, the \
@@ -109,14 +120,21 @@ pub fn warmup_schedule(f: fn(u64, i64, u64) -> f64) -> CheckResult {
         return Ok(());
     }
     let mistakes: [(Vec<f64>, &str); 3] = [
-        (curve(&|s| d.powf(-0.5) * s.powf(-0.5).max(s * w.powf(-1.5))), "max where the formula has min: the rate must rise during the warm-up, then fall"),
+        (
+            curve(&|s| d.powf(-0.5) * s.powf(-0.5).max(s * w.powf(-1.5))),
+            "max where the formula has min: the rate must rise during the warm-up, then fall",
+        ),
         (curve(&|s| s.powf(-0.5).min(s * w.powf(-1.5))), "the factor d_model^(−1/2) is missing"),
-        (curve(&|s| d.powf(-0.5) * s.powf(-0.5).min(s * w.powf(-0.5))), "the warm-up branch is step · warmup^(−3/2), not step · warmup^(−1/2)"),
+        (
+            curve(&|s| d.powf(-0.5) * s.powf(-0.5).min(s * w.powf(-0.5))),
+            "the warm-up branch is step · warmup^(−3/2), not step · warmup^(−1/2)",
+        ),
     ];
     if let Some((_, words)) = mistakes.iter().find(|(m, _)| same(&got, m)) {
         return Err(format!("learning_rate: {words}"));
     }
-    let (i, _) = got.iter().zip(&expected).enumerate().find(|(_, (g, e))| (*g - *e).abs() > 1e-9 * e.abs()).expect("differs");
+    let (i, _) =
+        got.iter().zip(&expected).enumerate().find(|(_, (g, e))| (*g - *e).abs() > 1e-9 * e.abs()).expect("differs");
     Err(format!(
         "learning_rate({}, {d_model}, {warmup}) is {:.6e}, expected d_model^(−1/2) · min(step^(−1/2), step · warmup^(−3/2)) = {:.6e}",
         steps[i], got[i], expected[i]
@@ -142,27 +160,34 @@ pub fn beam_step(f: fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) -> Ch
     }
     all.sort_by(|x, y| y.0.total_cmp(&x.0));
     let kept = &all[..width as usize];
-    let got: Vec<(f64, i64, i64)> = (0..width)
-        .map(|i| (new_scores.double_value(&[i]), from.int64_value(&[i]), tokens.int64_value(&[i])))
-        .collect();
-    let matches = |want: &[(f64, i64, i64)]| got.iter().zip(want).all(|(g, w)| (g.0 - w.0).abs() < 1e-5 && g.1 == w.1 && g.2 == w.2);
+    let got: Vec<(f64, i64, i64)> =
+        (0..width).map(|i| (new_scores.double_value(&[i]), from.int64_value(&[i]), tokens.int64_value(&[i]))).collect();
+    let matches = |want: &[(f64, i64, i64)]| {
+        got.iter().zip(want).all(|(g, w)| (g.0 - w.0).abs() < 1e-5 && g.1 == w.1 && g.2 == w.2)
+    };
     if matches(kept) {
         return Ok(());
     }
     // Known mistakes: ranking by the new token's log-probability alone, or keeping each beam's best token.
-    let mut alone: Vec<(f64, i64, i64)> = all.iter().map(|&(_, b, t)| (log_probs.double_value(&[b, t]), b, t)).collect();
+    let mut alone: Vec<(f64, i64, i64)> =
+        all.iter().map(|&(_, b, t)| (log_probs.double_value(&[b, t]), b, t)).collect();
     alone.sort_by(|x, y| y.0.total_cmp(&x.0));
     if got.iter().zip(&alone).all(|(g, w)| g.1 == w.1 && g.2 == w.2) {
-        return Err("the beams' scores so far are not added: a candidate's score is its beam's score plus the token's \
+        return Err(
+            "the beams' scores so far are not added: a candidate's score is its beam's score plus the token's \
                     log-probability"
-            .into());
+                .into(),
+        );
     }
-    let best_of_each: Vec<(i64, i64)> = (0..beams).map(|b| (b, log_probs.get(b).argmax(0, false).int64_value(&[]))).collect();
+    let best_of_each: Vec<(i64, i64)> =
+        (0..beams).map(|b| (b, log_probs.get(b).argmax(0, false).int64_value(&[]))).collect();
     let got_pairs: Vec<(i64, i64)> = got.iter().map(|g| (g.1, g.2)).collect();
     if best_of_each.iter().all(|p| got_pairs.contains(p)) {
-        return Err("each beam's best token was kept; beam search ranks all beams × vocabulary candidates together, so \
+        return Err(
+            "each beam's best token was kept; beam search ranks all beams × vocabulary candidates together, so \
                     a strong beam may keep several"
-            .into());
+                .into(),
+        );
     }
     if got.iter().zip(kept).all(|(g, w)| (g.0 - w.0).abs() < 1e-5) {
         return Err(format!(
@@ -187,7 +212,10 @@ pub fn cached_attention(f: fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor) -> (T
     let (q, k, v) = (randn(&[batch, heads, 1, d]) * 2.0, randn(&[batch, heads, 1, d]), randn(&[batch, heads, 1, d]));
     let (output, keys, values) = call(
         || f(&pk, &pv, &q, &k, &v),
-        &[("must match except in dimension", "the cache grows along the positions axis: append along the positions axis (2)")],
+        &[(
+            "must match except in dimension",
+            "the cache grows along the positions axis: append along the positions axis (2)",
+        )],
     )?;
     let grown = [batch, heads, past + 1, d];
     let advice = ": the cache grows by one position — append along the positions axis (2)";
