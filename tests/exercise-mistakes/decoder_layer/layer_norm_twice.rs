@@ -2,8 +2,8 @@
 //! expect: x + sublayer(norm(x))
 use tch::nn::Module;
 use tch::Tensor;
-use transformer_anatomy::Attention;
 pub use transformer_anatomy::exercises::support::DecoderLayerParts;
+use transformer_anatomy::Attention;
 
 pub fn decoder_layer(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, t: &Tensor, s: Option<&Tensor>) -> Tensor {
     // Normalised on the way in and again on the way out of each sub-layer.

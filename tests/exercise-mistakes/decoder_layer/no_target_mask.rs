@@ -2,8 +2,8 @@
 //! expect: must get the target mask
 use tch::nn::Module;
 use tch::Tensor;
-use transformer_anatomy::Attention;
 pub use transformer_anatomy::exercises::support::DecoderLayerParts;
+use transformer_anatomy::Attention;
 
 pub fn decoder_layer(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, t: &Tensor, s: Option<&Tensor>) -> Tensor {
     let h = p.norm_1.forward(x);

@@ -2,8 +2,8 @@
 //! expect: post-layer-norm arrangement
 use tch::nn::Module;
 use tch::Tensor;
-use transformer_anatomy::Attention;
 pub use transformer_anatomy::exercises::support::DecoderLayerParts;
+use transformer_anatomy::Attention;
 
 pub fn decoder_layer(x: &Tensor, memory: &Tensor, p: &DecoderLayerParts, t: &Tensor, s: Option<&Tensor>) -> Tensor {
     let x = p.norm_1.forward(&(x + p.self_attention.forward(x, x, Some(t), false).output));
