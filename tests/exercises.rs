@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use transformer_anatomy::exercises::grading::{grade, project_root, Submission};
+use transformer_anatomy::exercises::grading::{grade, project_root, stub_file, Submission};
 use transformer_anatomy::exercises::{find, Status, EXERCISES};
 
 fn scratch(name: &str) -> PathBuf {
@@ -49,9 +49,7 @@ fn solutions_pass_stubs_are_not_done_wrong_answers_fail_for_their_reason_and_a_b
     let mut plan = Vec::new();
     for e in EXERCISES {
         plan.push(Submission { label: format!("solution/{}", e.name), exercise: e, file: e.solution_file() });
-        let stub = stubs.join(format!("{}.rs", e.name));
-        std::fs::write(&stub, e.stub).unwrap();
-        plan.push(Submission { label: format!("stub/{}", e.name), exercise: e, file: stub });
+        plan.push(Submission { label: format!("stub/{}", e.name), exercise: e, file: stub_file(e).unwrap() });
     }
     let mistakes = mistakes();
     for (name, file, _) in &mistakes {
@@ -193,12 +191,12 @@ fn wait_for(lines: &mpsc::Receiver<String>, seen: &mut String, needle: &str) {
     }
 }
 
-#[test]
-fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
-    let dir = scratch("watch");
+/// `anatomy exercises watch` on the files in `dir`, keys through a pipe; its output arrives line by line.
+fn start_watch(dir: &Path, options: &[&str]) -> (std::process::Child, mpsc::Receiver<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_anatomy"))
         .args(["exercises", "watch"])
-        .env("ANATOMY_EXERCISES_DIR", &dir)
+        .args(options)
+        .env("ANATOMY_EXERCISES_DIR", dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -211,6 +209,13 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
             let _ = tx.send(line);
         }
     });
+    (child, rx)
+}
+
+#[test]
+fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
+    let dir = scratch("watch");
+    let (mut child, rx) = start_watch(&dir, &[]);
     let mut stdin = child.stdin.take().unwrap();
     let mut seen = String::new();
     // File events where the system gives them (they may be unavailable, e.g. out of inotify instances: then
@@ -253,21 +258,7 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
 #[test]
 fn the_watch_mode_notices_saves_by_polling_alone() {
     let dir = scratch("poll");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_anatomy"))
-        .args(["exercises", "watch", "--poll"])
-        .env("ANATOMY_EXERCISES_DIR", &dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(|l| l.ok()) {
-            let _ = tx.send(line);
-        }
-    });
+    let (mut child, rx) = start_watch(&dir, &["--poll"]);
     let mut seen = String::new();
     wait_for(&rx, &mut seen, "(polling twice a second)");
     wait_for(&rx, &mut seen, "not done");

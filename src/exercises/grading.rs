@@ -71,7 +71,7 @@ pub fn grade(submissions: &[Submission]) -> Result<Vec<Outcome>> {
                 errors.sort_by_key(|e| e.file.ends_with("plan.rs"));
                 let mut blamed = BTreeSet::new();
                 for e in &errors {
-                    if let Some(i) = plan.blame(e) {
+                    for i in plan.blame(e) {
                         if blamed.insert(i) {
                             let s = &submissions[i];
                             outcomes[i] = Some(outcome(s, Status::DoesNotCompile, e.describe(s)));
@@ -115,31 +115,40 @@ fn outcome(s: &Submission, status: Status, message: String) -> Outcome {
     Outcome { name: s.exercise.name, label: s.label.clone(), status, message }
 }
 
-/// The plan's source, and which of its lines and files belong to which submission.
+/// The plan's source, and which of its lines and files belong to which submissions.
 struct Plan {
     source: String,
     /// Line number (1-based) of each submission's check call → submission index.
     lines: BTreeMap<usize, usize>,
-    /// Canonical file path → submission index.
-    files: BTreeMap<PathBuf, usize>,
+    /// Canonical file path → the submissions graded from it. A file several submissions share (the
+    /// untouched stub, in a class) is compiled once, as one module.
+    files: BTreeMap<PathBuf, Vec<usize>>,
 }
 
 impl Plan {
     fn new(submissions: &[Submission], chosen: &[usize]) -> Result<Self> {
         let mut source =
             String::from("// Written by transformer_anatomy::exercises::grading; rewritten at every grading.\n");
-        let mut files = BTreeMap::new();
+        let mut files: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
+        let mut modules: BTreeMap<PathBuf, usize> = BTreeMap::new(); // file → module number
+        let mut module_of = BTreeMap::new(); // submission index → module number
         for &i in chosen {
             let file =
                 submissions[i].file.canonicalize().with_context(|| format!("{}", submissions[i].file.display()))?;
-            source += &format!("#[path = {:?}]\nmod m{i};\n", file.display().to_string());
-            files.insert(file, i);
+            let next = modules.len();
+            let module = *modules.entry(file.clone()).or_insert_with(|| {
+                source += &format!("#[path = {:?}]\nmod m{next};\n", file.display().to_string());
+                next
+            });
+            module_of.insert(i, module);
+            files.entry(file).or_default().push(i);
         }
         source += "fn main() {\n    use transformer_anatomy::exercises::checks;\n    transformer_anatomy::exercises::serve(&[\n";
         let mut lines = BTreeMap::new();
         for &i in chosen {
             let s = &submissions[i];
-            let arguments: Vec<String> = s.exercise.functions.iter().map(|f| format!("m{i}::{f}")).collect();
+            let module = module_of[&i];
+            let arguments: Vec<String> = s.exercise.functions.iter().map(|f| format!("m{module}::{f}")).collect();
             lines.insert(source.lines().count() + 1, i);
             source += &format!(
                 "        ({:?}, (|| checks::{}({})) as fn() -> checks::CheckResult),\n",
@@ -152,16 +161,16 @@ impl Plan {
         Ok(Plan { source, lines, files })
     }
 
-    /// The submission a compiler error belongs to: its file, or its line of the plan.
-    fn blame(&self, e: &CompilerError) -> Option<usize> {
+    /// The submissions a compiler error belongs to: those of its file, or the one of its line of the plan.
+    fn blame(&self, e: &CompilerError) -> Vec<usize> {
         let file = Path::new(&e.file);
-        if let Some(&i) = file.canonicalize().ok().and_then(|f| self.files.get(&f)) {
-            return Some(i);
+        if let Some(owners) = file.canonicalize().ok().and_then(|f| self.files.get(&f)) {
+            return owners.clone();
         }
         if file.ends_with("plan.rs") {
-            return self.lines.get(&e.line).copied();
+            return self.lines.get(&e.line).copied().into_iter().collect();
         }
-        None
+        Vec::new()
     }
 }
 
@@ -235,12 +244,7 @@ fn build(root: &Path, plan_file: &Path) -> Result<Build> {
         .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot run {:?} to build the exercises: is Rust installed?", cargo))?;
-    let mut stderr = child.stderr.take().expect("piped");
-    let stderr_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
+    let stderr_reader = read_in_background(child.stderr.take().expect("piped"));
     let (mut binary, mut errors) = (None, Vec::new());
     for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
         let Ok(message) = serde_json::from_str::<CargoMessage>(&line?) else { continue };
@@ -294,7 +298,7 @@ fn run(binary: &Path, labels: &[String], limit: Duration) -> Result<Run> {
         .spawn()
         .with_context(|| format!("cannot start {}", binary.display()))?;
     let stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
+    let errors = read_in_background(child.stderr.take().expect("piped"));
     let reader = std::thread::spawn(move || {
         let mut found = BTreeMap::new();
         for line in BufReader::new(stdout).lines().map_while(|l| l.ok()) {
@@ -303,11 +307,6 @@ fn run(binary: &Path, labels: &[String], limit: Duration) -> Result<Run> {
             }
         }
         found
-    });
-    let errors = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
     });
     let finished = wait_or_kill(&mut child, limit)?;
     let reported = reader.join().unwrap_or_default();
@@ -321,6 +320,15 @@ fn run(binary: &Path, labels: &[String], limit: Duration) -> Result<Run> {
         Some(_) => None,
     };
     Ok(Run { reported, stopped })
+}
+
+/// Reads a child's output to its end on another thread, so that a full pipe never blocks the child.
+fn read_in_background(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = pipe.read_to_string(&mut text);
+        text
+    })
 }
 
 /// The exit status, or `None` when the limit passed and the process was killed.
@@ -337,6 +345,21 @@ fn wait_or_kill(child: &mut Child, limit: Duration) -> Result<Option<std::proces
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// A file holding the untouched stub of an exercise, for a student who did not hand that exercise in
+/// (under `target/exercise-grader/stubs/`; every such student shares it).
+pub fn stub_file(e: &Exercise) -> Result<PathBuf> {
+    let folder = project_root().join("target").join("exercise-grader").join("stubs");
+    fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
+    let file = folder.join(format!("{}.rs", e.name));
+    write_if_changed(&file, e.stub)?;
+    Ok(file)
+}
+
+/// One submission per exercise, labelled by the exercise's name, from the file `file_of` names.
+pub fn by_name(chosen: &[&'static Exercise], file_of: impl Fn(&Exercise) -> PathBuf) -> Vec<Submission> {
+    chosen.iter().map(|&e| Submission { label: e.name.to_string(), exercise: e, file: file_of(e) }).collect()
 }
 
 /// Writes only when the text changed, so that cargo sees an unchanged plan as unchanged.

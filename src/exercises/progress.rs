@@ -28,26 +28,28 @@ pub fn record(outcomes: &[Outcome]) -> Result<()> {
     for o in outcomes {
         progress.insert(o.name.to_string(), o.status);
     }
+    save(&progress)
+}
+
+/// Writes the progress file whole (a partial file, then a rename), so that a crash never leaves half of it.
+fn save(progress: &BTreeMap<String, Status>) -> Result<()> {
     let path = progress_file();
-    let text = serde_json::to_string_pretty(&progress)?;
+    let text = serde_json::to_string_pretty(progress)?;
     let partial = path.with_extension("json.partial");
     fs::write(&partial, text + "\n").with_context(|| format!("cannot write {}", partial.display()))?;
     fs::rename(&partial, &path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Writes out the stub of every exercise whose file is missing (a fresh copy of the course has none);
-/// returns the names written.
-pub fn write_missing_stubs() -> Result<Vec<&'static str>> {
-    let mut written = Vec::new();
+/// Writes out the stub of every exercise whose file is missing (a fresh copy of the course has none).
+pub fn write_missing_stubs() -> Result<()> {
     for e in EXERCISES {
         let file = e.file();
         if !file.exists() {
             fs::create_dir_all(file.parent().expect("in exercises/"))?;
             fs::write(&file, e.stub).with_context(|| format!("cannot write {}", file.display()))?;
-            written.push(e.name);
         }
     }
-    Ok(written)
+    Ok(())
 }
 
 /// Puts the untouched stub back and forgets the exercise's progress.
@@ -56,13 +58,12 @@ pub fn reset(e: &Exercise) -> Result<()> {
     fs::write(&file, e.stub).with_context(|| format!("cannot write {}", file.display()))?;
     let mut progress = load();
     if progress.remove(e.name).is_some() {
-        let text = serde_json::to_string_pretty(&progress)?;
-        fs::write(progress_file(), text + "\n")?;
+        save(&progress)?;
     }
     Ok(())
 }
 
 /// The student's file of each exercise, as submissions labelled by the exercise's name.
 pub fn own_files(chosen: &[&'static Exercise]) -> Vec<grading::Submission> {
-    chosen.iter().map(|&e| grading::Submission { label: e.name.to_string(), exercise: e, file: e.file() }).collect()
+    grading::by_name(chosen, Exercise::file)
 }

@@ -1,5 +1,4 @@
 //! `anatomy exercises`: list, grade, watch, reset and show solutions; grade a class.
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -100,7 +99,7 @@ fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {
         if !chosen[0].solution_file().exists() {
             bail!("this copy of the course has no solutions/ folder: --solutions works in the instructor's copy");
         }
-        chosen.iter().map(|&e| Submission { label: e.name.to_string(), exercise: e, file: e.solution_file() }).collect()
+        grading::by_name(&chosen, Exercise::solution_file)
     } else {
         progress::write_missing_stubs()?;
         progress::own_files(&chosen)
@@ -225,39 +224,34 @@ fn grade_class(submissions: &Path, json: bool) -> Result<bool> {
         bail!("{} holds no student folders (one folder per student, with their exercise files)", submissions.display());
     }
     // A file a student did not hand in is graded as the untouched stub.
-    let stubs = grading::project_root().join("target").join("exercise-grader").join("stubs");
-    std::fs::create_dir_all(&stubs)?;
+    let who: Vec<String> =
+        students.iter().map(|s| s.file_name().expect("a folder").to_string_lossy().to_string()).collect();
     let mut all = Vec::new();
-    for student in &students {
-        let who = student.file_name().expect("a folder").to_string_lossy().to_string();
+    for (student, who) in students.iter().zip(&who) {
         for e in EXERCISES {
             let file = match handed_in(student, e) {
                 Some(f) => f,
-                None => {
-                    let stub = stubs.join(format!("{}.rs", e.name));
-                    if std::fs::read_to_string(&stub).ok().as_deref() != Some(e.stub) {
-                        std::fs::write(&stub, e.stub)?;
-                    }
-                    stub
-                }
+                None => grading::stub_file(e)?,
             };
             all.push(Submission { label: format!("{who}/{}", e.name), exercise: e, file });
         }
     }
+    // The outcomes come back in the submissions' order: one row of EXERCISES.len() per student.
     let outcomes = grading::grade(&all)?;
-    let mut rows: BTreeMap<String, Vec<&Outcome>> = BTreeMap::new();
-    for o in &outcomes {
-        let who = o.label.rsplit_once('/').expect("student/exercise").0;
-        rows.entry(who.to_string()).or_default().push(o);
+    let rows: Vec<(&String, &[Outcome])> = who.iter().zip(outcomes.chunks(EXERCISES.len())).collect();
+    if !json {
+        let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
+        println!("| student | {} | passed |", names.join(" | "));
+        println!("{}|", "|---".repeat(names.len() + 2));
     }
-    if json {
-        for (who, row) in &rows {
+    for (who, row) in &rows {
+        let passed = row.iter().filter(|o| o.status == Status::Passed).count();
+        if json {
             let mut object = serde_json::Map::new();
-            object.insert("student".into(), who.clone().into());
-            for o in row {
+            object.insert("student".into(), (*who).clone().into());
+            for o in *row {
                 object.insert(o.name.into(), o.status.words().into());
             }
-            let passed = row.iter().filter(|o| o.status == Status::Passed).count();
             object.insert("passed".into(), passed.into());
             object.insert("total".into(), row.len().into());
             let messages: serde_json::Map<String, serde_json::Value> = row
@@ -267,13 +261,7 @@ fn grade_class(submissions: &Path, json: bool) -> Result<bool> {
                 .collect();
             object.insert("messages".into(), messages.into());
             println!("{}", serde_json::Value::Object(object));
-        }
-    } else {
-        let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
-        println!("| student | {} | passed |", names.join(" | "));
-        println!("{}|", "|---".repeat(names.len() + 2));
-        for (who, row) in &rows {
-            let passed = row.iter().filter(|o| o.status == Status::Passed).count();
+        } else {
             let cells: Vec<&str> = row.iter().map(|o| o.status.words()).collect();
             println!("| {who} | {} | {passed}/{} |", cells.join(" | "), row.len());
         }

@@ -15,7 +15,7 @@ use notify::{RecursiveMode, Watcher};
 use transformer_anatomy::exercises::grading;
 use transformer_anatomy::exercises::{progress, Exercise, Status, EXERCISES};
 
-use crate::exercises::{list_text, mark, relative, solution};
+use crate::exercises::{list_text, mark, relative};
 
 enum Input {
     Saved(PathBuf),
@@ -144,7 +144,7 @@ fn grade_and_show(screen: &Screen, e: &'static Exercise) -> Option<Status> {
         relative(&e.file()),
         outcome.message
     ));
-    if outcome.status == Status::Passed && solution(e).is_ok() {
+    if outcome.status == Status::Passed && e.solution_file().exists() {
         screen.say(&format!("the reference solution: `anatomy exercises solution {}`\n", e.name));
     }
     Some(outcome.status)
