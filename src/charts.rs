@@ -273,7 +273,7 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
     let rows = search.steps.iter().map(Vec::len).max().unwrap_or(1).max(1) as f64;
     let (width, height) = (left + col * (search.steps.len() as f64 + 0.5), top + row * rows + 20.0);
     let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
     );
     let _ = write!(
         svg,

@@ -348,6 +348,13 @@ fn beam_width_one_is_greedy_and_beams_are_sorted() {
         );
         assert!(search.hypotheses.windows(2).all(|w| w[0].score >= w[1].score));
         assert!(search.hypotheses.len() >= 4);
+        if i == 0 {
+            // The picture scales into a narrow output area instead of being cut off: it has a viewBox.
+            let svg = transformer_anatomy::charts::beam_tree(&search, |id| id.to_string()).0;
+            let open = &svg[..svg.find('>').unwrap()];
+            let attr = |name: &str| open.split(&format!(" {name}=\"")).nth(1).unwrap().split('"').next().unwrap();
+            assert_eq!(attr("viewBox"), format!("0 0 {} {}", attr("width"), attr("height")), "{open}");
+        }
     }
 }
 
