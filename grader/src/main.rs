@@ -1,6 +1,6 @@
-//! The exercise grader's binary. `anatomy exercises` writes the list of files to grade as Rust source
-//! (one module per file, one check call per module) and names it in `ANATOMY_GRADER_PLAN`; this file
-//! only includes it. Nothing else in the project compiles students' files, so a broken one breaks
-//! nothing but its own grade. See `src/exercises/grading.rs`.
-#![allow(unused_variables, dead_code, unused_imports, unused_mut)]
+//! The exercise grader's recipe. `anatomy exercises` builds this package once with a small program named
+//! in `ANATOMY_GRADER_PLAN` that uses the library but no student file, and reads off cargo's messages how
+//! to compile and link a probe against the built library; every student's files are then compiled by
+//! `rustc` on their own, in a scratch folder (and, for a class, a sandbox). See
+//! `src/exercises/grading.rs`.
 include!(env!("ANATOMY_GRADER_PLAN"));

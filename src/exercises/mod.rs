@@ -15,9 +15,13 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod checks;
+pub mod course;
 pub mod grading;
+pub mod probe;
 pub mod progress;
+pub mod sandbox;
 pub mod support;
+pub mod tape;
 
 /// One exercise of the course.
 #[derive(Debug)]
@@ -29,8 +33,9 @@ pub struct Exercise {
     pub chapter: &'static str,
     /// The chapter's own homework (encoder-decoder attention).
     pub homework: bool,
-    /// The functions the student writes, in the order `checks::NAME` takes them.
-    pub functions: &'static [&'static str],
+    /// The functions the student writes, in the order `checks::NAME` takes them, with their number of
+    /// arguments.
+    pub functions: &'static [(&'static str, usize)],
     /// The untouched student file.
     pub stub: &'static str,
     /// The hints, one numbered item per level.
@@ -38,13 +43,13 @@ pub struct Exercise {
 }
 
 macro_rules! exercise {
-    ($name:literal, $chapter:literal, $homework:literal, [$($f:literal),+], $summary:literal) => {
+    ($name:literal, $chapter:literal, $homework:literal, [$($f:literal / $n:literal),+], $summary:literal) => {
         Exercise {
             name: $name,
             summary: $summary,
             chapter: $chapter,
             homework: $homework,
-            functions: &[$($f),+],
+            functions: &[$(($f, $n)),+],
             stub: include_str!(concat!("stubs/", $name, ".rs")),
             hints: include_str!(concat!("../../exercises/hints/", $name, ".md")),
         }
@@ -57,112 +62,112 @@ pub const EXERCISES: &[Exercise] = &[
         "scaled_dot_product",
         "02-self-attention",
         false,
-        ["scaled_dot_product"],
+        ["scaled_dot_product" / 3],
         "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values"
     ),
     exercise!(
         "attention_head",
         "02-self-attention",
         false,
-        ["attention_head"],
+        ["attention_head" / 2],
         "one attention head: three linear maps, then scaled dot-product attention"
     ),
     exercise!(
         "split_heads",
         "03-multi-head-attention",
         false,
-        ["split_heads", "merge_heads"],
+        ["split_heads" / 2, "merge_heads" / 1],
         "cut the hidden axis into heads and put it back (view and transpose)"
     ),
     exercise!(
         "feed_forward",
         "04-feed-forward",
         false,
-        ["feed_forward"],
+        ["feed_forward" / 3],
         "the position-wise feed-forward layer: linear, GELU, linear"
     ),
     exercise!(
         "layer_norm",
         "05-layer-norm-and-encoder-layer",
         false,
-        ["layer_norm"],
+        ["layer_norm" / 4],
         "layer normalization by hand: mean, biased variance, ε, scale and shift"
     ),
     exercise!(
         "embeddings",
         "06-positional-embeddings",
         false,
-        ["embeddings"],
+        ["embeddings" / 4],
         "token plus learned position embeddings, then one layer norm"
     ),
     exercise!(
         "classifier_head",
         "07-encoder-and-classifier",
         false,
-        ["classifier_head"],
+        ["classifier_head" / 2],
         "class logits from the hidden state of the first ([CLS]) token"
     ),
     exercise!(
         "causal_mask",
         "08-decoder-and-masking",
         false,
-        ["causal_mask", "masked_softmax"],
+        ["causal_mask" / 2, "masked_softmax" / 2],
         "build the lower-triangular mask and hide the future from the softmax"
     ),
     exercise!(
         "cross_attention",
         "08-decoder-and-masking",
         true,
-        ["cross_attention"],
+        ["cross_attention" / 4],
         "encoder-decoder attention: queries from the decoder, keys and values from the encoder"
     ),
     exercise!(
         "decoder_layer",
         "08-decoder-and-masking",
         false,
-        ["decoder_layer"],
+        ["decoder_layer" / 5],
         "masked self-attention, cross-attention and feed-forward, pre-layer-norm"
     ),
     exercise!(
         "sinusoidal_positions",
         "06-positional-embeddings",
         false,
-        ["sinusoidal_positions"],
+        ["sinusoidal_positions" / 3],
         "the fixed sine/cosine positional encoding of the 2017 paper"
     ),
     exercise!(
         "shift_right",
         "10-training",
         false,
-        ["shift_right"],
+        ["shift_right" / 3],
         "teacher forcing: the decoder's input is the target shifted right behind a start token"
     ),
     exercise!(
         "label_smoothed_loss",
         "10-training",
         false,
-        ["label_smoothed_loss"],
+        ["label_smoothed_loss" / 4],
         "cross-entropy against smoothed targets, padding left out"
     ),
     exercise!(
         "warmup_schedule",
         "10-training",
         false,
-        ["learning_rate"],
+        ["learning_rate" / 3],
         "the paper's learning rate: linear warm-up, then 1/√step"
     ),
     exercise!(
         "beam_step",
         "10-training",
         false,
-        ["beam_step"],
+        ["beam_step" / 3],
         "one step of beam search: extend every beam, keep the best over all of them"
     ),
     exercise!(
         "cached_attention",
         "10-training",
         false,
-        ["cached_attention"],
+        ["cached_attention" / 5],
         "one decoding step with a key/value cache: append, then attend"
     ),
 ];
@@ -257,31 +262,9 @@ pub struct Outcome {
     pub label: String,
     pub status: Status,
     pub message: String,
-}
-
-/// What the grader binary prints for each file it checked: one JSON line.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct Reported {
-    pub label: String,
-    pub status: Status,
-    pub message: String,
-}
-
-/// The grader binary's `main`: runs the checks (all, or those whose labels are given as arguments), one
-/// JSON line each, flushed at once so that a crash loses only the check that crashed.
-pub fn serve(checks: &[(&str, fn() -> checks::CheckResult)]) {
-    use std::io::Write;
-    let wanted: Vec<String> = std::env::args().skip(1).collect();
-    let mut stdout = std::io::stdout().lock();
-    for (label, check) in checks {
-        if !wanted.is_empty() && !wanted.iter().any(|w| w == label) {
-            continue;
-        }
-        let (status, message) = run_check(*check);
-        let line = serde_json::to_string(&Reported { label: label.to_string(), status, message }).expect("plain data");
-        let _ = writeln!(stdout, "{line}");
-        let _ = stdout.flush();
-    }
+    /// For a check of independent parts: how many passed, and how many there are (partial credit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<(usize, usize)>,
 }
 
 /// Runs a check, turning a panic into a status: `todo!()` means "not done", anything else a failure
@@ -295,6 +278,9 @@ pub fn run_check(check: impl FnOnce() -> checks::CheckResult) -> (Status, String
         Ok(Ok(())) => (Status::Passed, "passed".to_string()),
         Ok(Err(message)) => (Status::Failed, message),
         Err(payload) => {
+            if let Some(tape::Stopped(why)) = payload.downcast_ref::<tape::Stopped>() {
+                return (Status::Failed, why.clone());
+            }
             let text = panic_text(&*payload);
             if let Some(rest) =
                 text.strip_prefix("not yet implemented").or_else(|| text.strip_prefix("not implemented"))

@@ -4,7 +4,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
+use transformer_anatomy::exercises::course::{self, Course};
 use transformer_anatomy::exercises::grading::{self, Submission};
+use transformer_anatomy::exercises::sandbox::Limits;
 use transformer_anatomy::exercises::{self, progress, Exercise, Outcome, Status, EXERCISES};
 
 #[derive(clap::Args)]
@@ -40,12 +42,31 @@ enum Command {
     Reset { name: String },
     /// Show the reference solution of an exercise you have passed (needs solutions/).
     Solution { name: String },
-    /// Grade a class: SUBMISSIONS holds one folder per student with that student's exercise files.
+    /// Grade a class: SUBMISSIONS holds one folder per student with that student's exercise files. Each
+    /// student's code is compiled and run in a sandbox of its own (see exercises/README.md).
     Grade {
         submissions: PathBuf,
+        /// Only these exercises (comma-separated names), e.g. `--only cross_attention` for the homework.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Write the grades as CSV for a gradebook: one row per student, one column of points per exercise, a total.
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+        /// Write one Markdown file per student into DIR: each exercise's status, points, message and first hint.
+        #[arg(long, value_name = "DIR")]
+        feedback: Option<PathBuf>,
         /// One JSON object per student instead of a Markdown table.
         #[arg(long)]
         json: bool,
+        /// Points per exercise (default: exercises/course.toml).
+        #[arg(long, value_name = "FILE")]
+        course: Option<PathBuf>,
+        /// Wall-time limit of one check, in seconds.
+        #[arg(long, default_value_t = 20, value_name = "SECONDS")]
+        time_limit: u64,
+        /// Run the students' code without the sandbox: only for code you trust (the table says so).
+        #[arg(long)]
+        no_sandbox: bool,
     },
     /// Print the table of exercises that exercises/README.md shows (from the one list in the crate).
     Table,
@@ -82,7 +103,15 @@ pub fn run(args: Args) -> Result<bool> {
             println!("{}", solution(exercises::find(&name)?)?);
             Ok(true)
         }
-        Command::Grade { submissions, json } => grade_class(&submissions, json),
+        Command::Grade { submissions, only, csv, feedback, json, course, time_limit, no_sandbox } => {
+            let chosen = match only.is_empty() {
+                true => EXERCISES.iter().collect(),
+                false => only.iter().map(|n| exercises::find(n)).collect::<Result<Vec<_>>>()?,
+            };
+            let course = Course::load(&course.unwrap_or_else(course::default_file))?;
+            let class = Class { chosen, course, sandbox: !no_sandbox, time_limit };
+            class.grade(&submissions, json, csv.as_deref(), feedback.as_deref())
+        }
         Command::Table => {
             print!("{}", table());
             Ok(true)
@@ -212,65 +241,219 @@ fn handed_in(student: &Path, e: &Exercise) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn grade_class(submissions: &Path, json: bool) -> Result<bool> {
-    let started = Instant::now();
-    let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
-        .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    students.sort();
-    if students.is_empty() {
-        bail!("{} holds no student folders (one folder per student, with their exercise files)", submissions.display());
-    }
-    // A file a student did not hand in is graded as the untouched stub.
-    let who: Vec<String> =
-        students.iter().map(|s| s.file_name().expect("a folder").to_string_lossy().to_string()).collect();
-    let mut all = Vec::new();
-    for (student, who) in students.iter().zip(&who) {
-        for e in EXERCISES {
-            let file = match handed_in(student, e) {
-                Some(f) => f,
-                None => grading::stub_file(e)?,
-            };
-            all.push(Submission { label: format!("{who}/{}", e.name), exercise: e, file });
+/// What a class is graded on.
+struct Class {
+    chosen: Vec<&'static Exercise>,
+    course: Course,
+    sandbox: bool,
+    time_limit: u64,
+}
+
+/// One student's grades.
+struct Row {
+    student: String,
+    outcomes: Vec<Outcome>,
+}
+
+impl Class {
+    fn grade(&self, submissions: &Path, json: bool, csv: Option<&Path>, feedback: Option<&Path>) -> Result<bool> {
+        let started = Instant::now();
+        let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
+            .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        students.sort();
+        if students.is_empty() {
+            bail!(
+                "{} holds no student folders (one folder per student, with their exercise files)",
+                submissions.display()
+            );
         }
-    }
-    // The outcomes come back in the submissions' order: one row of EXERCISES.len() per student.
-    let outcomes = grading::grade(&all)?;
-    let rows: Vec<(&String, &[Outcome])> = who.iter().zip(outcomes.chunks(EXERCISES.len())).collect();
-    if !json {
-        let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
-        println!("| student | {} | passed |", names.join(" | "));
-        println!("{}|", "|---".repeat(names.len() + 2));
-    }
-    for (who, row) in &rows {
-        let passed = row.iter().filter(|o| o.status == Status::Passed).count();
-        if json {
-            let mut object = serde_json::Map::new();
-            object.insert("student".into(), (*who).clone().into());
-            for o in *row {
-                object.insert(o.name.into(), o.status.words().into());
+        // Nothing is written until the grades are known; say now if the CSV's folder is missing.
+        if let Some(folder) = csv.and_then(Path::parent).filter(|f| !f.as_os_str().is_empty()) {
+            if !folder.is_dir() {
+                bail!("--csv: the folder {} does not exist", folder.display());
             }
-            object.insert("passed".into(), passed.into());
-            object.insert("total".into(), row.len().into());
-            let messages: serde_json::Map<String, serde_json::Value> = row
-                .iter()
-                .filter(|o| o.status != Status::Passed && o.status != Status::NotDone)
-                .map(|o| (o.name.to_string(), o.message.clone().into()))
-                .collect();
-            object.insert("messages".into(), messages.into());
-            println!("{}", serde_json::Value::Object(object));
-        } else {
-            let cells: Vec<&str> = row.iter().map(|o| o.status.words()).collect();
-            println!("| {who} | {} | {passed}/{} |", cells.join(" | "), row.len());
         }
+        let who: Vec<String> =
+            students.iter().map(|s| s.file_name().expect("a folder").to_string_lossy().to_string()).collect();
+        // A file a student did not hand in is graded as the untouched stub.
+        let mut units = Vec::new();
+        for (student, who) in students.iter().zip(&who) {
+            let mut unit = Vec::new();
+            for &e in &self.chosen {
+                let file = match handed_in(student, e) {
+                    Some(f) => f,
+                    None => grading::stub_file(e)?,
+                };
+                unit.push(Submission { label: format!("{who}/{}", e.name), exercise: e, file });
+            }
+            units.push(unit);
+        }
+        let options = grading::Options {
+            sandbox: self.sandbox,
+            limits: Limits { time_per_check: std::time::Duration::from_secs(self.time_limit), ..Limits::default() },
+            ..grading::Options::default()
+        };
+        let bar = indicatif::ProgressBar::new(units.len() as u64).with_style(
+            indicatif::ProgressStyle::with_template("grading {bar:30} {pos}/{len} students, {elapsed} (ETA {eta})")
+                .expect("a valid template"),
+        );
+        let outcomes = grading::grade_units(units, &options, &|n| bar.set_position(n as u64))?;
+        bar.finish_and_clear();
+        let rows: Vec<Row> =
+            who.into_iter().zip(outcomes).map(|(student, outcomes)| Row { student, outcomes }).collect();
+        if let Some(path) = csv {
+            write_whole(path, &self.csv(&rows))?;
+        }
+        if let Some(dir) = feedback {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            for row in &rows {
+                write_whole(&dir.join(format!("{}.md", row.student)), &self.feedback(row))?;
+            }
+        }
+        if json {
+            for row in &rows {
+                println!("{}", self.json(row));
+            }
+        } else {
+            print!("{}", self.table(&rows));
+        }
+        let cells = rows.len() * self.chosen.len();
+        let passed = rows.iter().flat_map(|r| &r.outcomes).filter(|o| o.status == Status::Passed).count();
+        eprintln!(
+            "graded {} students × {} exercises in {:.1} s: {passed} of {cells} passed{}",
+            rows.len(),
+            self.chosen.len(),
+            started.elapsed().as_secs_f64(),
+            if self.sandbox { ", each student in a sandbox" } else { " (no sandbox)" }
+        );
+        Ok(true)
     }
-    eprintln!(
-        "graded {} students × {} exercises in {:.1} s",
-        rows.len(),
-        EXERCISES.len(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok(true)
+
+    fn total(&self, row: &Row) -> f64 {
+        row.outcomes.iter().map(|o| self.course.earned(o)).sum()
+    }
+
+    fn max_total(&self) -> f64 {
+        self.chosen.iter().map(|e| self.course.max(e.name)).sum()
+    }
+
+    fn table(&self, rows: &[Row]) -> String {
+        let names: Vec<&str> = self.chosen.iter().map(|e| e.name).collect();
+        let mut text = String::new();
+        if !self.sandbox {
+            text += "**Graded with --no-sandbox: the students' code ran with the grader's rights.**\n\n";
+        }
+        text += &format!("| student | {} | passed | points |\n", names.join(" | "));
+        text += &format!("{}|\n", "|---".repeat(names.len() + 3));
+        for row in rows {
+            let cells: Vec<&str> = row.outcomes.iter().map(|o| o.status.words()).collect();
+            let passed = row.outcomes.iter().filter(|o| o.status == Status::Passed).count();
+            text += &format!(
+                "| {} | {} | {passed}/{} | {}/{} |\n",
+                row.student,
+                cells.join(" | "),
+                row.outcomes.len(),
+                points(self.total(row)),
+                points(self.max_total())
+            );
+        }
+        text
+    }
+
+    fn json(&self, row: &Row) -> serde_json::Value {
+        let mut object = serde_json::Map::new();
+        object.insert("student".into(), row.student.clone().into());
+        let mut earned = serde_json::Map::new();
+        for o in &row.outcomes {
+            object.insert(o.name.into(), o.status.words().into());
+            earned.insert(o.name.into(), self.course.earned(o).into());
+        }
+        object.insert("passed".into(), row.outcomes.iter().filter(|o| o.status == Status::Passed).count().into());
+        object.insert("total".into(), row.outcomes.len().into());
+        object.insert("points".into(), earned.into());
+        object.insert("total_points".into(), self.total(row).into());
+        object.insert("max_points".into(), self.max_total().into());
+        object.insert("sandbox".into(), self.sandbox.into());
+        let messages: serde_json::Map<String, serde_json::Value> = row
+            .outcomes
+            .iter()
+            .filter(|o| o.status != Status::Passed && o.status != Status::NotDone)
+            .map(|o| (o.name.to_string(), o.message.clone().into()))
+            .collect();
+        object.insert("messages".into(), messages.into());
+        serde_json::Value::Object(object)
+    }
+
+    fn csv(&self, rows: &[Row]) -> String {
+        let mut text = String::from("student");
+        for e in &self.chosen {
+            text += &format!(",{}", e.name);
+        }
+        text += ",total\n";
+        for row in rows {
+            text += &csv_field(&row.student);
+            for o in &row.outcomes {
+                text += &format!(",{}", points(self.course.earned(o)));
+            }
+            text += &format!(",{}\n", points(self.total(row)));
+        }
+        text
+    }
+
+    /// A student's feedback: only their own results, the checks' messages and the first hint.
+    fn feedback(&self, row: &Row) -> String {
+        let mut text = format!(
+            "# Feedback for {}\n\n{} of {} points; {} of {} exercises passed.\n\n| exercise | status | points |\n| --- | --- | --- |\n",
+            row.student,
+            points(self.total(row)),
+            points(self.max_total()),
+            row.outcomes.iter().filter(|o| o.status == Status::Passed).count(),
+            row.outcomes.len()
+        );
+        for o in &row.outcomes {
+            text += &format!(
+                "| `{}` | {} | {}/{} |\n",
+                o.name,
+                o.status.words(),
+                points(self.course.earned(o)),
+                points(self.course.max(o.name))
+            );
+        }
+        for o in row.outcomes.iter().filter(|o| o.status != Status::Passed) {
+            let e = exercises::find(o.name).expect("registered");
+            text += &format!("\n## `{}`: {}\n\n", o.name, o.status.words());
+            text += &format!("~~~~text\n{}\n~~~~\n", o.message.replace("~~~~", "~ ~ ~ ~"));
+            if let Some(hint) = e.hint_levels().first() {
+                text += &format!("\nHint: {hint}\n");
+            }
+        }
+        text
+    }
+}
+
+/// Points as a gradebook shows them: whole numbers without a decimal point.
+fn points(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{p:.0}")
+    } else {
+        format!("{p:.2}")
+    }
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Writes a file whole (a partial file, then a rename), so that an interrupted run leaves no half of it.
+fn write_whole(path: &Path, text: &str) -> Result<()> {
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, text).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -3,7 +3,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, randn, CheckResult, TRANSPOSE};
+use super::{call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, parts, randn, CheckResult, TRANSPOSE};
 use crate::exercises::support::Projections;
 
 /// softmax(q kᵀ / scale) over `axis`, in f64: the reference and its classic variations.
@@ -14,8 +14,7 @@ fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {
 }
 
 /// `scaled_dot_product(query, key, value) -> (output, weights)`.
-pub fn scaled_dot_product(f: fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tensor)) -> CheckResult {
-    tch::manual_seed(11);
+pub fn scaled_dot_product(f: impl Fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tensor)) -> CheckResult {
     let (batch, t, s, d, dv) = (2, 4, 6, 8, 5);
     let (q, k, v) = (randn(&[batch, t, d]) * 2.0, randn(&[batch, s, d]) * 2.0, randn(&[batch, s, dv]));
     let (output, w) = call(|| f(&q, &k, &v), &[TRANSPOSE])?;
@@ -43,8 +42,7 @@ pub fn scaled_dot_product(f: fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tensor)) 
 }
 
 /// `attention_head(hidden, projections) -> output`.
-pub fn attention_head(f: fn(&Tensor, &Projections) -> Tensor) -> CheckResult {
-    tch::manual_seed(12);
+pub fn attention_head(f: impl Fn(&Tensor, &Projections) -> Tensor) -> CheckResult {
     let (batch, seq, d_model, head_dim) = (2, 5, 16, 8);
     let vs = nn::VarStore::new(Device::Cpu);
     let p = Projections::new(&vs.root(), d_model, head_dim);
@@ -69,10 +67,30 @@ pub fn attention_head(f: fn(&Tensor, &Projections) -> Tensor) -> CheckResult {
 }
 
 /// `split_heads(x, num_heads)` and `merge_heads(x)`.
-pub fn split_heads(split: fn(&Tensor, i64) -> Tensor, merge: fn(&Tensor) -> Tensor) -> CheckResult {
+/// The two functions are graded apart (a share of the points each).
+pub fn split_heads(split: impl Fn(&Tensor, i64) -> Tensor, merge: impl Fn(&Tensor) -> Tensor) -> CheckResult {
     let (batch, seq, heads, head_dim) = (2, 3, 4, 5);
     let hidden = heads * head_dim;
-    let x = Tensor::arange(batch * seq * hidden, (Kind::Float, Device::Cpu)).view([batch, seq, hidden]);
+    let x = randn(&[batch, seq, hidden]);
+    // Head h of token s holds the hidden units h·head_dim .. (h+1)·head_dim of that token: written entry by
+    // entry, without view or transpose.
+    let mut entries = Vec::new();
+    for b in 0..batch {
+        for h in 0..heads {
+            for s in 0..seq {
+                for j in 0..head_dim {
+                    entries.push(x.double_value(&[b, s, h * head_dim + j]) as f32);
+                }
+            }
+        }
+    }
+    let expected = Tensor::from_slice(&entries).view([batch, heads, seq, head_dim]);
+    parts(&[&|| the_split(&split, &x, &expected, heads), &|| the_merge(&merge, &x, &expected)])
+}
+
+fn the_split(split: &dyn Fn(&Tensor, i64) -> Tensor, x: &Tensor, expected: &Tensor, heads: i64) -> CheckResult {
+    let (batch, seq, hidden) = x.size3().expect("3 axes");
+    let head_dim = hidden / heads;
     let split_x = call(|| split(&x, heads), &[])?;
     expect_shape(
         "split_heads([2, 3, 20], 4)",
@@ -80,22 +98,10 @@ pub fn split_heads(split: fn(&Tensor, i64) -> Tensor, merge: fn(&Tensor) -> Tens
         &[batch, heads, seq, head_dim],
         ": [batch, heads, seq, head_dim] — view as [batch, seq, heads, head_dim], then swap axes 1 and 2",
     )?;
-    // Entry by entry: head h of token s holds the hidden units h·head_dim .. (h+1)·head_dim of that token.
-    let mut expected = Vec::new();
-    for b in 0..batch {
-        for h in 0..heads {
-            for s in 0..seq {
-                for j in 0..head_dim {
-                    expected.push(x.double_value(&[b, s, h * head_dim + j]) as f32);
-                }
-            }
-        }
-    }
-    let expected = Tensor::from_slice(&expected).view([batch, heads, seq, head_dim]);
     expect_close_or_name(
         "split_heads",
         &split_x,
-        &expected,
+        expected,
         0.0,
         &[(
             x.reshape([batch, heads, seq, head_dim]),
@@ -103,7 +109,11 @@ pub fn split_heads(split: fn(&Tensor, i64) -> Tensor, merge: fn(&Tensor) -> Tens
              order, so a 'head' holds pieces of several tokens; view as [batch, seq, heads, head_dim], then \
              transpose(1, 2)",
         )],
-    )?;
+    )
+}
+
+fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, x: &Tensor, expected: &Tensor) -> CheckResult {
+    let (batch, seq, hidden) = x.size3().expect("3 axes");
     let merged = call(
         || merge(&expected),
         &[(
@@ -115,7 +125,7 @@ pub fn split_heads(split: fn(&Tensor, i64) -> Tensor, merge: fn(&Tensor) -> Tens
     expect_close_or_name(
         "merge_heads(split_heads(x))",
         &merged,
-        &x,
+        x,
         0.0,
         &[(
             expected.reshape([batch, seq, hidden]),

@@ -10,7 +10,7 @@ fn ids(rows: &[&[i64]]) -> Tensor {
 }
 
 /// `shift_right(targets, bos, pad)`: the decoder's input under teacher forcing.
-pub fn shift_right(f: fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
+pub fn shift_right(f: impl Fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
     let (bos, pad, eos) = (1, 0, 2);
     let targets = ids(&[&[5, 6, 7, 8, eos], &[9, 4, eos, pad, pad]]);
     let got = call(|| f(&targets, bos, pad), &[])?;
@@ -61,8 +61,7 @@ pub fn shift_right(f: fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
 }
 
 /// `label_smoothed_loss(logits, targets, smoothing, pad)`.
-pub fn label_smoothed_loss(f: fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> CheckResult {
-    tch::manual_seed(21);
+pub fn label_smoothed_loss(f: impl Fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> CheckResult {
     let (n, vocab, pad, eps) = (8, 11, 0, 0.1);
     let logits = randn(&[n, vocab]) * 2.0;
     let targets = Tensor::from_slice(&[3i64, 5, 0, 7, 10, 0, 4, 9]);
@@ -108,7 +107,7 @@ pub fn label_smoothed_loss(f: fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> Check
 }
 
 /// `learning_rate(step, d_model, warmup)` with factor 1, steps counted from 1.
-pub fn warmup_schedule(f: fn(u64, i64, u64) -> f64) -> CheckResult {
+pub fn warmup_schedule(f: impl Fn(u64, i64, u64) -> f64) -> CheckResult {
     let (d_model, warmup) = (512i64, 400u64);
     let steps = [1u64, 10, 200, 399, 400, 401, 1000, 20_000];
     let got: Vec<f64> = steps.iter().map(|&s| f(s, d_model, warmup)).collect();
@@ -142,8 +141,7 @@ pub fn warmup_schedule(f: fn(u64, i64, u64) -> f64) -> CheckResult {
 }
 
 /// `beam_step(scores, log_probs, width) -> (scores, beams, tokens)`.
-pub fn beam_step(f: fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) -> CheckResult {
-    tch::manual_seed(23);
+pub fn beam_step(f: impl Fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) -> CheckResult {
     let (beams, vocab, width) = (3, 7, 3);
     let scores = Tensor::from_slice(&[-0.5f32, -1.0, -4.0]);
     let log_probs = (randn(&[beams, vocab]) * 2.0).log_softmax(-1, Kind::Float);
@@ -205,8 +203,9 @@ pub fn beam_step(f: fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) -> Ch
 }
 
 /// `cached_attention(past_keys, past_values, query, key, value) -> (output, keys, values)`.
-pub fn cached_attention(f: fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor) -> (Tensor, Tensor, Tensor)) -> CheckResult {
-    tch::manual_seed(24);
+pub fn cached_attention(
+    f: impl Fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor) -> (Tensor, Tensor, Tensor),
+) -> CheckResult {
     let (batch, heads, past, d) = (2, 3, 4, 8);
     let (pk, pv) = (randn(&[batch, heads, past, d]), randn(&[batch, heads, past, d]));
     let (q, k, v) = (randn(&[batch, heads, 1, d]) * 2.0, randn(&[batch, heads, 1, d]), randn(&[batch, heads, 1, d]));

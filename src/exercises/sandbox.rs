@@ -1,0 +1,259 @@
+//! The sandbox a class's code is compiled and run in.
+//!
+//! Three things the platform offers, each doing one job:
+//! - **bubblewrap** (`bwrap`, Debian's package, installed by the set-up) gives each compiler run and each
+//!   probe run a private view of the file system — only the toolchain or the libraries it needs, read-only,
+//!   and the student's own scratch folder — and new network, PID, IPC, UTS and user namespaces: no network
+//!   at all, no other process to see, nothing of the class folder, `solutions/` or the instructor's home.
+//! - **seccomp** (filters compiled with `seccompiler`, handed to bwrap) stops the probe from starting a
+//!   process (fork, vfork, clone without CLONE_THREAD), opening any socket, or tracing another process: the
+//!   call is answered with SIGSYS, which the probe reports before it exits.
+//! - **setrlimit** caps memory (address space), CPU time, the size of files written and open files; the
+//!   grader itself kills a check that runs past its wall-time limit or prints past the output limit.
+//!
+//! A learner grading their own files (`check`, `watch`) runs without it: the limits apply, the sandbox
+//! does not.
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use seccompiler::{SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
+
+/// What one student's code may use.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Wall time of one check (the grader stops it and goes on with the next).
+    pub time_per_check: Duration,
+    /// Address space of the probe, in bytes.
+    pub memory: u64,
+    /// What the probe may print (stdout and stderr together), in bytes.
+    pub output: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { time_per_check: Duration::from_secs(20), memory: 2 << 30, output: 1 << 20 }
+    }
+}
+
+impl Limits {
+    /// "2 GiB", for messages.
+    pub fn memory_words(&self) -> String {
+        format!("{} GiB", self.memory >> 30)
+    }
+}
+
+/// The bwrap program, or a one-line error that says how to get it or do without.
+pub fn bwrap() -> Result<PathBuf> {
+    let found =
+        ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].into_iter().map(PathBuf::from).find(|p| p.is_file());
+    let Some(bwrap) = found else {
+        bail!(
+            "cannot sandbox the students' code: bubblewrap is not installed (run `make setup`, or `apt-get install \
+             bubblewrap`); to grade trusted code without a sandbox, pass --no-sandbox"
+        );
+    };
+    // Namespaces can be switched off (a container without user namespaces): try one before the class.
+    let out = Command::new(&bwrap)
+        .args(["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr"])
+        .args(system_links(true))
+        .args(["/usr/bin/true"])
+        .output()
+        .context("cannot run bwrap")?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        bail!(
+            "cannot sandbox the students' code: bwrap cannot create namespaces here ({}); allow user namespaces \
+             (sysctl kernel.unprivileged_userns_clone=1) or, for trusted code only, pass --no-sandbox",
+            why.trim()
+        );
+    }
+    Ok(bwrap)
+}
+
+/// /lib and /lib64 (and with `programs`, /bin and /sbin) as the host has them: links into /usr on a
+/// merged-/usr system, else read-only binds.
+fn system_links(programs: bool) -> Vec<String> {
+    let mut args = Vec::new();
+    let dirs: &[&str] = if programs { &["/lib", "/lib64", "/bin", "/sbin"] } else { &["/lib", "/lib64"] };
+    for &dir in dirs {
+        match std::fs::read_link(dir) {
+            Ok(target) => args.extend(["--symlink".into(), target.display().to_string(), dir.into()]),
+            Err(_) if Path::new(dir).is_dir() => args.extend(["--ro-bind".into(), dir.into(), dir.into()]),
+            Err(_) => {}
+        }
+    }
+    args
+}
+
+fn ro(args: &mut Vec<String>, path: &Path) {
+    let p = path.display().to_string();
+    args.extend(["--ro-bind".into(), p.clone(), p]);
+}
+
+/// The arguments every sandbox starts with: new namespaces, nothing of the host's environment.
+fn common(scratch: &Path) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--clearenv",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+    ]
+    .map(String::from)
+    .to_vec();
+    let s = scratch.display().to_string();
+    args.extend(["--bind".into(), s.clone(), s.clone(), "--chdir".into(), s]);
+    args
+}
+
+/// A sandbox for the compiler: the whole of /usr (the linker and C libraries), the Rust toolchain, the
+/// built libraries the student's files are linked with, and the student's scratch folder, writable.
+pub fn compile_command(bwrap: &Path, scratch: &Path, readable: &[PathBuf], program: &Path) -> Command {
+    let mut args = common(scratch);
+    args.extend(["--ro-bind".into(), "/usr".into(), "/usr".into()]);
+    args.extend(system_links(true));
+    for etc in ["/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"] {
+        args.extend(["--ro-bind-try".into(), etc.into(), etc.into()]);
+    }
+    for path in readable {
+        ro(&mut args, path);
+    }
+    args.extend(["--setenv".into(), "PATH".into(), "/usr/bin:/bin".into()]);
+    args.extend(["--setenv".into(), "HOME".into(), "/tmp".into(), "--remount-ro".into(), "/".into()]);
+    let mut command = Command::new(bwrap);
+    command.args(args).arg(program);
+    command
+}
+
+/// A sandbox for the probe: the C libraries, LibTorch, the probe itself, and the scratch folder; seccomp
+/// filters read from the descriptors `filters` (see [`seccomp_filters`]).
+pub fn run_command(bwrap: &Path, scratch: &Path, libraries: &[PathBuf], probe: &Path, filters: &[i32]) -> Command {
+    let mut args = common(scratch);
+    for dir in ["/usr/lib", "/usr/lib64"] {
+        if Path::new(dir).is_dir() {
+            ro(&mut args, Path::new(dir));
+        }
+    }
+    args.extend(system_links(false));
+    for path in libraries {
+        ro(&mut args, path);
+    }
+    ro(&mut args, probe);
+    for fd in filters {
+        args.extend(["--add-seccomp-fd".into(), fd.to_string()]);
+    }
+    let lib = libraries.first().map(|l| l.join("torch").join("lib").display().to_string()).unwrap_or_default();
+    args.extend(["--setenv".into(), "LD_LIBRARY_PATH".into(), lib]);
+    args.extend(["--setenv".into(), "OMP_NUM_THREADS".into(), "1".into()]);
+    args.extend(["--remount-ro".into(), "/".into()]);
+    let mut command = Command::new(bwrap);
+    command.args(args).arg(probe);
+    command
+}
+
+/// Two seccomp programs, as bytes: the first answers starting a process, opening a socket and tracing with
+/// SIGSYS; the second answers clone3 with ENOSYS, so that the C library falls back to clone, whose flags
+/// the first can read (threads — CLONE_THREAD — stay allowed: LibTorch uses them).
+pub fn seccomp_filters() -> Result<Vec<Vec<u8>>> {
+    let arch = seccompiler::TargetArch::x86_64;
+    let mut trapped: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for nr in [
+        libc::SYS_fork,
+        libc::SYS_vfork,
+        libc::SYS_socket,
+        libc::SYS_socketpair,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+    ] {
+        trapped.insert(nr, vec![]);
+    }
+    let not_a_thread =
+        SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64), 0)?;
+    trapped.insert(libc::SYS_clone, vec![SeccompRule::new(vec![not_a_thread])?]);
+    let first = SeccompFilter::new(trapped, SeccompAction::Allow, SeccompAction::Trap, arch)?;
+    let second = SeccompFilter::new(
+        [(libc::SYS_clone3, vec![])].into_iter().collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )?;
+    let mut programs = Vec::new();
+    for filter in [first, second] {
+        let program: seccompiler::BpfProgram = filter.try_into()?;
+        let mut bytes = Vec::with_capacity(program.len() * 8);
+        for instruction in program {
+            bytes.extend_from_slice(&instruction.code.to_ne_bytes());
+            bytes.push(instruction.jt);
+            bytes.push(instruction.jf);
+            bytes.extend_from_slice(&instruction.k.to_ne_bytes());
+        }
+        programs.push(bytes);
+    }
+    Ok(programs)
+}
+
+/// Resource limits, and descriptors to hand to the child at fixed numbers (`(source, target)`), applied
+/// between fork and exec.
+pub struct ChildSetup {
+    pub memory: u64,
+    pub cpu_seconds: u64,
+    pub file_size: u64,
+    /// Files to open read-only at these descriptor numbers (the seccomp programs).
+    pub open_at: Vec<(CString, i32)>,
+    /// Descriptors to duplicate to these numbers (the tape's pipe).
+    pub dup_to: Vec<(i32, i32)>,
+}
+
+impl ChildSetup {
+    pub fn apply(self, command: &mut Command) {
+        unsafe {
+            command.pre_exec(move || {
+                let limit = |resource, value: u64| {
+                    let r = libc::rlimit { rlim_cur: value, rlim_max: value };
+                    if libc::setrlimit(resource, &r) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                };
+                limit(libc::RLIMIT_AS, self.memory)?;
+                limit(libc::RLIMIT_CPU, self.cpu_seconds)?;
+                limit(libc::RLIMIT_FSIZE, self.file_size)?;
+                limit(libc::RLIMIT_CORE, 0)?;
+                limit(libc::RLIMIT_NOFILE, 256)?;
+                for (source, target) in &self.dup_to {
+                    if *source == *target {
+                        libc::fcntl(*target, libc::F_SETFD, 0);
+                    } else if libc::dup2(*source, *target) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                for (path, target) in &self.open_at {
+                    let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
+                    if fd < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    if fd != *target {
+                        if libc::dup2(fd, *target) < 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        libc::close(fd);
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+}

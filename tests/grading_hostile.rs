@@ -1,0 +1,230 @@
+//! A class with hostile students, graded through the binary as an instructor would: `anatomy exercises
+//! grade` with `--json`, `--csv` and `--feedback`, then `--only`. Each file of `tests/hostile-class/` is
+//! one attack (forging, writing, reading at run and compile time, calling a classmate, the network,
+//! starting a process, an endless loop, a memory hog, a stack overflow, an abort, a flood of output),
+//! handed in by a student whose other files are the reference solutions. Honest students sit beside them.
+//!
+//! It needs the sandbox (bubblewrap, installed by `make setup`) and `solutions/`.
+#![cfg(anatomy_solutions)]
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use transformer_anatomy::exercises::grading::project_root;
+use transformer_anatomy::exercises::{find, EXERCISES};
+
+struct Attack {
+    student: String,
+    exercise: &'static str,
+    expect: String,
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("anatomy-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn hand_in_solutions(student: &Path) {
+    std::fs::create_dir_all(student).unwrap();
+    for e in EXERCISES {
+        std::fs::copy(e.solution_file(), student.join(format!("{}.rs", e.name))).unwrap();
+    }
+}
+
+fn anatomy(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(files_below(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_are_graded_right() {
+    let work = scratch("class");
+    let (class, outside) = (work.join("class"), work.join("outside"));
+    std::fs::create_dir_all(&outside).unwrap();
+    let marker = format!("SECRET-{}-do-not-leak", std::process::id());
+    let secret = outside.join("secret.txt");
+    std::fs::write(&secret, &marker).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+
+    // Honest students: every solution; nothing at all; the solutions but a merge_heads that forgets to
+    // transpose back (half of split_heads' points) and a causal mask that leaves out the diagonal.
+    hand_in_solutions(&class.join("honest"));
+    std::fs::create_dir_all(class.join("nothing")).unwrap();
+    hand_in_solutions(&class.join("partial"));
+    let mistakes = project_root().join("tests").join("exercise-mistakes");
+    std::fs::copy(mistakes.join("split_heads/merged_without_transpose.rs"), class.join("partial/split_heads.rs"))
+        .unwrap();
+    std::fs::copy(mistakes.join("causal_mask/no_diagonal.rs"), class.join("partial/causal_mask.rs")).unwrap();
+
+    // One hostile student per attack.
+    let mut attacks = Vec::new();
+    let dir = project_root().join("tests").join("hostile-class");
+    for path in files_below(&dir).into_iter().filter(|p| p.extension().is_some_and(|x| x == "rs")) {
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let (kind, exercise) = stem.split_once('.').unwrap();
+        let exercise = find(exercise).unwrap().name;
+        let classmate = class.join("honest").join(format!("{exercise}.rs"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("{{OUTSIDE}}", &outside.display().to_string())
+            .replace("{{SECRET}}", &secret.display().to_string())
+            .replace("{{CLASSMATE}}", &classmate.display().to_string())
+            .replace("{{PORT}}", &port.to_string());
+        let expect = text.lines().find_map(|l| l.strip_prefix("//! expect: ")).unwrap().to_string();
+        let student = class.join(kind);
+        hand_in_solutions(&student);
+        std::fs::write(student.join(format!("{exercise}.rs")), text).unwrap();
+        attacks.push(Attack { student: kind.to_string(), exercise, expect });
+    }
+    assert!(attacks.len() >= 11, "{} attacks", attacks.len());
+
+    let (csv, feedback) = (work.join("grades.csv"), work.join("feedback"));
+    let started = Instant::now();
+    let (code, out, err) = anatomy(&[
+        "exercises",
+        "grade",
+        class.to_str().unwrap(),
+        "--json",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--feedback",
+        feedback.to_str().unwrap(),
+    ]);
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!("graded {} students in {seconds:.1} s; {}", attacks.len() + 3, err.trim());
+    assert_eq!(code, Some(0), "{err}");
+    let rows: BTreeMap<String, serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|r| (r["student"].as_str().unwrap().to_string(), r))
+        .collect();
+    let status = |student: &str, e: &str| rows[student][e].as_str().unwrap().to_string();
+    let message = |student: &str, e: &str| rows[student]["messages"][e].as_str().unwrap_or_default().to_string();
+
+    let mut problems = Vec::new();
+    for e in EXERCISES {
+        if status("honest", e.name) != "passed" {
+            problems.push(format!("honest/{}: {} {}", e.name, status("honest", e.name), message("honest", e.name)));
+        }
+        if status("nothing", e.name) != "not done" {
+            problems.push(format!("nothing/{}: {}", e.name, status("nothing", e.name)));
+        }
+    }
+    for a in &attacks {
+        let (s, m) = (status(&a.student, a.exercise), message(&a.student, a.exercise));
+        if s == "passed" || !m.contains(&a.expect) {
+            problems
+                .push(format!("{}/{}: expected a failure saying {:?}, got {s}: {m}", a.student, a.exercise, a.expect));
+        }
+        // The attacker's other files are the solutions: they pass, except for what the forger forged.
+        for e in EXERCISES.iter().filter(|e| e.name != a.exercise) {
+            let forged = a.student == "forger" && e.number() > find("causal_mask").unwrap().number();
+            if !forged && status(&a.student, e.name) != "passed" {
+                problems.push(format!(
+                    "{}/{}: {} {}",
+                    a.student,
+                    e.name,
+                    status(&a.student, e.name),
+                    message(&a.student, e.name)
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+
+    // Partial credit: merge_heads wrong gives half of split_heads' 5 points; the mask wrong gives half of
+    // causal_mask's 5; everything else passes.
+    let partial = &rows["partial"];
+    assert_eq!(partial["split_heads"], "failed");
+    assert!(
+        message("partial", "split_heads").contains("without transposing back"),
+        "{}",
+        message("partial", "split_heads")
+    );
+    assert_eq!(partial["points"]["split_heads"], 2.5);
+    assert_eq!(partial["points"]["causal_mask"], 2.5);
+    assert_eq!(partial["total_points"], 95.0);
+    assert_eq!(rows["honest"]["total_points"], 100.0);
+    assert_eq!(rows["nothing"]["total_points"], 0.0);
+
+    // Nothing written outside, nothing connected, nothing leaked.
+    assert_eq!(files_below(&outside), vec![secret.clone()], "the sandbox let a student write outside its folder");
+    let mut connected = String::new();
+    if let Ok((mut stream, _)) = listener.accept() {
+        let _ = stream.read_to_string(&mut connected);
+        panic!("a student connected to the test's port and sent {connected:?}");
+    }
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    let feedback_files = files_below(&feedback);
+    let mut everything = out.clone() + &err + &csv_text;
+    for f in &feedback_files {
+        everything += &std::fs::read_to_string(f).unwrap();
+    }
+    assert!(!everything.contains(&marker), "the secret file leaked into the grades");
+    let honest_source = std::fs::read_to_string(class.join("honest/classifier_head.rs")).unwrap();
+    let telltale = honest_source
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.len() > 30 && !l.starts_with("//") && !l.starts_with("pub fn"))
+        .next()
+        .unwrap();
+    for f in &feedback_files {
+        let text = std::fs::read_to_string(f).unwrap();
+        if !f.ends_with("honest.md") {
+            assert!(!text.contains(telltale), "{} shows a classmate's code: {telltale}", f.display());
+        }
+    }
+
+    // CSV: a header of exercises and a total, one row per student, points as numbers.
+    let lines: Vec<&str> = csv_text.lines().collect();
+    let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
+    assert_eq!(lines[0], format!("student,{},total", names.join(",")));
+    assert_eq!(lines.len(), 1 + rows.len());
+    let honest_row = lines.iter().find(|l| l.starts_with("honest,")).unwrap();
+    assert!(honest_row.ends_with(",100"), "{honest_row}");
+    assert!(honest_row.contains(",20,"), "cross_attention weighs 20: {honest_row}");
+    let partial_row = lines.iter().find(|l| l.starts_with("partial,")).unwrap();
+    assert!(partial_row.contains(",2.50,") && partial_row.ends_with(",95"), "{partial_row}");
+
+    // Feedback: one file per student, with statuses, points, the message and the first hint of a failure.
+    assert_eq!(feedback_files.len(), rows.len());
+    let looper = std::fs::read_to_string(feedback.join("looper.md")).unwrap();
+    assert!(looper.contains("| `warmup_schedule` | failed | 0/5 |"), "{looper}");
+    assert!(looper.contains("timed out after 20 s"), "{looper}");
+    let first_hint = find("warmup_schedule").unwrap().hint_levels()[0].clone();
+    assert!(looper.contains(&format!("Hint: {first_hint}")), "{looper}");
+    assert!(looper.contains("95 of 100 points"), "{looper}");
+
+    // --only grades just the homework, for every student, in a table with points out of 20.
+    let (code, table, err) = anatomy(&["exercises", "grade", class.to_str().unwrap(), "--only", "cross_attention"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(table.starts_with("| student | cross_attention | passed | points |"), "{table}");
+    assert!(table.contains("| honest | passed | 1/1 | 20/20 |"), "{table}");
+    assert!(table.contains("| nothing | not done | 0/1 | 0/20 |"), "{table}");
+    assert!(err.contains("each student in a sandbox"), "{err}");
+    let (code, _, err) = anatomy(&["exercises", "grade", class.to_str().unwrap(), "--only", "cross_atention"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("no exercise named \"cross_atention\": choose one of"), "{err}");
+}

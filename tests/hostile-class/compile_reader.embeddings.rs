@@ -1,0 +1,15 @@
+//! expect: couldn't read
+//! Reads the secret file while compiling, and hands it back as its answer's panic.
+use tch::nn;
+use tch::Tensor;
+
+const SECRET: &str = include_str!("{{SECRET}}");
+
+pub fn embeddings(
+    input_ids: &Tensor,
+    token_embeddings: &nn::Embedding,
+    position_embeddings: &nn::Embedding,
+    layer_norm: &nn::LayerNorm,
+) -> Tensor {
+    panic!("{SECRET}")
+}
