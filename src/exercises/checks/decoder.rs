@@ -261,7 +261,9 @@ pub fn decoder_layer(
 
 /// `sinusoidal_positions`: entries against the formula evaluated in `f64`.
 pub fn sinusoidal_positions(sinusoidal_positions: impl Fn(i64, i64, Device) -> Tensor) -> CheckResult {
-    for (max_len, d_model) in [(10, 4), (50, 16), (128, 64)] {
+    let drawn = Tensor::randint_low(8, 40, [2], (Kind::Int64, Device::Cpu));
+    let (len, half) = (drawn.int64_value(&[0]), drawn.int64_value(&[1]));
+    for (max_len, d_model) in [(10, 4), (50, 16), (128, 64), (len, 2 * half)] {
         let pe = sinusoidal_positions(max_len, d_model, Device::Cpu);
         expect_shape(&format!("sinusoidal_positions({max_len}, {d_model}, ..)"), &pe, &[max_len, d_model], "")?;
         if !pe.is_floating_point() {

@@ -118,7 +118,8 @@ pub fn embeddings(f: impl Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::Layer
         norm.ws.as_mut().expect("affine").copy_(&(randn(&[hidden]) + 1.5));
         norm.bs.as_mut().expect("affine").copy_(&randn(&[hidden]));
     });
-    let ids = Tensor::from_slice(&[7i64, 3, 11, 2, 9, 5, 1, 4, 8, 6]).view([2, 5]);
+    // Below max_positions too, so that "token ids used as positions" can be computed and named.
+    let ids = Tensor::randint_low(1, max_positions, [2, 5], (Kind::Int64, Device::Cpu));
     let out = call(
         || f(&ids, &tokens, &positions, &norm),
         &[("out of range", "a position id is past the table: positions count 0, 1, …, seq_len − 1")],

@@ -4,6 +4,11 @@ use tch::{Device, Kind, Reduction, Tensor};
 
 use super::{call, expect_close, expect_close_or_name, expect_shape, randn, CheckResult};
 
+/// `n` whole numbers in `low..high` from the grader's seeded generator.
+fn draw(low: i64, high: i64, n: i64) -> Vec<i64> {
+    Vec::<i64>::try_from(Tensor::randint_low(low, high, [n], (Kind::Int64, Device::Cpu))).expect("int64")
+}
+
 fn ids(rows: &[&[i64]]) -> Tensor {
     let width = rows[0].len() as i64;
     Tensor::from_slice(&rows.concat()).view([rows.len() as i64, width])
@@ -12,7 +17,8 @@ fn ids(rows: &[&[i64]]) -> Tensor {
 /// `shift_right(targets, bos, pad)`: the decoder's input under teacher forcing.
 pub fn shift_right(f: impl Fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
     let (bos, pad, eos) = (1, 0, 2);
-    let targets = ids(&[&[5, 6, 7, 8, eos], &[9, 4, eos, pad, pad]]);
+    let t = draw(3, 30, 6);
+    let targets = ids(&[&[t[0], t[1], t[2], t[3], eos], &[t[4], t[5], eos, pad, pad]]);
     let got = call(|| f(&targets, bos, pad), &[])?;
     expect_shape("input", &got, &targets.size(), ": one input token per target token")?;
     // input[i] = bos at 0, else target[i − 1]; padding where the target is padding.
@@ -64,7 +70,8 @@ pub fn shift_right(f: impl Fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
 pub fn label_smoothed_loss(f: impl Fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> CheckResult {
     let (n, vocab, pad, eps) = (8, 11, 0, 0.1);
     let logits = randn(&[n, vocab]) * 2.0;
-    let targets = Tensor::from_slice(&[3i64, 5, 0, 7, 10, 0, 4, 9]);
+    let t = draw(1, vocab, 6);
+    let targets = Tensor::from_slice(&[t[0], t[1], pad, t[2], t[3], pad, t[4], t[5]]);
     let got = call(|| f(&logits, &targets, eps, pad), &[])?;
     expect_shape("loss", &got, &[], ": a single number (the mean over the non-padding positions)")?;
     let libtorch = |ignore, smoothing, reduction| {
@@ -108,8 +115,9 @@ pub fn label_smoothed_loss(f: impl Fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> 
 
 /// `learning_rate(step, d_model, warmup)` with factor 1, steps counted from 1.
 pub fn warmup_schedule(f: impl Fn(u64, i64, u64) -> f64) -> CheckResult {
-    let (d_model, warmup) = (512i64, 400u64);
-    let steps = [1u64, 10, 200, 399, 400, 401, 1000, 20_000];
+    let drawn = draw(1, 1000, 3);
+    let (d_model, warmup) = (64 * (1 + drawn[0] % 16), 100 + 10 * drawn[1] as u64);
+    let steps = [1u64, 10, warmup / 2, warmup - 1, warmup, warmup + 1, 3 * warmup + drawn[2] as u64, 50 * warmup];
     let got: Vec<f64> = steps.iter().map(|&s| f(s, d_model, warmup)).collect();
     let curve = |g: &dyn Fn(f64) -> f64| steps.iter().map(|&s| g(s as f64)).collect::<Vec<f64>>();
     let (d, w) = (d_model as f64, warmup as f64);
@@ -132,8 +140,12 @@ pub fn warmup_schedule(f: impl Fn(u64, i64, u64) -> f64) -> CheckResult {
     if let Some((_, words)) = mistakes.iter().find(|(m, _)| same(&got, m)) {
         return Err(format!("learning_rate: {words}"));
     }
-    let (i, _) =
-        got.iter().zip(&expected).enumerate().find(|(_, (g, e))| (*g - *e).abs() > 1e-9 * e.abs()).expect("differs");
+    let (i, _) = got
+        .iter()
+        .zip(&expected)
+        .enumerate()
+        .find(|(_, (g, e))| !((*g - *e).abs() <= 1e-9 * e.abs()))
+        .unwrap_or((0, (&got[0], &expected[0])));
     Err(format!(
         "learning_rate({}, {d_model}, {warmup}) is {:.6e}, expected d_model^(−1/2) · min(step^(−1/2), step · warmup^(−3/2)) = {:.6e}",
         steps[i], got[i], expected[i]
@@ -143,8 +155,16 @@ pub fn warmup_schedule(f: impl Fn(u64, i64, u64) -> f64) -> CheckResult {
 /// `beam_step(scores, log_probs, width) -> (scores, beams, tokens)`.
 pub fn beam_step(f: impl Fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) -> CheckResult {
     let (beams, vocab, width) = (3, 7, 3);
-    let scores = Tensor::from_slice(&[-0.5f32, -1.0, -4.0]);
-    let log_probs = (randn(&[beams, vocab]) * 2.0).log_softmax(-1, Kind::Float);
+    // Drawn, but shaped so that both classic mistakes give another answer than the right one: beam 0 (the
+    // best so far) has two strong tokens, so the best candidates are not one per beam; beam 2 (far behind)
+    // has one token so sure that ranking by the token's log-probability alone would put it first.
+    let scores = Tensor::from_slice(&[-0.5f32, -1.0, -4.0]) - Tensor::rand([beams], (Kind::Float, Device::Cpu)) * 0.2;
+    let picks = draw(0, vocab, 3);
+    let logits = randn(&[beams, vocab]);
+    let _ = logits.get(0).get(picks[0]).fill_(6.0);
+    let _ = logits.get(0).get((picks[0] + 1 + picks[1] % (vocab - 1)) % vocab).fill_(5.0);
+    let _ = logits.get(2).get(picks[2]).fill_(12.0);
+    let log_probs = logits.log_softmax(-1, Kind::Float);
     let (new_scores, from, tokens) = call(|| f(&scores, &log_probs, width), &[])?;
     expect_shape("scores", &new_scores, &[width], ": one score per kept candidate")?;
     expect_shape("beams", &from, &[width], ": the beam each kept candidate extends")?;

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `make handout DIR=folder`: writes the students' copy of the course into a new folder and checks it.
+#
+# The copy holds every file git tracks except what instructors keep back: the reference solutions
+# (solutions/), the instructors' tests of the exercises and of the grader (tests/exercises.rs,
+# tests/exercise-mistakes/, tests/grading_hostile.rs, tests/hostile-class/, scripts/test-grading.sh) and
+# this script. It is then built on its own (in target/handout-build/ of this project, so that a second
+# handout reuses the compiled dependencies) and must list all sixteen exercises as "not done" and keep the
+# solutions closed. Nothing is written when DIR already exists.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+say() { printf '\033[1m[handout]\033[0m %s\n' "$*"; }
+die() { printf '\033[1;31m[handout] error:\033[0m %s\n' "$*" >&2; exit 1; }
+
+dir=${1:-}
+[[ -n $dir ]] || die "usage: make handout DIR=new-folder (the students' copy is written there)"
+[[ ! -e $dir ]] || die "$dir already exists: name a new folder, so that nothing of yours is overwritten"
+command -v git >/dev/null || die "git is missing: the handout copies the files git tracks"
+
+kept_back='^(solutions/|tests/exercises\.rs$|tests/exercise-mistakes/|tests/grading_hostile\.rs$|tests/hostile-class/|scripts/test-grading\.sh$|scripts/handout\.sh$)'
+partial="$dir.partial-$$"
+trap 'rm -rf "$partial"' EXIT
+mkdir -p "$partial"
+count=0
+while IFS= read -r -d '' file; do
+  [[ $file =~ $kept_back ]] && continue
+  [[ -e $root/$file ]] || continue
+  mkdir -p "$partial/$(dirname "$file")"
+  cp -p "$root/$file" "$partial/$file"
+  count=$((count + 1))
+done < <(git -C "$root" ls-files -z)
+say "copied $count files; kept back solutions/ and the instructors' tests"
+
+# The copy must build and start from scratch: every exercise "not done", the solutions closed.
+say "building the copy (the first handout compiles the dependencies: a few minutes)"
+export LIBTORCH="$root/.deps/libtorch/torch" ANATOMY_DEFAULT_MODEL_DIR="$root/models/all-MiniLM-L6-v2"
+export CARGO_TARGET_DIR="$root/target/handout-build"
+(cd "$partial" && cargo build --quiet --bin anatomy) || die "the students' copy does not build"
+scratch=$(mktemp -d)
+list=$(ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises list)
+not_done=$(grep -c ' not done ' <<<"$list" || true)
+[[ $not_done == 16 ]] || die "expected 16 exercises listed as not done in the copy, got $not_done:"$'\n'"$list"
+grep -q '^0 of 16 done' <<<"$list" || die "the copy's list does not start from 0 of 16 done:"$'\n'"$list"
+if ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises solution cross_attention 2>"$scratch/err"; then
+  die "the copy shows a solution"
+fi
+grep -q 'no solutions/ folder' "$scratch/err" || die "the copy's solution command says: $(cat "$scratch/err")"
+rm -rf "$scratch"
+mv "$partial" "$dir"
+trap - EXIT
+say "the students' copy is in $dir: it builds, lists 16 exercises as not done and keeps the solutions back"

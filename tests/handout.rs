@@ -1,0 +1,52 @@
+//! `make handout DIR=…` writes the students' copy: everything but the solutions and the instructors' tests,
+//! built on its own, every exercise "not done", the solutions closed. The script checks the build and the
+//! list itself; this test runs it through make and checks what was kept back.
+#![cfg(anatomy_solutions)]
+
+use std::process::Command;
+
+use transformer_anatomy::exercises::grading::project_root;
+
+#[test]
+fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_from_nothing_done() {
+    let parent = std::env::temp_dir().join(format!("anatomy-handout-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&parent);
+    std::fs::create_dir_all(&parent).unwrap();
+    let dir = parent.join("students");
+    let make = |dir: &std::path::Path| {
+        Command::new("make")
+            .args(["--no-print-directory", "handout"])
+            .arg(format!("DIR={}", dir.display()))
+            .current_dir(project_root())
+            .output()
+            .unwrap()
+    };
+    let o = make(&dir);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("lists 16 exercises as not done and keeps the solutions back"), "{out}");
+    for kept_back in [
+        "solutions",
+        "tests/exercises.rs",
+        "tests/exercise-mistakes",
+        "tests/grading_hostile.rs",
+        "tests/hostile-class",
+    ] {
+        assert!(!dir.join(kept_back).exists(), "the handout contains {kept_back}");
+    }
+    for given in [
+        "Cargo.toml",
+        "src/exercises/stubs/cross_attention.rs",
+        "exercises/hints/cross_attention.md",
+        "exercises/course.toml",
+        "README.md",
+    ] {
+        assert!(dir.join(given).is_file(), "the handout lacks {given}");
+    }
+    // A second handout into the same folder is refused, and nothing of the first is touched.
+    let o = make(&dir);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already exists: name a new folder"));
+    assert!(dir.join("Cargo.toml").is_file());
+    let _ = std::fs::remove_dir_all(&parent);
+}
