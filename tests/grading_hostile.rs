@@ -42,6 +42,10 @@ fn anatomy(args: &[&str]) -> (Option<i32>, String, String) {
     (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
+fn rows_count(class: &Path) -> usize {
+    std::fs::read_dir(class).unwrap().count()
+}
+
 fn files_below(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -78,6 +82,12 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
         .unwrap();
     std::fs::copy(mistakes.join("causal_mask/no_diagonal.rs"), class.join("partial/causal_mask.rs")).unwrap();
 
+    // Twins: the same file with a type error. They share one build, but each message names its own file.
+    for twin in ["twin-a", "twin-b"] {
+        std::fs::create_dir_all(class.join(twin)).unwrap();
+        std::fs::write(class.join(twin).join("layer_norm.rs"), "pub fn layer_norm() -> i64 { \"one\" }\n").unwrap();
+    }
+
     // One hostile student per attack.
     let mut attacks = Vec::new();
     let dir = project_root().join("tests").join("hostile-class");
@@ -113,7 +123,7 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
         feedback.to_str().unwrap(),
     ]);
     let seconds = started.elapsed().as_secs_f64();
-    eprintln!("graded {} students in {seconds:.1} s; {}", attacks.len() + 3, err.trim());
+    eprintln!("graded {} students in {seconds:.1} s; {}", rows_count(&class), err.trim());
     assert_eq!(code, Some(0), "{err}");
     let rows: BTreeMap<String, serde_json::Value> = out
         .lines()
@@ -153,6 +163,12 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
         }
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+
+    for (twin, other) in [("twin-a", "twin-b"), ("twin-b", "twin-a")] {
+        let m = message(twin, "layer_norm");
+        assert_eq!(status(twin, "layer_norm"), "does not compile");
+        assert!(m.contains(&format!("{twin}/layer_norm.rs:1:")) && !m.contains(other), "{twin}: {m}");
+    }
 
     // Partial credit: merge_heads wrong gives half of split_heads' 5 points; the mask wrong gives half of
     // causal_mask's 5; everything else passes.

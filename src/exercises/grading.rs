@@ -147,11 +147,21 @@ pub fn grade_units(
     for r in results {
         per_distinct.push(r.into_inner().expect("not poisoned").expect("every unit graded")?);
     }
+    // A copy's messages name its own files, never those of the student it was graded with.
     Ok(units
         .iter()
         .zip(&same_as)
         .map(|(unit, &d)| {
-            unit.iter().zip(&per_distinct[d]).map(|(s, o)| Outcome { label: s.label.clone(), ..o.clone() }).collect()
+            let first = &units[distinct[d]];
+            unit.iter()
+                .zip(first)
+                .zip(&per_distinct[d])
+                .map(|((s, f), o)| Outcome {
+                    label: s.label.clone(),
+                    message: o.message.replace(&f.file.display().to_string(), &s.file.display().to_string()),
+                    ..o.clone()
+                })
+                .collect()
         })
         .collect())
 }

@@ -305,7 +305,7 @@ impl Class {
         let rows: Vec<Row> =
             who.into_iter().zip(outcomes).map(|(student, outcomes)| Row { student, outcomes }).collect();
         if let Some(path) = csv {
-            write_whole(path, &self.csv(&rows))?;
+            write_whole(path, &self.csv(&rows)?)?;
         }
         if let Some(dir) = feedback {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -387,20 +387,19 @@ impl Class {
         serde_json::Value::Object(object)
     }
 
-    fn csv(&self, rows: &[Row]) -> String {
-        let mut text = String::from("student");
-        for e in &self.chosen {
-            text += &format!(",{}", e.name);
-        }
-        text += ",total\n";
+    fn csv(&self, rows: &[Row]) -> Result<String> {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut header = vec!["student".to_string()];
+        header.extend(self.chosen.iter().map(|e| e.name.to_string()));
+        header.push("total".into());
+        writer.write_record(&header)?;
         for row in rows {
-            text += &csv_field(&row.student);
-            for o in &row.outcomes {
-                text += &format!(",{}", points(self.course.earned(o)));
-            }
-            text += &format!(",{}\n", points(self.total(row)));
+            let mut record = vec![row.student.clone()];
+            record.extend(row.outcomes.iter().map(|o| points(self.course.earned(o))));
+            record.push(points(self.total(row)));
+            writer.write_record(&record)?;
         }
-        text
+        Ok(String::from_utf8(writer.into_inner()?)?)
     }
 
     /// A student's feedback: only their own results, the checks' messages and the first hint.
@@ -440,14 +439,6 @@ fn points(p: f64) -> String {
         format!("{p:.0}")
     } else {
         format!("{p:.2}")
-    }
-}
-
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
     }
 }
 
