@@ -244,3 +244,29 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     assert_eq!(code, Some(1));
     assert!(err.contains("no exercise named \"cross_atention\": choose one of"), "{err}");
 }
+
+#[test]
+fn without_a_sandbox_a_class_is_refused_with_the_way_out() {
+    let class = scratch("refused");
+    hand_in_solutions(&class.join("honest"));
+    let grade = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_anatomy"))
+            .args(["exercises", "grade", class.to_str().unwrap(), "--only", "layer_norm"])
+            .args(extra)
+            .env("ANATOMY_BWRAP", class.join("no-bwrap-here"))
+            .output()
+            .unwrap()
+    };
+    let o = grade(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("bubblewrap is not installed") && err.contains("--no-sandbox"), "{err}");
+    assert!(o.stdout.is_empty());
+    // --no-sandbox grades anyway, and the table says so.
+    let o = grade(&["--no-sandbox"]);
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert!(table.starts_with("**Graded with --no-sandbox"), "{table}");
+    assert!(table.contains("| honest | passed | 1/1 | 5/5 |"), "{table}");
+}

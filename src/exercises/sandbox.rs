@@ -47,10 +47,16 @@ impl Limits {
     }
 }
 
-/// The bwrap program, or a one-line error that says how to get it or do without.
+/// The bwrap program (`ANATOMY_BWRAP` names another), or a one-line error that says how to get it or do
+/// without.
 pub fn bwrap() -> Result<PathBuf> {
-    let found =
-        ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].into_iter().map(PathBuf::from).find(|p| p.is_file());
+    let found = match std::env::var_os("ANATOMY_BWRAP") {
+        Some(path) => Some(PathBuf::from(path)).filter(|p| p.is_file()),
+        None => ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|p| p.is_file()),
+    };
     let Some(bwrap) = found else {
         bail!(
             "cannot sandbox the students' code: bubblewrap is not installed (run `make setup`, or `apt-get install \
