@@ -318,7 +318,7 @@ impl Plan {
                 .iter()
                 .map(|(f, n)| {
                     let args: Vec<String> = (0..*n).map(|a| format!("a{a}")).collect();
-                    format!("|{0}| record(|| {module}::{f}({0}))", args.join(", "))
+                    format!("&|{0}| record(|| {module}::{f}({0}))", args.join(", "))
                 })
                 .collect();
             lines.insert(source.lines().count() + 1, i);

@@ -14,7 +14,7 @@ fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {
 }
 
 /// `scaled_dot_product(query, key, value) -> (output, weights)`.
-pub fn scaled_dot_product(f: impl Fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tensor)) -> CheckResult {
+pub fn scaled_dot_product(f: &dyn Fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tensor)) -> CheckResult {
     let (batch, t, s, d, dv) = (2, 4, 6, 8, 5);
     let (q, k, v) = (randn(&[batch, t, d]) * 2.0, randn(&[batch, s, d]) * 2.0, randn(&[batch, s, dv]));
     let (output, w) = call(|| f(&q, &k, &v), &[TRANSPOSE])?;
@@ -42,7 +42,7 @@ pub fn scaled_dot_product(f: impl Fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tens
 }
 
 /// `attention_head(hidden, projections) -> output`.
-pub fn attention_head(f: impl Fn(&Tensor, &Projections) -> Tensor) -> CheckResult {
+pub fn attention_head(f: &dyn Fn(&Tensor, &Projections) -> Tensor) -> CheckResult {
     let (batch, seq, d_model, head_dim) = (2, 5, 16, 8);
     let vs = nn::VarStore::new(Device::Cpu);
     let p = Projections::new(&vs.root(), d_model, head_dim);
@@ -68,7 +68,7 @@ pub fn attention_head(f: impl Fn(&Tensor, &Projections) -> Tensor) -> CheckResul
 
 /// `split_heads(x, num_heads)` and `merge_heads(x)`.
 /// The two functions are graded apart (a share of the points each).
-pub fn split_heads(split: impl Fn(&Tensor, i64) -> Tensor, merge: impl Fn(&Tensor) -> Tensor) -> CheckResult {
+pub fn split_heads(split: &dyn Fn(&Tensor, i64) -> Tensor, merge: &dyn Fn(&Tensor) -> Tensor) -> CheckResult {
     let (batch, seq, heads, head_dim) = (2, 3, 4, 5);
     let hidden = heads * head_dim;
     let x = randn(&[batch, seq, hidden]);

@@ -17,8 +17,8 @@ use crate::{Attention, TransformerDecoderLayer};
 /// allowed part.
 /// The two functions are graded apart (a share of the points each).
 pub fn causal_mask(
-    causal_mask: impl Fn(i64, Device) -> Tensor,
-    masked_softmax: impl Fn(&Tensor, &Tensor) -> Tensor,
+    causal_mask: &dyn Fn(i64, Device) -> Tensor,
+    masked_softmax: &dyn Fn(&Tensor, &Tensor) -> Tensor,
 ) -> CheckResult {
     parts(&[&|| the_mask(&causal_mask), &|| the_masked_softmax(&masked_softmax)])
 }
@@ -110,7 +110,7 @@ fn the_masked_softmax(masked_softmax: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> Ch
 /// `cross_attention` (the homework): rectangular weights, padding at exactly 0, and the output of
 /// libtorch's own attention kernel on the same projections.
 pub fn cross_attention(
-    cross_attention: impl Fn(&Tensor, &Tensor, &Projections, Option<&Tensor>) -> (Tensor, Tensor),
+    cross_attention: &dyn Fn(&Tensor, &Tensor, &Projections, Option<&Tensor>) -> (Tensor, Tensor),
 ) -> CheckResult {
     let (d_model, head_dim) = (16, 8);
     let vs = nn::VarStore::new(Device::Cpu);
@@ -191,7 +191,7 @@ pub fn cross_attention(
 /// `decoder_layer`: no peeking at later targets, a dependence on the encoder output, and the crate's
 /// tested pre-LN decoder layer built from the same parts.
 pub fn decoder_layer(
-    decoder_layer: impl Fn(&Tensor, &Tensor, &DecoderLayerParts, &Tensor, Option<&Tensor>) -> Tensor,
+    decoder_layer: &dyn Fn(&Tensor, &Tensor, &DecoderLayerParts, &Tensor, Option<&Tensor>) -> Tensor,
 ) -> CheckResult {
     let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
@@ -260,7 +260,7 @@ pub fn decoder_layer(
 }
 
 /// `sinusoidal_positions`: entries against the formula evaluated in `f64`.
-pub fn sinusoidal_positions(sinusoidal_positions: impl Fn(i64, i64, Device) -> Tensor) -> CheckResult {
+pub fn sinusoidal_positions(sinusoidal_positions: &dyn Fn(i64, i64, Device) -> Tensor) -> CheckResult {
     let drawn = Tensor::randint_low(8, 40, [2], (Kind::Int64, Device::Cpu));
     let (len, half) = (drawn.int64_value(&[0]), drawn.int64_value(&[1]));
     for (max_len, d_model) in [(10, 4), (50, 16), (128, 64), (len, 2 * half)] {

@@ -21,7 +21,7 @@ fn gelu_exact(x: &Tensor) -> Tensor {
 }
 
 /// `feed_forward(x, linear_1, linear_2)`: linear, GELU, linear.
-pub fn feed_forward(f: impl Fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> CheckResult {
+pub fn feed_forward(f: &dyn Fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> CheckResult {
     let (batch, seq, hidden, intermediate) = (2, 5, 16, 64);
     let vs = nn::VarStore::new(Device::Cpu);
     let (l1, l2) =
@@ -72,7 +72,7 @@ fn normalize(
 }
 
 /// `layer_norm(x, weight, bias, eps)` over the last axis.
-pub fn layer_norm(f: impl Fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> CheckResult {
+pub fn layer_norm(f: &dyn Fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> CheckResult {
     let (batch, seq, hidden) = (2, 6, 8);
     let x = randn(&[batch, seq, hidden]) * 3.0 + 1.0;
     let (weight, bias) = (randn(&[hidden]), randn(&[hidden]));
@@ -107,7 +107,7 @@ pub fn layer_norm(f: impl Fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> Check
 }
 
 /// `embeddings(input_ids, token_embeddings, position_embeddings, layer_norm)`.
-pub fn embeddings(f: impl Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::LayerNorm) -> Tensor) -> CheckResult {
+pub fn embeddings(f: &dyn Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::LayerNorm) -> Tensor) -> CheckResult {
     let (vocab, max_positions, hidden) = (30, 12, 8);
     let vs = nn::VarStore::new(Device::Cpu);
     let tokens = init::embedding(vs.root() / "tokens", vocab, hidden);
@@ -151,7 +151,7 @@ pub fn embeddings(f: impl Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::Layer
 }
 
 /// `classifier_head(hidden_states, classifier)`: logits from the first token.
-pub fn classifier_head(f: impl Fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResult {
+pub fn classifier_head(f: &dyn Fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResult {
     let (batch, seq, hidden, labels) = (3, 5, 8, 4);
     let vs = nn::VarStore::new(Device::Cpu);
     let classifier = init::linear(vs.root() / "classifier", hidden, labels);

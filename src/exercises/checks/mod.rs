@@ -5,7 +5,7 @@
 //! `f64`, the crate's tested modules — and a result that equals a known mistake (softmax over the wrong
 //! axis, `view` without `transpose`, …) is named as that mistake.
 //!
-//! The functions come as `impl Fn`, so that grading can run a check twice (see [`super::tape`]): beside
+//! The functions come as `&dyn Fn`, so that grading can run a check twice (see [`super::tape`]): beside
 //! the student's code, where each call is recorded, and in the judge, where [`replayed`] hands the check
 //! the recorded values instead. A check draws its inputs from LibTorch's generator, which the grader seeds
 //! afresh for every grading run, so the expected outputs cannot be known in advance.
@@ -106,22 +106,22 @@ fn call<T>(f: impl FnOnce() -> T, known: &[(&str, &str)]) -> Result<T, String> {
 pub fn replayed(name: &str) -> CheckResult {
     use super::tape::replay as r;
     match name {
-        "scaled_dot_product" => scaled_dot_product(|_, _, _| r()),
-        "attention_head" => attention_head(|_, _| r()),
-        "split_heads" => split_heads(|_, _| r(), |_| r()),
-        "feed_forward" => feed_forward(|_, _, _| r()),
-        "layer_norm" => layer_norm(|_, _, _, _| r()),
-        "embeddings" => embeddings(|_, _, _, _| r()),
-        "classifier_head" => classifier_head(|_, _| r()),
-        "causal_mask" => causal_mask(|_, _| r(), |_, _| r()),
-        "cross_attention" => cross_attention(|_, _, _, _| r()),
-        "decoder_layer" => decoder_layer(|_, _, _, _, _| r()),
-        "sinusoidal_positions" => sinusoidal_positions(|_, _, _| r()),
-        "shift_right" => shift_right(|_, _, _| r()),
-        "label_smoothed_loss" => label_smoothed_loss(|_, _, _, _| r()),
-        "warmup_schedule" => warmup_schedule(|_, _, _| r()),
-        "beam_step" => beam_step(|_, _, _| r()),
-        "cached_attention" => cached_attention(|_, _, _, _, _| r()),
+        "scaled_dot_product" => scaled_dot_product(&|_, _, _| r()),
+        "attention_head" => attention_head(&|_, _| r()),
+        "split_heads" => split_heads(&|_, _| r(), &|_| r()),
+        "feed_forward" => feed_forward(&|_, _, _| r()),
+        "layer_norm" => layer_norm(&|_, _, _, _| r()),
+        "embeddings" => embeddings(&|_, _, _, _| r()),
+        "classifier_head" => classifier_head(&|_, _| r()),
+        "causal_mask" => causal_mask(&|_, _| r(), &|_, _| r()),
+        "cross_attention" => cross_attention(&|_, _, _, _| r()),
+        "decoder_layer" => decoder_layer(&|_, _, _, _, _| r()),
+        "sinusoidal_positions" => sinusoidal_positions(&|_, _, _| r()),
+        "shift_right" => shift_right(&|_, _, _| r()),
+        "label_smoothed_loss" => label_smoothed_loss(&|_, _, _, _| r()),
+        "warmup_schedule" => warmup_schedule(&|_, _, _| r()),
+        "beam_step" => beam_step(&|_, _, _| r()),
+        "cached_attention" => cached_attention(&|_, _, _, _, _| r()),
         other => Err(format!("no check is named {other}")),
     }
 }

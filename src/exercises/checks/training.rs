@@ -15,7 +15,7 @@ fn ids(rows: &[&[i64]]) -> Tensor {
 }
 
 /// `shift_right(targets, bos, pad)`: the decoder's input under teacher forcing.
-pub fn shift_right(f: impl Fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
+pub fn shift_right(f: &dyn Fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
     let (bos, pad, eos) = (1, 0, 2);
     let t = draw(3, 30, 6);
     let targets = ids(&[&[t[0], t[1], t[2], t[3], eos], &[t[4], t[5], eos, pad, pad]]);
@@ -67,7 +67,7 @@ pub fn shift_right(f: impl Fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
 }
 
 /// `label_smoothed_loss(logits, targets, smoothing, pad)`.
-pub fn label_smoothed_loss(f: impl Fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> CheckResult {
+pub fn label_smoothed_loss(f: &dyn Fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> CheckResult {
     let (n, vocab, pad, eps) = (8, 11, 0, 0.1);
     let logits = randn(&[n, vocab]) * 2.0;
     let t = draw(1, vocab, 6);
@@ -114,7 +114,7 @@ pub fn label_smoothed_loss(f: impl Fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> 
 }
 
 /// `learning_rate(step, d_model, warmup)` with factor 1, steps counted from 1.
-pub fn warmup_schedule(f: impl Fn(u64, i64, u64) -> f64) -> CheckResult {
+pub fn warmup_schedule(f: &dyn Fn(u64, i64, u64) -> f64) -> CheckResult {
     let drawn = draw(1, 1000, 3);
     let (d_model, warmup) = (64 * (1 + drawn[0] % 16), 100 + 10 * drawn[1] as u64);
     let steps = [1u64, 10, warmup / 2, warmup - 1, warmup, warmup + 1, 3 * warmup + drawn[2] as u64, 50 * warmup];
@@ -153,7 +153,7 @@ pub fn warmup_schedule(f: impl Fn(u64, i64, u64) -> f64) -> CheckResult {
 }
 
 /// `beam_step(scores, log_probs, width) -> (scores, beams, tokens)`.
-pub fn beam_step(f: impl Fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) -> CheckResult {
+pub fn beam_step(f: &dyn Fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) -> CheckResult {
     let (beams, vocab, width) = (3, 7, 3);
     // Drawn, but shaped so that both classic mistakes give another answer than the right one: beam 0 (the
     // best so far) has two strong tokens, so the best candidates are not one per beam; beam 2 (far behind)
@@ -224,7 +224,7 @@ pub fn beam_step(f: impl Fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) 
 
 /// `cached_attention(past_keys, past_values, query, key, value) -> (output, keys, values)`.
 pub fn cached_attention(
-    f: impl Fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor) -> (Tensor, Tensor, Tensor),
+    f: &dyn Fn(&Tensor, &Tensor, &Tensor, &Tensor, &Tensor) -> (Tensor, Tensor, Tensor),
 ) -> CheckResult {
     let (batch, heads, past, d) = (2, 3, 4, 8);
     let (pk, pv) = (randn(&[batch, heads, past, d]), randn(&[batch, heads, past, d]));
