@@ -1,0 +1,326 @@
+//! Step 1 of grading: a unit's files and the generated `main.rs` (the [`Plan`]), and compiling them with
+//! `rustc` against the built library, as cargo would (the [`Recipe`]), inside the sandbox for a class.
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::BufRead;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+use super::run::{read_in_background, wait_or_kill};
+use super::{project_root, tempdir_in, Setup, Submission};
+use crate::exercises::sandbox::{self, ChildSetup};
+
+/// The generated `main.rs` of a unit, and which submissions its modules and lines belong to.
+pub(super) struct Plan {
+    /// The probe's checks, in order: the submission each one grades.
+    pub(super) entries: Vec<usize>,
+    /// Line number (1-based) of each check call in main.rs → submission.
+    lines: BTreeMap<usize, usize>,
+    /// Module file (`f003.rs`) → the submissions graded from it, and the file it is a copy of.
+    files: BTreeMap<String, (Vec<usize>, PathBuf)>,
+}
+
+impl Plan {
+    pub(super) fn write(unit: &[Submission], chosen: &[usize], folder: &Path) -> Result<Self> {
+        let mut source = String::from("// Written by transformer_anatomy::exercises::grading for one grading.\n");
+        source += "#![allow(unused_variables, dead_code, unused_imports, unused_mut)]\n";
+        let mut files: BTreeMap<String, (Vec<usize>, PathBuf)> = BTreeMap::new();
+        let mut by_text: BTreeMap<Vec<u8>, String> = BTreeMap::new();
+        let mut module_of = BTreeMap::new();
+        for &i in chosen {
+            let text = fs::read(&unit[i].file).with_context(|| format!("cannot read {}", unit[i].file.display()))?;
+            let next = format!("f{:03}", by_text.len());
+            let module = by_text.entry(text.clone()).or_insert_with(|| next.clone()).clone();
+            if module == next {
+                fs::write(folder.join(format!("{module}.rs")), &text)?;
+                source += &format!("#[path = \"{module}.rs\"]\nmod {module};\n");
+            }
+            files.entry(format!("{module}.rs")).or_insert_with(|| (Vec::new(), unit[i].file.clone())).0.push(i);
+            module_of.insert(i, module);
+        }
+        source += "fn main() {\n    use transformer_anatomy::exercises::{checks, tape::record};\n";
+        source += "    transformer_anatomy::exercises::probe::main(&[\n";
+        let mut lines = BTreeMap::new();
+        for &i in chosen {
+            let e = unit[i].exercise;
+            let module = &module_of[&i];
+            let wrapped: Vec<String> = e
+                .functions
+                .iter()
+                .map(|(f, n)| {
+                    let args: Vec<String> = (0..*n).map(|a| format!("a{a}")).collect();
+                    format!("&|{0}| record(|| {module}::{f}({0}))", args.join(", "))
+                })
+                .collect();
+            lines.insert(source.lines().count() + 1, i);
+            source += &format!("        ({:?}, &|| checks::{}({})),\n", e.name, e.name, wrapped.join(", "));
+        }
+        source += "    ]);\n}\n";
+        fs::write(folder.join("main.rs"), source)?;
+        Ok(Plan { entries: chosen.to_vec(), lines, files })
+    }
+
+    /// The submissions a compiler error belongs to: those of its file, or the one of its line of main.rs.
+    pub(super) fn blame(&self, e: &CompilerError) -> Vec<usize> {
+        if let Some((owners, _)) = self.files.get(&e.file) {
+            return owners.clone();
+        }
+        if e.file == "main.rs" {
+            return self.lines.get(&e.line).copied().into_iter().collect();
+        }
+        Vec::new()
+    }
+
+    pub(super) fn describe(&self, e: &CompilerError, s: &Submission) -> String {
+        if e.file == "main.rs" {
+            let first = e.rendered.lines().next().unwrap_or_default();
+            let names: Vec<&str> = s.exercise.functions.iter().map(|(f, _)| *f).collect();
+            return format!(
+                "{}: the functions {} no longer have the stub's names or types ({first}); `anatomy exercises reset \
+                 {}` puts the stub back",
+                s.file.display(),
+                names.join(", "),
+                s.exercise.name
+            );
+        }
+        // The message, its `--> file:line:col` and the source lines, naming the student's own file.
+        let mut text = e.rendered.trim_end().to_string();
+        for (module, (_, original)) in &self.files {
+            text = text.replace(&format!("{module}:"), &format!("{}:", original.display()));
+        }
+        text
+    }
+}
+
+/// How to call `rustc` for a probe, read off one build of the `anatomy-grader` package by cargo.
+#[derive(Debug)]
+pub(super) struct Recipe {
+    rustc: PathBuf,
+    sysroot: PathBuf,
+    /// The built libraries (hard links to cargo's), the only ones a probe can link with.
+    libs: PathBuf,
+    externs: Vec<(String, PathBuf)>,
+    native: Vec<PathBuf>,
+    pub(super) libtorch_lib: PathBuf,
+}
+
+#[derive(Deserialize)]
+struct CargoMessage {
+    reason: String,
+    #[serde(default)]
+    target: Option<CargoTarget>,
+    #[serde(default)]
+    filenames: Vec<PathBuf>,
+    #[serde(default)]
+    linked_paths: Vec<String>,
+}
+#[derive(Deserialize)]
+struct CargoTarget {
+    name: String,
+}
+#[derive(Deserialize)]
+struct RustcMessage {
+    level: String,
+    rendered: Option<String>,
+    spans: Vec<Span>,
+}
+#[derive(Deserialize)]
+struct Span {
+    file_name: String,
+    line_start: usize,
+    is_primary: bool,
+}
+
+impl Recipe {
+    /// Builds `anatomy-grader` (a program with no student code) and reads what it was linked from.
+    pub(super) fn get(work: &Path) -> Result<Recipe> {
+        static BUILD: Mutex<()> = Mutex::new(());
+        let _one = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+        let lock = File::create(work.join(".lock"))?;
+        lock.lock().context("cannot lock target/exercise-grader/.lock")?;
+        let plan = work.join("recipe.rs");
+        let text = "fn main() { println!(\"{}\", transformer_anatomy::exercises::EXERCISES.len()); }\n";
+        if fs::read_to_string(&plan).ok().as_deref() != Some(text) {
+            fs::write(&plan, text)?;
+        }
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let root = project_root();
+        let output = Command::new(&cargo)
+            .args(["build", "--quiet", "--package", "anatomy-grader", "--message-format=json"])
+            .arg("--manifest-path")
+            .arg(root.join("Cargo.toml"))
+            .env("ANATOMY_GRADER_PLAN", &plan)
+            .output()
+            .with_context(|| format!("cannot run {cargo:?} to build the grader: is Rust installed?"))?;
+        let (mut externs, mut native, mut artifacts) = (Vec::new(), Vec::new(), Vec::new());
+        for line in output.stdout.lines() {
+            let Ok(m) = serde_json::from_str::<CargoMessage>(&line?) else { continue };
+            match m.reason.as_str() {
+                "compiler-artifact" => {
+                    let name = m.target.map(|t| t.name).unwrap_or_default();
+                    if name == "anatomy-grader" || name == "build-script-build" {
+                        continue;
+                    }
+                    for f in m.filenames {
+                        if name == "transformer_anatomy" || name == "tch" {
+                            if f.extension().is_some_and(|x| x == "rlib") {
+                                externs.push((name.clone(), f.clone()));
+                            }
+                        }
+                        artifacts.push(f);
+                    }
+                }
+                "build-script-executed" => {
+                    for p in m.linked_paths {
+                        native.push(PathBuf::from(p.split_once('=').map(|(_, p)| p.to_string()).unwrap_or(p)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !output.status.success() || externs.len() != 2 {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            bail!(
+                "building the exercise grader failed: {}",
+                stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("cargo gave no reason")
+            );
+        }
+        // A folder holding the built libraries and nothing else (no earlier probe, no student's file), named
+        // after what it holds: a grading running at the same time may be compiling against an older one.
+        artifacts.sort();
+        artifacts.dedup();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for f in &artifacts {
+            std::hash::Hash::hash(&(f, fs::metadata(f).and_then(|m| m.modified()).ok()), &mut hasher);
+        }
+        let libs = work.join(format!("libs-{:016x}", std::hash::Hasher::finish(&hasher)));
+        if !libs.is_dir() {
+            let partial = tempdir_in(work, "libs-partial")?;
+            for f in &artifacts {
+                let to = partial.join(f.file_name().expect("a file"));
+                if fs::hard_link(f, &to).is_err() {
+                    fs::copy(f, &to).with_context(|| format!("cannot copy {}", f.display()))?;
+                }
+            }
+            if fs::rename(&partial, &libs).is_err() {
+                let _ = fs::remove_dir_all(&partial);
+            }
+            // Older folders (from before the library was rebuilt) go once no grading can still be using them.
+            for old in fs::read_dir(work)?.filter_map(|e| e.ok()).map(|e| e.path()) {
+                let stale = old.file_name().is_some_and(|n| n.to_string_lossy().starts_with("libs-"))
+                    && old != libs
+                    && fs::metadata(&old).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok())
+                        > Some(Duration::from_secs(3600));
+                if stale {
+                    let _ = fs::remove_dir_all(&old);
+                }
+            }
+        }
+        let externs = externs.into_iter().map(|(n, f)| (n, libs.join(f.file_name().expect("a file")))).collect();
+        let rustc = std::env::var_os("RUSTC").map(PathBuf::from).unwrap_or_else(|| "rustc".into());
+        let sysroot = Command::new(&rustc).args(["--print", "sysroot"]).output().context("cannot run rustc")?;
+        let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+        let libtorch_lib = PathBuf::from(option_env!("ANATOMY_LIBTORCH_LIB").unwrap_or_default());
+        Ok(Recipe { rustc: sysroot.join("bin").join("rustc"), sysroot, libs, externs, native, libtorch_lib })
+    }
+
+    /// The folders a probe needs at run time: LibTorch's (with the CUDA stubs beside it).
+    pub(super) fn runtime_dirs(&self) -> Vec<PathBuf> {
+        // .deps/libtorch/torch/lib → .deps/libtorch (libtorch_cpu finds ../../nvidia/… from its folder).
+        let top = self.libtorch_lib.parent().and_then(Path::parent).unwrap_or(&self.libtorch_lib);
+        vec![top.to_path_buf()]
+    }
+}
+
+/// A compiler error, as rustc's JSON diagnostics give it.
+#[derive(Debug)]
+pub(super) struct CompilerError {
+    pub(super) file: String,
+    line: usize,
+    pub(super) rendered: String,
+}
+
+pub(super) enum Compiled {
+    Probe,
+    Errors(Vec<CompilerError>),
+    /// The compiler ran past its time limit (a macro or constant that never ends).
+    Stopped(String),
+}
+
+const COMPILE_TIME: Duration = Duration::from_secs(120);
+
+/// Compiles `folder/main.rs` into `folder/probe`.
+pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
+    let r = cx.recipe;
+    let mut args: Vec<String> = vec![
+        "--edition=2021".into(),
+        "--crate-type=bin".into(),
+        "--crate-name=probe".into(),
+        "--error-format=json".into(),
+        "-Cdebuginfo=0".into(),
+        "-Cstrip=debuginfo".into(),
+        "-Awarnings".into(),
+        "-o".into(),
+        "probe".into(),
+        "-L".into(),
+        format!("dependency={}", r.libs.display()),
+    ];
+    for (name, file) in &r.externs {
+        args.extend(["--extern".into(), format!("{name}={}", file.display())]);
+    }
+    for p in &r.native {
+        args.extend(["-L".into(), format!("native={}", p.display())]);
+    }
+    args.push(format!("-Clink-arg=-Wl,-rpath,{}", r.libtorch_lib.display()));
+    args.push("main.rs".into());
+    let mut command = match cx.bwrap {
+        Some(bwrap) => {
+            let mut readable = vec![r.sysroot.clone(), r.libs.clone()];
+            readable.extend(r.native.iter().cloned());
+            readable.extend(r.runtime_dirs());
+            sandbox::compile_command(bwrap, folder, &readable, &r.rustc)
+        }
+        None => {
+            let mut c = Command::new(&r.rustc);
+            c.current_dir(folder);
+            c
+        }
+    };
+    command.args(&args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    ChildSetup { memory: 8 << 30, cpu_seconds: 300, file_size: 1 << 30, open_at: vec![], dup_to: vec![] }
+        .apply(&mut command);
+    command.process_group(0);
+    let mut child = command.spawn().with_context(|| format!("cannot run {}", r.rustc.display()))?;
+    let stderr = read_in_background(child.stderr.take().expect("piped"), 4 << 20);
+    let status = wait_or_kill(&mut child, COMPILE_TIME)?;
+    let (text, _) = stderr.join().unwrap_or_default();
+    let mut errors = Vec::new();
+    for line in text.lines() {
+        let Ok(m) = serde_json::from_str::<RustcMessage>(line) else { continue };
+        if m.level != "error" {
+            continue;
+        }
+        let span = m.spans.iter().find(|s| s.is_primary).or(m.spans.first());
+        errors.push(CompilerError {
+            file: span.map(|s| s.file_name.clone()).unwrap_or_default(),
+            line: span.map(|s| s.line_start).unwrap_or(0),
+            rendered: m.rendered.unwrap_or_default(),
+        });
+    }
+    let Some(status) = status else {
+        return Ok(Compiled::Stopped(format!("compiling took more than {} s and was stopped", COMPILE_TIME.as_secs())));
+    };
+    if !errors.is_empty() {
+        return Ok(Compiled::Errors(errors));
+    }
+    if !status.success() || !folder.join("probe").is_file() {
+        bail!("compiling the probe failed ({status}): {}", text.lines().last().unwrap_or("no message"));
+    }
+    Ok(Compiled::Probe)
+}

@@ -1,0 +1,296 @@
+//! Compiling exercise files, running them, and deciding their grades — in three separate steps.
+//!
+//! 1. **Build.** The files of one *unit* — one student's files in a class, or a learner's own files — are
+//!    copied into a scratch folder of their own, beside a generated `main.rs` (one module per file, one
+//!    check call per file, the functions wrapped in [`tape::record`]), and compiled with `rustc` against
+//!    the already built library. A file the compiler blames is reported with its first error and left out
+//!    of the next build, so every other file is still graded.
+//! 2. **Probe.** The program runs each check with the student's functions and writes nothing but what
+//!    those functions returned to a pipe (the tape). Each check has its own wall-time limit; a check that
+//!    runs over, crashes, prints too much or is stopped by the sandbox fails alone, and the run goes on
+//!    from the next check.
+//! 3. **Judge.** This process — which never loads student code — runs every check again on the recorded
+//!    values and decides. The inputs come from a seed drawn afresh for every grading, so no output can be
+//!    prepared in advance, and nothing the student's code prints or exits with can set a verdict.
+//!
+//! In a class, each unit is compiled and probed inside [`sandbox`] (bubblewrap, seccomp, rlimits), so that
+//! no student's code can read, name or reach another's. Units whose files are identical (students who
+//! handed in the same files, or nothing) are built and probed once.
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+
+use super::sandbox::{self, Limits};
+use super::{checks, probe, tape, Exercise, Outcome, Status};
+
+mod build;
+mod run;
+
+use build::{compile, Compiled, Plan, Recipe};
+
+/// One file to grade as one exercise. The label names it in the results ("ada/causal_mask").
+#[derive(Debug, Clone)]
+pub struct Submission {
+    pub label: String,
+    pub exercise: &'static Exercise,
+    pub file: PathBuf,
+}
+
+/// How to grade.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Compile and run every unit inside the sandbox (a class). Without it, the limits still apply.
+    pub sandbox: bool,
+    pub limits: Limits,
+    /// The seed the checks' inputs are drawn from; `None` draws one.
+    pub seed: Option<i64>,
+    /// Units graded at the same time.
+    pub jobs: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            sandbox: false,
+            limits: Limits::default(),
+            seed: None,
+            jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        }
+    }
+}
+
+/// The project's root: where `Cargo.toml` and the `grader/` package are.
+pub fn project_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn work_dir() -> PathBuf {
+    project_root().join("target").join("exercise-grader")
+}
+
+/// Grades the submissions as one unit, unsandboxed (a learner's own files, the instructors' tests).
+pub fn grade(submissions: &[Submission]) -> Result<Vec<Outcome>> {
+    Ok(grade_units(vec![submissions.to_vec()], &Options::default(), &|_| {})?.remove(0))
+}
+
+/// Grades every unit; the outcomes come back in the units' and submissions' order. Compile errors, time
+/// limits and crashes are outcomes, not errors: an `Err` means the grader itself could not run (no
+/// compiler, no LibTorch, no sandbox). `done(n)` is called as units finish, with how many have.
+pub fn grade_units(
+    units: Vec<Vec<Submission>>,
+    options: &Options,
+    done: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<Vec<Outcome>>> {
+    let work = work_dir();
+    fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+    let bwrap = if options.sandbox { Some(sandbox::bwrap()?) } else { None };
+    let recipe = Recipe::get(&work)?;
+    let seed = options.seed.unwrap_or_else(fresh_seed);
+    let run = tempdir_in(&work, "run")?;
+    let filters = match bwrap {
+        Some(_) => {
+            let mut paths = Vec::new();
+            for (i, program) in sandbox::seccomp_filters()?.into_iter().enumerate() {
+                let path = run.join(format!("seccomp-{i}.bpf"));
+                fs::write(&path, program)?;
+                paths.push(path);
+            }
+            paths
+        }
+        None => Vec::new(),
+    };
+    // Identical units (the same files under other names) are built and probed once.
+    let mut distinct: Vec<usize> = Vec::new();
+    let mut same_as: Vec<usize> = Vec::new();
+    let mut keys: BTreeMap<Vec<(&'static str, Vec<u8>)>, usize> = BTreeMap::new();
+    for unit in &units {
+        let key: Vec<(&'static str, Vec<u8>)> =
+            unit.iter().map(|s| (s.exercise.name, fs::read(&s.file).unwrap_or_default())).collect();
+        let next = distinct.len();
+        let index = *keys.entry(key).or_insert(next);
+        if index == next {
+            distinct.push(same_as.len());
+        }
+        same_as.push(index);
+    }
+    let context = Setup { recipe: &recipe, bwrap: bwrap.as_deref(), filters: &filters, limits: options.limits, seed };
+    let results: Vec<Mutex<Option<Result<Vec<Outcome>>>>> = distinct.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let copies: Vec<usize> = (0..distinct.len()).map(|d| same_as.iter().filter(|&&i| i == d).count()).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1).min(distinct.len().max(1)) {
+            scope.spawn(|| loop {
+                let d = next.fetch_add(1, Ordering::SeqCst);
+                if d >= distinct.len() {
+                    break;
+                }
+                let folder = run.join(format!("u{d:03}"));
+                let result = grade_unit(&units[distinct[d]], &folder, &context);
+                *results[d].lock().expect("not poisoned") = Some(result);
+                done(finished.fetch_add(copies[d], Ordering::SeqCst) + copies[d]);
+            });
+        }
+    });
+    if std::env::var_os("KEEP_RUN").is_none() {
+        let _ = fs::remove_dir_all(&run);
+    }
+    let mut per_distinct = Vec::new();
+    for r in results {
+        per_distinct.push(r.into_inner().expect("not poisoned").expect("every unit graded")?);
+    }
+    // A copy's messages name its own files, never those of the student it was graded with.
+    Ok(units
+        .iter()
+        .zip(&same_as)
+        .map(|(unit, &d)| {
+            let first = &units[distinct[d]];
+            unit.iter()
+                .zip(first)
+                .zip(&per_distinct[d])
+                .map(|((s, f), o)| Outcome {
+                    label: s.label.clone(),
+                    message: o.message.replace(&f.file.display().to_string(), &s.file.display().to_string()),
+                    ..o.clone()
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// A seed from the clock and the process: different for every grading run.
+fn fresh_seed() -> i64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    ((nanos as i64) ^ ((std::process::id() as i64) << 32)) & 0x7fff_ffff_ffff
+}
+
+pub(super) fn tempdir_in(parent: &Path, prefix: &str) -> Result<PathBuf> {
+    for n in 0.. {
+        let dir = parent.join(format!("{prefix}-{}-{n}", std::process::id()));
+        if fs::create_dir(&dir).is_ok() {
+            return Ok(dir);
+        }
+    }
+    unreachable!()
+}
+
+pub(super) struct Setup<'a> {
+    recipe: &'a Recipe,
+    bwrap: Option<&'a Path>,
+    filters: &'a [PathBuf],
+    limits: Limits,
+    seed: i64,
+}
+
+fn outcome(s: &Submission, status: Status, message: String) -> Outcome {
+    Outcome { name: s.exercise.name, label: s.label.clone(), status, message, parts: None }
+}
+
+/// Builds, probes and judges one unit in `folder`.
+fn grade_unit(unit: &[Submission], folder: &Path, cx: &Setup) -> Result<Vec<Outcome>> {
+    fs::create_dir_all(folder)?;
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; unit.len()];
+    let mut remaining: Vec<usize> = Vec::new();
+    for (i, s) in unit.iter().enumerate() {
+        if s.file.is_file() {
+            remaining.push(i);
+        } else {
+            outcomes[i] = Some(outcome(s, Status::DoesNotCompile, format!("{} is missing", s.file.display())));
+        }
+    }
+    let plan = loop {
+        if remaining.is_empty() {
+            break None;
+        }
+        let plan = Plan::write(unit, &remaining, folder)?;
+        match compile(cx, folder)? {
+            Compiled::Probe => break Some(plan),
+            Compiled::Errors(mut errors) => {
+                // An error in the student's own file says more than its echo in the plan's call.
+                errors.sort_by_key(|e| e.file == "main.rs");
+                let mut blamed = BTreeSet::new();
+                for e in &errors {
+                    for i in plan.blame(e) {
+                        if blamed.insert(i) {
+                            let s = &unit[i];
+                            outcomes[i] = Some(outcome(s, Status::DoesNotCompile, plan.describe(e, s)));
+                        }
+                    }
+                }
+                if blamed.is_empty() {
+                    // An error in no one file (the linker's, say): every file of this unit shares it.
+                    let first = errors.first().map(|e| e.rendered.trim_end()).unwrap_or("no message");
+                    for &i in &remaining {
+                        outcomes[i] =
+                            Some(outcome(&unit[i], Status::DoesNotCompile, format!("does not build: {first}")));
+                    }
+                    remaining.clear();
+                }
+                remaining.retain(|i| !blamed.contains(i));
+            }
+            Compiled::Stopped(why) => {
+                for &i in &remaining {
+                    outcomes[i] = Some(outcome(&unit[i], Status::DoesNotCompile, why.clone()));
+                }
+                remaining.clear();
+            }
+        }
+    };
+    if let Some(plan) = plan {
+        let tapes = run::probe_all(cx, folder, plan.entries.len())?;
+        // One judge at a time: the checks seed LibTorch's one generator.
+        static JUDGE: Mutex<()> = Mutex::new(());
+        let _turn = JUDGE.lock().unwrap_or_else(|e| e.into_inner());
+        for (k, &i) in plan.entries.iter().enumerate() {
+            let s = &unit[i];
+            let (entries, stopped) = tapes[k].clone();
+            let seed = probe::check_seed(cx.seed, s.exercise.name);
+            let (status, message) = super::run_check(|| {
+                tape::begin_check(seed);
+                tape::load_replay(entries, stopped);
+                checks::replayed(s.exercise.name)
+            });
+            let parts = checks::take_parts();
+            let mut o = outcome(s, status, tidy(&message, &cx.limits));
+            o.parts = parts;
+            outcomes[i] = Some(o);
+        }
+    }
+    Ok(outcomes.into_iter().map(|o| o.expect("every submission gets an outcome")).collect())
+}
+
+/// A message as the student reads it: memory exhaustion said plainly, and no longer than a screen.
+fn tidy(message: &str, limits: &Limits) -> String {
+    let mut m = message.to_string();
+    if m.contains("can't allocate memory") || m.contains("memory allocation of") {
+        m = format!("ran out of its {} of memory ({})", limits.memory_words(), m.lines().next().unwrap_or_default());
+    }
+    if m.chars().count() > 2000 {
+        m = m.chars().take(2000).collect::<String>() + " …";
+    }
+    m
+}
+
+/// A file holding the untouched stub of an exercise, for a student who did not hand that exercise in
+/// (under `target/exercise-grader/stubs/`; every such student shares it).
+pub fn stub_file(e: &Exercise) -> Result<PathBuf> {
+    let folder = work_dir().join("stubs");
+    fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
+    let file = folder.join(format!("{}.rs", e.name));
+    if fs::read_to_string(&file).ok().as_deref() != Some(e.stub) {
+        // Whole or not at all: another grading may be reading it.
+        let partial = folder.join(format!("{}.{}.partial", e.name, std::process::id()));
+        fs::write(&partial, e.stub).with_context(|| format!("cannot write {}", partial.display()))?;
+        fs::rename(&partial, &file).with_context(|| format!("cannot write {}", file.display()))?;
+    }
+    Ok(file)
+}
+
+/// One submission per exercise, labelled by the exercise's name, from the file `file_of` names.
+pub fn by_name(chosen: &[&'static Exercise], file_of: impl Fn(&Exercise) -> PathBuf) -> Vec<Submission> {
+    chosen.iter().map(|&e| Submission { label: e.name.to_string(), exercise: e, file: file_of(e) }).collect()
+}

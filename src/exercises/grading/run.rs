@@ -1,0 +1,298 @@
+//! Step 2 of grading: running a unit's probe, in the sandbox for a class, and reading its tape. Each
+//! check has its own wall-time limit; a check that runs over, crashes, prints too much or is stopped by
+//! the sandbox fails alone, and the probe starts again from the next check.
+use std::ffi::CString;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use super::Setup;
+use crate::exercises::sandbox::{self, ChildSetup, Limits};
+use crate::exercises::tape;
+
+/// One probe run's findings for each check: the recorded entries and, when the check did not finish, why.
+pub(super) type Tapes = Vec<(Vec<tape::Entry>, Option<String>)>;
+
+/// Runs the probe until every check has finished or been stopped.
+pub(super) fn probe_all(cx: &Setup, folder: &Path, count: usize) -> Result<Tapes> {
+    let mut tapes: Tapes = vec![(Vec::new(), None); count];
+    let mut from = 0;
+    while from < count {
+        let ended = probe_once(cx, folder, from, &mut tapes)?;
+        // `ended`: the check that was stopped (it fails with the reason), or None when all finished.
+        match ended {
+            None => break,
+            Some((k, why)) => {
+                tapes[k].1 = Some(why);
+                from = k + 1;
+            }
+        }
+    }
+    Ok(tapes)
+}
+
+enum Event {
+    Frame(tape::Frame),
+    TapeClosed,
+    Flood,
+}
+
+/// One run of the probe from check `from`. Fills in the tapes of the checks that ran; returns the check
+/// that did not finish and why, or `None` when every check from `from` on finished.
+fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Result<Option<(usize, String)>> {
+    let probe_path = folder.join("probe");
+    let (read_end, write_end) = pipe()?;
+    let mut command = match cx.bwrap {
+        Some(bwrap) => {
+            let fds: Vec<i32> = (0..cx.filters.len() as i32).map(|i| 10 + i).collect();
+            let mut c = sandbox::run_command(bwrap, folder, &cx.recipe.runtime_dirs(), &probe_path, &fds);
+            c.args(["--seed", &cx.seed.to_string(), "--from", &from.to_string()]);
+            c
+        }
+        None => {
+            let mut c = Command::new(&probe_path);
+            c.current_dir(folder).args(["--seed", &cx.seed.to_string(), "--from", &from.to_string()]);
+            c
+        }
+    };
+    // Nothing of the grader's environment: the sandbox clears it too (--clearenv) and sets its own.
+    command.env_clear().env("OMP_NUM_THREADS", "1").env("LD_LIBRARY_PATH", &cx.recipe.libtorch_lib);
+    let open_at = cx
+        .filters
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (CString::new(p.display().to_string()).expect("no NUL"), 10 + i as i32))
+        .collect();
+    let remaining = (tapes.len() - from) as u64;
+    ChildSetup {
+        memory: cx.limits.memory,
+        cpu_seconds: cx.limits.time_per_check.as_secs() * remaining + 10,
+        file_size: 64 << 20,
+        open_at,
+        dup_to: vec![(write_end.as_raw_fd(), tape::FD)],
+    }
+    .apply(&mut command);
+    command.process_group(0).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn().with_context(|| format!("cannot start {}", probe_path.display()))?;
+    drop(write_end);
+
+    let (tx, events) = mpsc::channel::<Event>();
+    let printed = std::sync::Arc::new(AtomicUsize::new(0));
+    let limit = cx.limits.output as usize;
+    let watch_output = |pipe: Box<dyn Read + Send>, keep: bool| {
+        let (tx, printed) = (tx.clone(), printed.clone());
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut reader = pipe;
+            let mut buffer = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                if keep {
+                    kept.extend_from_slice(&buffer[..n]);
+                    if kept.len() > 16384 {
+                        kept.drain(..kept.len() - 16384);
+                    }
+                }
+                if printed.fetch_add(n, Ordering::SeqCst) + n > limit {
+                    let _ = tx.send(Event::Flood);
+                    // Keep draining, so that the child is never blocked on a full pipe.
+                }
+            }
+            String::from_utf8_lossy(&kept).into_owned()
+        })
+    };
+    let out_thread = watch_output(Box::new(child.stdout.take().expect("piped")), false);
+    let err_thread = watch_output(Box::new(child.stderr.take().expect("piped")), true);
+    {
+        let tx = tx.clone();
+        let mut reader = File::from(read_end);
+        std::thread::spawn(move || {
+            let mut head = [0u8; 5];
+            loop {
+                if reader.read_exact(&mut head).is_err() {
+                    break;
+                }
+                let len = u32::from_le_bytes(head[1..5].try_into().expect("4 bytes")) as usize;
+                if len > tape::MAX_FRAME {
+                    break;
+                }
+                let mut payload = vec![0u8; len];
+                if reader.read_exact(&mut payload).is_err() {
+                    break;
+                }
+                if tx.send(Event::Frame(tape::Frame { tag: head[0], payload })).is_err() {
+                    break;
+                }
+            }
+            // Drain whatever else comes, without keeping it.
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+            let _ = tx.send(Event::TapeClosed);
+        });
+    }
+    drop(tx);
+
+    let mut current: Option<usize> = None; // the check running now
+    let mut expected = from; // the START we wait for
+    let mut started = Instant::now();
+    let mut stop: Option<String> = None;
+    let mut syscall: Option<u32> = None;
+    let mut recorded_bytes = 0usize;
+    let mut tape_closed = false;
+    while !tape_closed {
+        let left = cx.limits.time_per_check.saturating_sub(started.elapsed());
+        match events.recv_timeout(left) {
+            Ok(Event::Frame(f)) => match f.tag {
+                tape::START if tape::number(&f.payload) == Some(expected as u32) && expected < tapes.len() => {
+                    current = Some(expected);
+                    tapes[expected].0.clear();
+                    expected += 1;
+                    started = Instant::now();
+                }
+                tape::DONE if current.is_some() && tape::number(&f.payload) == current.map(|c| c as u32) => {
+                    current = None;
+                    started = Instant::now();
+                }
+                tape::OUTPUT | tape::PANIC if current.is_some() => {
+                    recorded_bytes += f.payload.len();
+                    if recorded_bytes > 64 << 20 {
+                        stop = Some("returned more data than any check asks for (over 64 MiB)".into());
+                        break;
+                    }
+                    let entry = if f.tag == tape::OUTPUT {
+                        tape::Entry::Output(f.payload)
+                    } else {
+                        tape::Entry::Panic(String::from_utf8_lossy(&f.payload).chars().take(4000).collect())
+                    };
+                    tapes[current.expect("checked")].0.push(entry);
+                }
+                tape::SYSCALL => syscall = tape::number(&f.payload),
+                _ => {}
+            },
+            Ok(Event::TapeClosed) => tape_closed = true,
+            Ok(Event::Flood) => {
+                stop = Some(format!(
+                    "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
+                    cx.limits.output >> 10
+                ));
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                stop = Some(format!("timed out after {} s (an endless loop?)", cx.limits.time_per_check.as_secs()));
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    if stop.is_some() {
+        kill_group(&mut child);
+    }
+    let status = wait_or_kill(&mut child, Duration::from_secs(5))?;
+    let stderr = err_thread.join().unwrap_or_default();
+    let _ = out_thread.join();
+    let all_done = current.is_none() && expected == tapes.len();
+    if all_done && stop.is_none() {
+        return Ok(None);
+    }
+    let why = stop.unwrap_or_else(|| {
+        if let Some(nr) = syscall {
+            return tape::forbidden_call_words(nr);
+        }
+        died(status, &stderr, &cx.limits)
+    });
+    // The check that was running, or the first that never started.
+    Ok(Some((current.unwrap_or(expected.min(tapes.len() - 1)), why)))
+}
+
+/// Why a probe that stopped on its own stopped, in words.
+fn died(status: Option<std::process::ExitStatus>, stderr: &str, limits: &Limits) -> String {
+    let last =
+        stderr.lines().rev().find(|l| !l.trim().is_empty()).map(|l| l.trim().chars().take(300).collect::<String>());
+    let Some(status) = status else { return "did not stop when asked".into() };
+    if stderr.contains("has overflowed its stack") {
+        return "overflowed its stack (endless recursion?)".into();
+    }
+    if stderr.contains("memory allocation of") {
+        return format!("ran out of its {} of memory", limits.memory_words());
+    }
+    // Under bubblewrap the probe is not our child: its death by signal N arrives as exit status 128 + N.
+    let signal = status.signal().or_else(|| status.code().filter(|c| (129..160).contains(c)).map(|c| c - 128));
+    match signal {
+        // Trapped with signals blocked (as the C library does while starting a process): killed outright.
+        Some(libc::SIGSYS) => "tried to start a process or made another system call the sandbox forbids, and was \
+                               stopped"
+            .into(),
+        Some(libc::SIGXCPU) => "used up its CPU time and was stopped".into(),
+        Some(libc::SIGABRT) => format!("aborted{}", last.map(|l| format!(": {l}")).unwrap_or_default()),
+        Some(libc::SIGSEGV) => "crashed (segmentation fault)".into(),
+        Some(n) => format!("was killed by signal {n}"),
+        None => format!(
+            "exited (status {}) in the middle of the check{}",
+            status.code().unwrap_or(-1),
+            last.map(|l| format!("; it printed: {l}")).unwrap_or_default()
+        ),
+    }
+}
+
+fn pipe() -> Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        bail!("cannot create a pipe: {}", std::io::Error::last_os_error());
+    }
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn kill_group(child: &mut Child) {
+    unsafe {
+        libc::kill(-(child.id() as i32), libc::SIGKILL);
+    }
+    let _ = child.kill();
+}
+
+/// Reads a child's output to its end on another thread (keeping at most `keep` bytes), so that a full pipe
+/// never blocks the child.
+pub(super) fn read_in_background(
+    mut pipe: impl Read + Send + 'static,
+    keep: usize,
+) -> std::thread::JoinHandle<(String, usize)> {
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let mut total = 0;
+        let mut buffer = [0u8; 8192];
+        while let Ok(n) = pipe.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            total += n;
+            if text.len() < keep {
+                text.extend_from_slice(&buffer[..n.min(keep - text.len())]);
+            }
+        }
+        (String::from_utf8_lossy(&text).into_owned(), total)
+    })
+}
+
+/// The exit status, or `None` when the limit passed and the process (group) was killed.
+pub(super) fn wait_or_kill(child: &mut Child, limit: Duration) -> Result<Option<std::process::ExitStatus>> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if started.elapsed() > limit {
+            kill_group(child);
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
