@@ -32,9 +32,17 @@ done < <(git -C "$root" ls-files -z)
 say "copied $count files; kept back solutions/ and the instructors' tests"
 
 # The copy must build and start from scratch: every exercise "not done", the solutions closed.
-say "building the copy (the first handout compiles the dependencies: a few minutes)"
+say "building the copy on its own (its dependencies start from this project's build)"
 export LIBTORCH="$root/.deps/libtorch/torch" ANATOMY_DEFAULT_MODEL_DIR="$root/models/all-MiniLM-L6-v2"
 export CARGO_TARGET_DIR="$root/target/handout-build"
+# The copy's dependencies are this project's, built the same way: start from hard links to what is built
+# here (cargo keeps them as they are; only the copy's own package, at another path, is compiled anew).
+if [[ ! -d $CARGO_TARGET_DIR/debug && -d $root/target/debug/deps ]]; then
+  mkdir -p "$CARGO_TARGET_DIR/debug"
+  for part in deps build .fingerprint; do
+    cp -al "$root/target/debug/$part" "$CARGO_TARGET_DIR/debug/$part" 2>/dev/null || true
+  done
+fi
 (cd "$partial" && cargo build --quiet --bin anatomy) || die "the students' copy does not build"
 scratch=$(mktemp -d)
 list=$(ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises list)

@@ -1,8 +1,9 @@
 //! The instructors' tests of the exercises: every reference solution passes, every untouched stub is
 //! "not done", every wrong answer in `tests/exercise-mistakes/` fails with the words its first lines
-//! name, and a file that does not compile fails alone, with its compiler error — all graded together,
-//! in one build, as a class would be. Then the command line: list with progress, reset, the solution
-//! gate, the table in exercises/README.md, and the watch mode driven through a pipe.
+//! name, and a file that does not compile fails alone, with its compiler error — all graded together as
+//! one unit (one build, one probe, the judge), unsandboxed: they are the instructors' own files. Then the
+//! command line: list with progress, reset, the solution gate, the table in exercises/README.md, and the
+//! watch mode driven through a pipe.
 //!
 //! They need `solutions/`: in a student's copy (without it) this file compiles to nothing.
 #![cfg(anatomy_solutions)]
