@@ -36,11 +36,19 @@ say "building the copy on its own (its dependencies start from this project's bu
 export LIBTORCH="$root/.deps/libtorch/torch" ANATOMY_DEFAULT_MODEL_DIR="$root/models/all-MiniLM-L6-v2"
 export CARGO_TARGET_DIR="$root/target/handout-build"
 # The copy's dependencies are this project's, built the same way: start from hard links to what is built
-# here (cargo keeps them as they are; only the copy's own package, at another path, is compiled anew).
+# here, so that cargo finds them fresh and compiles only the copy's own packages. Those are left out of the
+# links: cargo gives a package the same hash wherever it lives, and their files would be rewritten in place.
+own='^(lib)?(transformer[-_]anatomy|anatomy|anatomy[-_]grader)-'
 if [[ ! -d $CARGO_TARGET_DIR/debug && -d $root/target/debug/deps ]]; then
-  mkdir -p "$CARGO_TARGET_DIR/debug"
   for part in deps build .fingerprint; do
-    cp -al "$root/target/debug/$part" "$CARGO_TARGET_DIR/debug/$part" 2>/dev/null || true
+    mkdir -p "$CARGO_TARGET_DIR/debug/$part"
+    for item in "$root/target/debug/$part"/*; do
+      name=$(basename "$item")
+      [[ $name =~ $own || ! -e $item ]] && continue
+      # Test binaries of this project (tests/*.rs) carry their own names: only libraries and build outputs.
+      [[ $part == deps && ! $name =~ ^lib ]] && continue
+      cp -al "$item" "$CARGO_TARGET_DIR/debug/$part/" 2>/dev/null || true
+    done
   done
 fi
 (cd "$partial" && cargo build --quiet --bin anatomy) || die "the students' copy does not build"
