@@ -136,9 +136,7 @@ pub fn grade_units(
             });
         }
     });
-    if std::env::var_os("KEEP_RUN").is_none() {
-        let _ = fs::remove_dir_all(&run);
-    }
+    let _ = fs::remove_dir_all(&run);
     let mut per_distinct = Vec::new();
     for r in results {
         per_distinct.push(r.into_inner().expect("not poisoned").expect("every unit graded")?);
@@ -168,14 +166,17 @@ fn fresh_seed() -> i64 {
     ((nanos as i64) ^ ((std::process::id() as i64) << 32)) & 0x7fff_ffff_ffff
 }
 
+/// A new folder `PREFIX-PID-N` in `parent`.
 pub(super) fn tempdir_in(parent: &Path, prefix: &str) -> Result<PathBuf> {
     for n in 0.. {
         let dir = parent.join(format!("{prefix}-{}-{n}", std::process::id()));
-        if fs::create_dir(&dir).is_ok() {
-            return Ok(dir);
+        match fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
         }
     }
-    unreachable!()
+    unreachable!("one of infinitely many names is free")
 }
 
 pub(super) struct Setup<'a> {
