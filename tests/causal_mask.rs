@@ -19,7 +19,7 @@ fn the_mask_is_lower_triangular_ones() {
 
 #[rstest]
 fn future_positions_get_exactly_zero_weight(#[values(1, 2)] batch: i64, #[values(1, 5, 40)] seq: i64) {
-    common::seed();
+    let _generator = common::seed();
     let x = Tensor::randn([batch, seq, 16], (Kind::Float, Device::Cpu));
     let mask = causal_mask(seq, Device::Cpu);
     let masked = apply_mask(&attention_scores(&x, &x), &mask);
@@ -34,7 +34,7 @@ fn future_positions_get_exactly_zero_weight(#[values(1, 2)] batch: i64, #[values
 
 #[test]
 fn masked_scores_are_minus_infinity_above_the_diagonal_only() {
-    common::seed();
+    let _generator = common::seed();
     let x = Tensor::randn([1, 5, 8], (Kind::Float, Device::Cpu));
     let masked = apply_mask(&attention_scores(&x, &x), &causal_mask(5, Device::Cpu));
     for i in 0..5 {
@@ -47,7 +47,7 @@ fn masked_scores_are_minus_infinity_above_the_diagonal_only() {
 
 #[test]
 fn an_output_does_not_depend_on_later_tokens() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let attention = FusedMultiHeadAttention::new(vs.root(), &config);
@@ -63,7 +63,7 @@ fn an_output_does_not_depend_on_later_tokens() {
 
 #[test]
 fn causal_attention_equals_libtorchs_is_causal() {
-    common::seed();
+    let _generator = common::seed();
     let (q, k, v) = (
         Tensor::randn([2, 7, 16], (Kind::Float, Device::Cpu)),
         Tensor::randn([2, 7, 16], (Kind::Float, Device::Cpu)),
@@ -76,7 +76,7 @@ fn causal_attention_equals_libtorchs_is_causal() {
 
 #[test]
 fn causal_mask_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
     let mask = causal_mask(5, Device::Cpu);
     let masked = apply_mask(&attention_scores(&x, &x), &mask);

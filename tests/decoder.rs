@@ -50,7 +50,7 @@ fn cross_attention_weights_are_rectangular(
     #[values(1, 3)] batch: i64,
     #[values((4, 7), (6, 2), (5, 5))] lengths: (i64, i64),
 ) {
-    common::seed();
+    let _generator = common::seed();
     let (target_len, source_len) = lengths;
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
@@ -82,7 +82,7 @@ fn wrong_cross_attention_inputs_are_errors(
     #[case] mask: Option<&[i64]>,
     #[case] expected: &str,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
@@ -107,7 +107,7 @@ fn wrong_cross_attention_inputs_are_errors(
 
 #[test]
 fn padded_source_tokens_get_exactly_zero_weight() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let attention = FusedMultiHeadAttention::new(vs.root(), &config);
@@ -125,7 +125,7 @@ fn padded_source_tokens_get_exactly_zero_weight() {
 fn decoder_layer_shapes_and_causality(
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerDecoderLayer::new(vs.root(), &config, placement);
@@ -141,7 +141,7 @@ fn decoder_layer_shapes_and_causality(
 
 #[test]
 fn the_dummy_run_gives_log_probabilities() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::paper(10, 10)).unwrap();
     let (source, target) = (ids(&[1, 2, 3, 4, 5]), ids(&[6, 7, 8, 0, 0]));
@@ -154,7 +154,7 @@ fn the_dummy_run_gives_log_probabilities() {
 
 #[test]
 fn an_output_does_not_change_when_later_target_tokens_do() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::tiny(12, 12)).unwrap();
     let source = ids(&[3, 4, 5, 6]);
@@ -169,7 +169,7 @@ fn an_output_does_not_change_when_later_target_tokens_do() {
 
 #[test]
 fn weights_are_xavier_uniform_and_biases_zero() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let config = Seq2SeqConfig::tiny(12, 20);
     EncoderDecoder::new(&vs, &config).unwrap();
@@ -184,7 +184,7 @@ fn weights_are_xavier_uniform_and_biases_zero() {
 
 #[test]
 fn greedy_decoding_feeds_back_what_it_wrote() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::tiny(12, 12)).unwrap();
     let steps = model.greedy_decode(&ids(&[3, 4, 5, 6]), 1, 2, 6).unwrap();
@@ -223,7 +223,7 @@ fn an_odd_d_model_is_refused() {
 
 #[test]
 fn decoder_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::paper(10, 10)).unwrap();
     let (source, target) = (ids(&[1, 2, 3, 4, 5]), ids(&[6, 7, 8, 0, 0]));

@@ -13,7 +13,7 @@ fn the_encoder_keeps_one_vector_per_token(
     #[values(1, 5, 16)] seq: i64,
     #[values(EncoderOptions::book(), EncoderOptions::bert())] options: EncoderOptions,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let encoder = TransformerEncoder::new(vs.root(), &config, options).unwrap();
@@ -26,7 +26,7 @@ fn the_encoder_keeps_one_vector_per_token(
 
 #[test]
 fn the_encoder_is_its_layers_applied_in_turn() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book()).unwrap();
@@ -44,7 +44,7 @@ fn the_encoder_is_its_layers_applied_in_turn() {
 
 #[rstest]
 fn the_classifier_gives_one_score_per_label(#[values(1, 4)] batch: i64, #[values(2, 3)] num_labels: i64) {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig { num_labels, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
     let model = TransformerForSequenceClassification::new(vs.root(), &config, EncoderOptions::book()).unwrap();
@@ -54,7 +54,7 @@ fn the_classifier_gives_one_score_per_label(#[values(1, 4)] batch: i64, #[values
 
 #[test]
 fn the_classifier_reads_only_the_first_token() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig { num_labels: 3, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
     let model = TransformerForSequenceClassification::new(vs.root(), &config, EncoderOptions::book()).unwrap();
@@ -76,7 +76,7 @@ fn the_classifier_reads_only_the_first_token() {
 
 #[test]
 fn the_classifier_has_hugging_face_names() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     TransformerForSequenceClassification::new(vs.root(), &BertConfig::tiny(), EncoderOptions::bert()).unwrap();
     let names = vs.variables();
@@ -93,7 +93,7 @@ fn the_classifier_has_hugging_face_names() {
 
 #[test]
 fn eval_mode_is_deterministic_and_training_mode_is_not() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book()).unwrap();
@@ -131,7 +131,7 @@ fn a_mask_of_the_wrong_shape_is_a_clear_error() {
 
 #[test]
 fn a_hidden_size_the_heads_do_not_divide_is_refused() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig { hidden_size: 30, num_attention_heads: 4, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
     let err = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book()).unwrap_err().to_string();
@@ -140,7 +140,7 @@ fn a_hidden_size_the_heads_do_not_divide_is_refused() {
 
 #[test]
 fn encoder_and_classifier_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig { num_labels: 3, ..BertConfig::bert_base_uncased() };
     let vs = nn::VarStore::new(Device::Cpu);
     let model = TransformerForSequenceClassification::new(vs.root(), &config, EncoderOptions::book()).unwrap();

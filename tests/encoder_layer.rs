@@ -15,7 +15,7 @@ fn options(placement: LayerNormPlacement, attention: AttentionKind) -> EncoderOp
 
 #[test]
 fn layer_norm_has_known_values() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let ln = nn::layer_norm(vs.root(), vec![3], nn::LayerNormConfig { eps: 1e-12, ..Default::default() });
     let out = values(&ln.forward(&Tensor::from_slice(&[1.0f32, 2.0, 3.0]).view([1, 3])));
@@ -32,7 +32,7 @@ fn the_layer_keeps_the_shape(
     #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root(), &config, options(placement, AttentionKind::PerHead));
     let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
@@ -65,7 +65,7 @@ fn placements_follow_their_formulas(
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
     #[values(AttentionKind::PerHead, AttentionKind::Fused)] attention: AttentionKind,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root(), &config, options(placement, attention));
@@ -75,7 +75,7 @@ fn placements_follow_their_formulas(
 
 #[test]
 fn pre_and_post_layer_norm_differ_with_the_same_weights() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let mut layer =
@@ -89,7 +89,7 @@ fn pre_and_post_layer_norm_differ_with_the_same_weights() {
 
 #[test]
 fn post_layer_norm_output_is_normalized_per_token() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root(), &config, EncoderOptions::bert());
@@ -102,7 +102,7 @@ fn post_layer_norm_output_is_normalized_per_token() {
 
 #[test]
 fn parameters_have_hugging_face_names() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer =
         TransformerEncoderLayer::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny(), EncoderOptions::bert());
@@ -115,7 +115,7 @@ fn parameters_have_hugging_face_names() {
 
 #[test]
 fn encoder_layer_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::bert_base_uncased();
     let vs = nn::VarStore::new(Device::Cpu);
     let layer = TransformerEncoderLayer::new(vs.root(), &config, EncoderOptions::book());
@@ -134,7 +134,7 @@ fn encoder_layer_shapes_snapshot() {
 fn the_residual_block_follows_its_formula(
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny().layer();
     let vs = nn::VarStore::new(Device::Cpu);
     let block = Residual::new(vs.root() / "ln", &config, placement);
@@ -160,7 +160,7 @@ fn the_residual_block_follows_its_formula(
 
 #[test]
 fn the_residual_block_drops_out_the_sublayer_only_in_training() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig { hidden_dropout_prob: 0.5, ..BertConfig::tiny() }.layer();
     let vs = nn::VarStore::new(Device::Cpu);
     let block = Residual::new(vs.root() / "ln", &config, LayerNormPlacement::Pre);

@@ -26,7 +26,7 @@ fn feed_forward_keeps_the_shape(
     #[values(1, 5, 20)] seq: i64,
     #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);
     let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
@@ -36,7 +36,7 @@ fn feed_forward_keeps_the_shape(
 
 #[test]
 fn feed_forward_is_linear_gelu_linear() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);
@@ -50,7 +50,7 @@ fn feed_forward_is_linear_gelu_linear() {
 
 #[test]
 fn feed_forward_treats_positions_independently() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);
@@ -62,7 +62,7 @@ fn feed_forward_treats_positions_independently() {
 
 #[test]
 fn parameters_have_hugging_face_names() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     FeedForward::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny());
     let mut names: Vec<String> = vs.variables().into_keys().collect();
@@ -80,7 +80,7 @@ fn parameters_have_hugging_face_names() {
 
 #[test]
 fn feed_forward_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::bert_base_uncased();
     let vs = nn::VarStore::new(Device::Cpu);
     let ff = FeedForward::new(vs.root(), &config);

@@ -23,7 +23,7 @@ fn same_weights(vs: &nn::VarStore, config: &BertConfig) -> (MultiHeadAttention, 
 
 #[rstest]
 fn a_head_projects_to_head_dim(#[values(1, 2)] batch: i64, #[values(1, 5)] seq: i64, #[values(0, 1)] which: usize) {
-    common::seed();
+    let _generator = common::seed();
     let config = &configs()[which];
     let vs = nn::VarStore::new(Device::Cpu);
     let head = AttentionHead::new(vs.root(), config.hidden_size, config.head_dim(), 0.1);
@@ -42,7 +42,7 @@ fn per_head_equals_fused(
     #[values(0, 1)] which: usize,
     #[values(false, true)] causal: bool,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let config = &configs()[which];
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, fused) = same_weights(&vs, config);
@@ -65,7 +65,7 @@ fn per_head_equals_fused(
 
 #[test]
 fn without_copying_the_weights_the_two_differ() {
-    common::seed();
+    let _generator = common::seed();
     // Guards the test above: it passes because of the copy, not because both ignore their weights.
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
@@ -77,7 +77,7 @@ fn without_copying_the_weights_the_two_differ() {
 
 #[test]
 fn each_head_sees_only_its_slice_of_the_fused_weights() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, fused) = same_weights(&vs, &config);
@@ -92,7 +92,7 @@ fn each_head_sees_only_its_slice_of_the_fused_weights() {
 
 #[test]
 fn weights_rows_sum_to_one_per_head() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, _) = same_weights(&vs, &config);
@@ -104,7 +104,7 @@ fn weights_rows_sum_to_one_per_head() {
 
 #[test]
 fn dropout_only_acts_in_training() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig { attention_probs_dropout_prob: 0.5, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
     let (_, fused) = same_weights(&vs, &config);
@@ -115,7 +115,7 @@ fn dropout_only_acts_in_training() {
 
 #[test]
 fn parameters_have_hugging_face_names() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     FusedMultiHeadAttention::new(vs.root() / "attention", &config);
@@ -138,7 +138,7 @@ fn parameters_have_hugging_face_names() {
 
 #[test]
 fn multi_head_attention_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::bert_base_uncased();
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, fused) = same_weights(&vs, &config);
@@ -160,7 +160,7 @@ fn multi_head_attention_shapes_snapshot() {
 /// ±1/√fan_in; `nn.Embedding`: N(0, 1)), not from tch's Kaiming default (√6 times wider).
 #[test]
 fn parameters_start_from_pytorchs_default_initialisation() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::bert_base_uncased();
     let vs = nn::VarStore::new(Device::Cpu);
     let classifier = transformer_anatomy::TransformerForSequenceClassification::new(

@@ -17,7 +17,7 @@ fn embeddings_give_one_vector_per_token(
     #[values(1, 5, 16)] seq: i64,
     #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let embeddings = Embeddings::new(vs.root(), &config);
     let out = embeddings.forward_t(&random_ids(&config, batch, seq), false);
@@ -26,7 +26,7 @@ fn embeddings_give_one_vector_per_token(
 
 #[test]
 fn embeddings_are_layer_norm_of_token_plus_position() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let e = Embeddings::new(vs.root(), &config);
@@ -38,7 +38,7 @@ fn embeddings_are_layer_norm_of_token_plus_position() {
 
 #[test]
 fn the_same_token_at_two_positions_gets_two_vectors() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let e = Embeddings::new(vs.root(), &config);
@@ -60,7 +60,7 @@ fn encode(encoder: &TransformerEncoder, ids: &Tensor, with_positions: bool) -> T
 fn without_positions_the_encoder_cannot_tell_the_order(
     #[values(EncoderOptions::book(), EncoderOptions::bert())] options: EncoderOptions,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let vs = nn::VarStore::new(Device::Cpu);
     let encoder = TransformerEncoder::new(vs.root(), &config, options).unwrap();
@@ -79,7 +79,7 @@ fn without_positions_the_encoder_cannot_tell_the_order(
 
 #[test]
 fn parameters_have_hugging_face_names() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     Embeddings::new(vs.root() / "embeddings", &BertConfig::tiny());
     let mut names: Vec<(String, Vec<i64>)> = vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
@@ -98,7 +98,7 @@ fn parameters_have_hugging_face_names() {
 
 #[test]
 fn positional_embeddings_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::bert_base_uncased();
     let vs = nn::VarStore::new(Device::Cpu);
     let e = Embeddings::new(vs.root(), &config);

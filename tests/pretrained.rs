@@ -218,7 +218,7 @@ fn a_pair_longer_than_512_tokens_is_a_clear_error() {
 /// model has no place for), then loads it.
 #[test]
 fn bert_prefix_gamma_beta_and_extra_tensors_are_handled() {
-    common::seed();
+    let _generator = common::seed();
     let config = BertConfig::tiny();
     let dir = std::env::temp_dir().join(format!("anatomy-{}-old-layout", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

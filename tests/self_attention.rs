@@ -21,7 +21,7 @@ fn scores_are_scaled_dot_products(
     #[values(1, 5, 64)] seq: i64,
     #[values(8, 768)] dim: i64,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let (q, k) = (randn(&[batch, seq, dim]), randn(&[batch, seq, dim]));
     let scores = attention_scores(&q, &k);
     assert_eq!(scores.size(), [batch, seq, seq]);
@@ -34,7 +34,7 @@ fn scores_are_scaled_dot_products(
 
 #[test]
 fn scores_with_a_head_axis_match_the_three_axis_version() {
-    common::seed();
+    let _generator = common::seed();
     let (q, k) = (randn(&[2, 3, 5, 16]), randn(&[2, 3, 5, 16]));
     let four = attention_scores(&q, &k);
     let three = attention_scores(&q.view([6, 5, 16]), &k.view([6, 5, 16]));
@@ -43,7 +43,7 @@ fn scores_with_a_head_axis_match_the_three_axis_version() {
 
 #[rstest]
 fn softmax_rows_are_probabilities(#[values(1, 3)] batch: i64, #[values(1, 5, 50)] seq: i64) {
-    common::seed();
+    let _generator = common::seed();
     let weights = attention_weights(&(randn(&[batch, seq, seq]) * 10));
     let sums = weights.sum_dim_intlist(-1, false, Kind::Float);
     common::assert_close(&sums, &Tensor::ones([batch, seq], (Kind::Float, Device::Cpu)), 1e-5);
@@ -52,7 +52,7 @@ fn softmax_rows_are_probabilities(#[values(1, 3)] batch: i64, #[values(1, 5, 50)
 
 #[rstest]
 fn attend_is_a_weighted_sum_of_values(#[values(1, 2)] batch: i64, #[values(1, 5)] seq: i64) {
-    common::seed();
+    let _generator = common::seed();
     let weights = attention_weights(&randn(&[batch, seq, seq]));
     let v = randn(&[batch, seq, 768]);
     let out = attend(&weights, &v);
@@ -92,7 +92,7 @@ fn equals_libtorchs_scaled_dot_product_attention(
     #[case] dim: i64,
     #[values(false, true)] causal: bool,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let (q, k, v) = (randn(&[batch, seq, dim]), randn(&[batch, seq, dim]), randn(&[batch, seq, dim]));
     let mask = causal.then(|| causal_mask(seq, Device::Cpu));
     let ours = scaled_dot_product_attention(&q, &k, &v, mask.as_ref());
@@ -107,7 +107,7 @@ fn equals_libtorchs_scaled_dot_product_attention(
 
 #[test]
 fn equals_libtorch_with_a_padding_mask() {
-    common::seed();
+    let _generator = common::seed();
     let (q, k, v) = (randn(&[2, 6, 16]), randn(&[2, 6, 16]), randn(&[2, 6, 16]));
     // Item 0 has 4 real tokens, item 1 has all 6: mask [batch, 1, s_k].
     let mask = Tensor::from_slice(&[1i64, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1]).view([2, 1, 6]);
@@ -122,7 +122,7 @@ fn equals_libtorch_with_a_padding_mask() {
 
 #[test]
 fn a_fully_masked_row_gives_zero_weights_not_nan() {
-    common::seed();
+    let _generator = common::seed();
     let (q, k, v) = (randn(&[1, 3, 4]), randn(&[1, 3, 4]), randn(&[1, 3, 4]));
     // Query 1 may look at nothing.
     let mask = Tensor::from_slice(&[1i64, 1, 1, 0, 0, 0, 1, 1, 1]).view([1, 3, 3]);
@@ -137,7 +137,7 @@ fn a_fully_masked_row_gives_zero_weights_not_nan() {
 
 #[test]
 fn masking_sets_scores_to_minus_infinity() {
-    common::seed();
+    let _generator = common::seed();
     let scores = randn(&[1, 4, 4]);
     let masked = apply_mask(&scores, &causal_mask(4, Device::Cpu));
     assert!(masked.double_value(&[0, 0, 1]).is_infinite() && masked.double_value(&[0, 0, 1]) < 0.0);
@@ -146,7 +146,7 @@ fn masking_sets_scores_to_minus_infinity() {
 
 #[test]
 fn self_attention_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let x = randn(&[1, 5, 768]); // the chapter's inputs_embeds
     let scores = attention_scores(&x, &x);
     let weights = attention_weights(&scores);

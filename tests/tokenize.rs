@@ -171,7 +171,7 @@ fn token_embedding_maps_ids_to_vectors(
     #[values(1, 5, 17)] seq: i64,
     #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
 ) {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let embedding = token_embedding(vs.root(), &config);
     assert_eq!(embedding.ws.size(), [config.vocab_size, config.hidden_size]);
@@ -185,7 +185,7 @@ fn token_embedding_maps_ids_to_vectors(
 
 #[test]
 fn token_embedding_shapes_snapshot() {
-    common::seed();
+    let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let config = BertConfig::bert_base_uncased();
     let embedding = token_embedding(vs.root(), &config);

@@ -22,6 +22,7 @@ fn temp_path(name: &str) -> PathBuf {
 /// The loss against the numbers PyTorch gives (scripts/loss_reference.py → tests/data/loss_reference.json).
 #[test]
 fn the_loss_matches_pytorch() {
+    let _generator = common::generator();
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/loss_reference.json")).unwrap();
     let reference: serde_json::Value = serde_json::from_str(&text).unwrap();
     let logits: Vec<Vec<Vec<f64>>> = serde_json::from_value(reference["logits"].clone()).unwrap();
@@ -47,6 +48,7 @@ fn the_loss_matches_pytorch() {
 /// The slides' six-word example: a one-hot target on "i", a prediction, and the smoothed target.
 #[test]
 fn smoothing_moves_epsilon_off_the_right_token() {
+    let _generator = common::generator();
     let target = Tensor::from_slice(&[2i64]); // a, am, i, thanks, student, <eos>: "i" is class 2
     let q = smoothed_targets(&target, 6, 0.1);
     let q = Vec::<f64>::try_from(&q.get(0).to_kind(Kind::Double)).unwrap();
@@ -63,6 +65,7 @@ fn smoothing_moves_epsilon_off_the_right_token() {
 
 #[test]
 fn the_schedule_follows_the_formula() {
+    let _generator = common::generator();
     let (d, w) = (512, 4000);
     for step in [1u64, 10, 100, 3999, 4000, 4001, 10_000, 100_000] {
         let s = step as f64;
@@ -79,6 +82,7 @@ fn the_schedule_follows_the_formula() {
 
 #[test]
 fn the_tasks_make_the_pairs_they_promise() {
+    let _generator = common::generator();
     let dates = Task::Dates;
     assert_eq!(
         dates.tokenize("The twenty-second of November 2026"),
@@ -106,6 +110,7 @@ fn the_tasks_make_the_pairs_they_promise() {
 
 #[test]
 fn a_batch_shifts_the_target_and_pads() {
+    let _generator = common::generator();
     let task = Task::Dates;
     let examples = [
         transformer_anatomy::training::Example {
@@ -136,7 +141,8 @@ fn tiny_options(task: Task, steps: u64) -> TrainOptions {
 
 #[test]
 fn one_batch_overfits_and_every_parameter_learns() {
-    common::seed();
+    let _generator = common::generator();
+    tch::manual_seed(0);
     let task = Task::Reverse;
     let config = Seq2SeqConfig { dropout: 0.0, ..tiny_options(task, 1).model_config() };
     let trained = TrainedModel::new(task, &config, Device::Cpu).unwrap();
@@ -167,6 +173,7 @@ fn one_batch_overfits_and_every_parameter_learns() {
 
 #[test]
 fn a_seed_gives_the_same_loss_trace() {
+    let _generator = common::generator();
     let options = tiny_options(Task::Copy, 12);
     let (_, a) = train(&options).unwrap();
     let (_, b) = train(&options).unwrap();
@@ -206,6 +213,7 @@ fn trained_copy_model() -> &'static PathBuf {
 
 #[test]
 fn a_tiny_copy_model_learns_the_task() {
+    let _generator = common::generator();
     let trained = load(trained_copy_model(), Device::Cpu).unwrap();
     let examples = Task::Copy.held_out(100, 99);
     let eval = transformer_anatomy::training::evaluate(&trained, &examples).unwrap();
@@ -214,6 +222,7 @@ fn a_tiny_copy_model_learns_the_task() {
 
 #[test]
 fn save_and_load_give_identical_outputs() {
+    let _generator = common::generator();
     let path = trained_copy_model();
     let a = load(path, Device::Cpu).unwrap();
     let copy = temp_path("copy-again.safetensors");
@@ -228,7 +237,8 @@ fn save_and_load_give_identical_outputs() {
 
 #[test]
 fn averaging_identical_checkpoints_is_the_identity() {
-    common::seed();
+    let _generator = common::generator();
+    tch::manual_seed(0);
     let trained = load(trained_copy_model(), Device::Cpu).unwrap();
     let params: Vec<Tensor> = trained.named_parameters().into_iter().map(|(_, t)| t.detach().copy()).collect();
     let copies = || params.iter().map(Tensor::copy).collect::<Vec<_>>();
@@ -247,6 +257,7 @@ fn averaging_identical_checkpoints_is_the_identity() {
 #[case::truncated("truncated", "not a readable checkpoint")]
 #[case::other_sizes("other_sizes", "has shape [")]
 fn bad_checkpoints_are_clear_errors(#[case] kind: &str, #[case] expected: &str) {
+    let _generator = common::generator();
     let good = trained_copy_model();
     let path = temp_path(&format!("bad-{kind}.safetensors"));
     match kind {
@@ -278,6 +289,7 @@ fn bad_checkpoints_are_clear_errors(#[case] kind: &str, #[case] expected: &str) 
 #[case::smoothing(|o: &mut TrainOptions| o.label_smoothing = 1.0, "--label-smoothing")]
 #[case::negative_smoothing(|o: &mut TrainOptions| o.label_smoothing = -0.1, "--label-smoothing")]
 fn bad_options_are_refused_before_training(#[case] change: fn(&mut TrainOptions), #[case] expected: &str) {
+    let _generator = common::generator();
     let mut options = TrainOptions::for_task(Task::Copy);
     change(&mut options);
     let err = train(&options).unwrap_err().to_string();
@@ -286,6 +298,7 @@ fn bad_options_are_refused_before_training(#[case] change: fn(&mut TrainOptions)
 
 #[test]
 fn unknown_tasks_and_words_are_named() {
+    let _generator = common::generator();
     let err = Task::from_name("translate").unwrap_err().to_string();
     assert!(err.contains("copy, reverse, dates"), "{err}");
     let trained = load(trained_copy_model(), Device::Cpu).unwrap();
@@ -297,6 +310,7 @@ fn unknown_tasks_and_words_are_named() {
 
 #[test]
 fn the_cache_changes_nothing_but_the_speed() {
+    let _generator = common::generator();
     let trained = load(trained_copy_model(), Device::Cpu).unwrap();
     let batch = Batch::new(&Task::Copy.held_out(20, 11), &Task::Copy.vocab(), Task::Copy, Device::Cpu).unwrap();
     let cached = greedy(&trained.model, &batch.source, BOS, EOS, 12, true);
@@ -309,7 +323,7 @@ fn the_cache_changes_nothing_but_the_speed() {
         assert!((a.log_prob - b.log_prob).abs() < 1e-4);
     }
     // Step by step, the two give the same distributions (not only the same argmax), here on random weights.
-    common::seed();
+    tch::manual_seed(0);
     let vs = nn::VarStore::new(Device::Cpu);
     let model = EncoderDecoder::new(&vs, &Seq2SeqConfig { dropout: 0.0, ..Seq2SeqConfig::tiny(12, 12) }).unwrap();
     let source = Tensor::from_slice(&[4i64, 5, 6, 7, 0, 8, 9, 10, 11, 4]).view([2, 5]);
@@ -326,6 +340,7 @@ fn the_cache_changes_nothing_but_the_speed() {
 
 #[test]
 fn beam_width_one_is_greedy_and_beams_are_sorted() {
+    let _generator = common::generator();
     let trained = load(trained_copy_model(), Device::Cpu).unwrap();
     let examples = Task::Copy.held_out(10, 21);
     let batch = Batch::new(&examples, &Task::Copy.vocab(), Task::Copy, Device::Cpu).unwrap();
@@ -389,6 +404,7 @@ fn exhaustive_best(
 
 #[rstest]
 fn a_wide_beam_finds_the_exhaustive_best(#[values(0.0, 0.6, 2.0)] alpha: f64, #[values(1, 2)] seed: i64) {
+    let _generator = common::generator();
     tch::manual_seed(seed);
     let _no_grad = tch::no_grad_guard();
     let vs = nn::VarStore::new(Device::Cpu);
@@ -405,6 +421,7 @@ fn a_wide_beam_finds_the_exhaustive_best(#[values(0.0, 0.6, 2.0)] alpha: f64, #[
 
 #[test]
 fn a_beam_width_of_zero_is_refused() {
+    let _generator = common::generator();
     let vs = nn::VarStore::new(Device::Cpu);
     let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::tiny(6, 6)).unwrap();
     let options = BeamOptions { width: 0, length_penalty: 0.6, max_new_tokens: 4, use_cache: true };

@@ -3,10 +3,22 @@
 use tch::{Kind, Tensor};
 use transformer_anatomy::{model_dir::resolve_model_dir, Tokenizer};
 
+static GENERATOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// LibTorch's one random number generator, for this test alone while the guard lives: plain `cargo test`
+/// runs the tests of a file on several threads, and another test's draws would shift this one's.
+#[must_use = "the generator is shared only while the guard lives"]
+pub fn generator() -> std::sync::MutexGuard<'static, ()> {
+    GENERATOR.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Fixes LibTorch's random number generator, so a test draws the same "random" weights and inputs on
-/// every run. `make test` runs the tests of a file one after another, so no other test can draw in between.
-pub fn seed() {
+/// every run; the guard keeps other tests of the file from drawing until this one ends.
+#[must_use = "the seed holds only while the guard lives"]
+pub fn seed() -> std::sync::MutexGuard<'static, ()> {
+    let guard = generator();
     tch::manual_seed(0);
+    guard
 }
 
 /// The tokenizer of the model folder that `make setup` fills.
