@@ -143,9 +143,17 @@ pub fn compile_command(bwrap: &Path, scratch: &Path, readable: &[PathBuf], progr
     command
 }
 
-/// A sandbox for the probe: the C libraries, LibTorch, the probe itself, and the scratch folder; seccomp
-/// filters read from the descriptors `filters` (see [`seccomp_filters`]).
-pub fn run_command(bwrap: &Path, scratch: &Path, libraries: &[PathBuf], probe: &Path, filters: &[i32]) -> Command {
+/// A sandbox for the probe: the C libraries, the folders `libraries` (LibTorch), the probe itself and the
+/// scratch folder, with `library_path` as LD_LIBRARY_PATH; seccomp filters read from the descriptors
+/// `filters` (see [`seccomp_filters`]).
+pub fn run_command(
+    bwrap: &Path,
+    scratch: &Path,
+    libraries: &[PathBuf],
+    library_path: &Path,
+    probe: &Path,
+    filters: &[i32],
+) -> Command {
     let mut args = common(scratch);
     for dir in ["/usr/lib", "/usr/lib64"] {
         if Path::new(dir).is_dir() {
@@ -160,8 +168,7 @@ pub fn run_command(bwrap: &Path, scratch: &Path, libraries: &[PathBuf], probe: &
     for fd in filters {
         args.extend(["--add-seccomp-fd".into(), fd.to_string()]);
     }
-    let lib = libraries.first().map(|l| l.join("torch").join("lib").display().to_string()).unwrap_or_default();
-    args.extend(["--setenv".into(), "LD_LIBRARY_PATH".into(), lib]);
+    args.extend(["--setenv".into(), "LD_LIBRARY_PATH".into(), library_path.display().to_string()]);
     args.extend(["--setenv".into(), "OMP_NUM_THREADS".into(), "1".into()]);
     args.extend(["--remount-ro".into(), "/".into()]);
     let mut command = Command::new(bwrap);

@@ -258,20 +258,6 @@ pub struct Frame {
     pub payload: Vec<u8>,
 }
 
-/// Splits a tape into frames; a malformed or over-long frame ends it.
-pub fn frames(mut bytes: &[u8]) -> Vec<Frame> {
-    let mut out = Vec::new();
-    while bytes.len() >= 5 {
-        let len = u32::from_le_bytes(bytes[1..5].try_into().expect("4 bytes")) as usize;
-        if len > MAX_FRAME || bytes.len() < 5 + len {
-            break;
-        }
-        out.push(Frame { tag: bytes[0], payload: bytes[5..5 + len].to_vec() });
-        bytes = &bytes[5 + len..];
-    }
-    out
-}
-
 /// The `u32` a START, DONE or SYSCALL frame carries.
 pub fn number(payload: &[u8]) -> Option<u32> {
     Some(u32::from_le_bytes(payload.try_into().ok()?))

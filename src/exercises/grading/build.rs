@@ -2,7 +2,7 @@
 //! `rustc` against the built library, as cargo would (the [`Recipe`]), inside the sandbox for a class.
 use std::collections::BTreeMap;
 use std::fs::{self, File};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use super::run::{read_in_background, wait_or_kill};
+use super::run::wait_or_kill;
 use super::{project_root, tempdir_in, Setup, Submission};
 use crate::exercises::sandbox::{self, ChildSetup};
 
@@ -299,7 +299,7 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
     let mut child = command.spawn().with_context(|| format!("cannot run {}", r.rustc.display()))?;
     let stderr = read_in_background(child.stderr.take().expect("piped"), 4 << 20);
     let status = wait_or_kill(&mut child, COMPILE_TIME)?;
-    let (text, _) = stderr.join().unwrap_or_default();
+    let text = stderr.join().unwrap_or_default();
     let mut errors = Vec::new();
     for line in text.lines() {
         let Ok(m) = serde_json::from_str::<RustcMessage>(line) else { continue };
@@ -323,4 +323,22 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
         bail!("compiling the probe failed ({status}): {}", text.lines().last().unwrap_or("no message"));
     }
     Ok(Compiled::Probe)
+}
+
+/// Reads a child's output to its end on another thread (keeping at most `keep` bytes), so that a full pipe
+/// never blocks the child.
+fn read_in_background(mut pipe: impl Read + Send + 'static, keep: usize) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let mut buffer = [0u8; 8192];
+        while let Ok(n) = pipe.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            if text.len() < keep {
+                text.extend_from_slice(&buffer[..n.min(keep - text.len())]);
+            }
+        }
+        String::from_utf8_lossy(&text).into_owned()
+    })
 }

@@ -53,7 +53,14 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
     let mut command = match cx.bwrap {
         Some(bwrap) => {
             let fds: Vec<i32> = (0..cx.filters.len() as i32).map(|i| 10 + i).collect();
-            let mut c = sandbox::run_command(bwrap, folder, &cx.recipe.runtime_dirs(), &probe_path, &fds);
+            let mut c = sandbox::run_command(
+                bwrap,
+                folder,
+                &cx.recipe.runtime_dirs(),
+                &cx.recipe.libtorch_lib,
+                &probe_path,
+                &fds,
+            );
             c.args(["--seed", &cx.seed.to_string(), "--from", &from.to_string()]);
             c
         }
@@ -256,29 +263,6 @@ fn kill_group(child: &mut Child) {
         libc::kill(-(child.id() as i32), libc::SIGKILL);
     }
     let _ = child.kill();
-}
-
-/// Reads a child's output to its end on another thread (keeping at most `keep` bytes), so that a full pipe
-/// never blocks the child.
-pub(super) fn read_in_background(
-    mut pipe: impl Read + Send + 'static,
-    keep: usize,
-) -> std::thread::JoinHandle<(String, usize)> {
-    std::thread::spawn(move || {
-        let mut text = Vec::new();
-        let mut total = 0;
-        let mut buffer = [0u8; 8192];
-        while let Ok(n) = pipe.read(&mut buffer) {
-            if n == 0 {
-                break;
-            }
-            total += n;
-            if text.len() < keep {
-                text.extend_from_slice(&buffer[..n.min(keep - text.len())]);
-            }
-        }
-        (String::from_utf8_lossy(&text).into_owned(), total)
-    })
 }
 
 /// The exit status, or `None` when the limit passed and the process (group) was killed.
