@@ -255,6 +255,12 @@ struct Row {
     outcomes: Vec<Outcome>,
 }
 
+impl Row {
+    fn passed(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.status == Status::Passed).count()
+    }
+}
+
 impl Class {
     fn grade(&self, submissions: &Path, json: bool, csv: Option<&Path>, feedback: Option<&Path>) -> Result<bool> {
         let started = Instant::now();
@@ -321,7 +327,7 @@ impl Class {
             print!("{}", self.table(&rows));
         }
         let cells = rows.len() * self.chosen.len();
-        let passed = rows.iter().flat_map(|r| &r.outcomes).filter(|o| o.status == Status::Passed).count();
+        let passed: usize = rows.iter().map(Row::passed).sum();
         eprintln!(
             "graded {} students × {} exercises in {:.1} s: {passed} of {cells} passed{}",
             rows.len(),
@@ -350,7 +356,7 @@ impl Class {
         text += &format!("{}|\n", "|---".repeat(names.len() + 3));
         for row in rows {
             let cells: Vec<&str> = row.outcomes.iter().map(|o| o.status.words()).collect();
-            let passed = row.outcomes.iter().filter(|o| o.status == Status::Passed).count();
+            let passed = row.passed();
             text += &format!(
                 "| {} | {} | {passed}/{} | {}/{} |\n",
                 row.student,
@@ -371,7 +377,7 @@ impl Class {
             object.insert(o.name.into(), o.status.words().into());
             earned.insert(o.name.into(), self.course.earned(o).into());
         }
-        object.insert("passed".into(), row.outcomes.iter().filter(|o| o.status == Status::Passed).count().into());
+        object.insert("passed".into(), row.passed().into());
         object.insert("total".into(), row.outcomes.len().into());
         object.insert("points".into(), earned.into());
         object.insert("total_points".into(), self.total(row).into());
@@ -409,7 +415,7 @@ impl Class {
             row.student,
             points(self.total(row)),
             points(self.max_total()),
-            row.outcomes.iter().filter(|o| o.status == Status::Passed).count(),
+            row.passed(),
             row.outcomes.len()
         );
         for o in &row.outcomes {
