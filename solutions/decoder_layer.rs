@@ -2,7 +2,7 @@
 use tch::nn::Module;
 use tch::Tensor;
 
-use transformer_anatomy::Attention;
+use transformer_anatomy::{Attention, Pass};
 
 pub use transformer_anatomy::exercises::support::DecoderLayerParts;
 
@@ -14,7 +14,7 @@ pub fn decoder_layer(
     source_mask: Option<&Tensor>,
 ) -> Tensor {
     let h = parts.norm_1.forward(x);
-    let x = x + parts.self_attention.forward(&h, &h, Some(target_mask), false).output;
-    let x = &x + parts.cross_attention.forward(&parts.norm_2.forward(&x), memory, source_mask, false).output;
+    let x = x + parts.self_attention.forward(&h, &h, Some(target_mask), Pass::EVAL).output;
+    let x = &x + parts.cross_attention.forward(&parts.norm_2.forward(&x), memory, source_mask, Pass::EVAL).output;
     &x + parts.feed_forward.forward(&parts.norm_3.forward(&x))
 }

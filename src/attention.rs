@@ -14,9 +14,10 @@ use anyhow::{ensure, Result};
 use tch::Tensor;
 
 /// How a forward pass runs: with dropout (`train`) or without, and whether the attention weights are
-/// kept for a picture or a test (`weights`). A plain `bool` converts to a pass without weights, so
-/// `forward(&x, &x, None, false)` evaluates and `forward(&x, &x, None, Pass::WEIGHTS)` also returns
-/// the weights.
+/// kept for a picture or a test (`weights`). Attention takes a `Pass` (`Pass::EVAL`, `Pass::TRAIN`,
+/// `Pass::WEIGHTS`); the layers above it also take a plain `bool`, which converts to a pass without
+/// weights. For plain self-attention without a mask, every attention module is also a
+/// [`tch::nn::ModuleT`]: `attention.forward_t(&x, false)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Pass {
     /// Dropout on (training) or off (evaluation).
@@ -51,7 +52,8 @@ pub struct AttentionOutput {
     pub weights: Option<Tensor>,
 }
 
-/// Multi-head attention, in whichever implementation.
+/// Multi-head attention, in whichever implementation. The trait can be used generically or as an object
+/// (`&dyn Attention`), which is how an encoder layer holds either implementation.
 pub trait Attention: std::fmt::Debug {
     /// Queries from `query_input` `[batch, s_q, hidden]`, keys and values from `key_value_input`
     /// `[batch, s_k, hidden]` (pass the same tensor twice for self-attention). `mask` (1 = may attend,
@@ -62,7 +64,7 @@ pub trait Attention: std::fmt::Debug {
         query_input: &Tensor,
         key_value_input: &Tensor,
         mask: Option<&Tensor>,
-        pass: impl Into<Pass>,
+        pass: Pass,
     ) -> AttentionOutput;
 
     /// The hidden size the block reads and writes.
@@ -71,10 +73,6 @@ pub trait Attention: std::fmt::Debug {
     /// How many heads the block has.
     fn num_heads(&self) -> i64;
 
-    /// The queries and keys of head `head` for a self-attention input `x` `[batch, seq, hidden]`,
-    /// `[batch, seq, head_dim]` each: what that head compares to get its scores.
-    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor);
-
     /// [`Attention::forward`] after checking the inputs' shapes, so that a wrong input is an error that
     /// says what was expected rather than a LibTorch abort.
     fn try_forward(
@@ -82,7 +80,7 @@ pub trait Attention: std::fmt::Debug {
         query_input: &Tensor,
         key_value_input: &Tensor,
         mask: Option<&Tensor>,
-        pass: impl Into<Pass>,
+        pass: Pass,
     ) -> Result<AttentionOutput> {
         check_inputs(query_input, key_value_input, mask, self.hidden_size())?;
         Ok(self.forward(query_input, key_value_input, mask, pass))

@@ -49,9 +49,8 @@ impl AttentionHead {
         query_input: &Tensor,
         key_value_input: &Tensor,
         mask: Option<&Tensor>,
-        pass: impl Into<Pass>,
+        pass: Pass,
     ) -> AttentionOutput {
-        let pass = pass.into();
         let q = self.query.forward(query_input); // [batch, s_q, head_dim]
         let k = self.key.forward(key_value_input); // [batch, s_k, head_dim]
         let v = self.value.forward(key_value_input);
@@ -63,6 +62,6 @@ impl AttentionHead {
 impl nn::ModuleT for AttentionHead {
     /// Self-attention without a mask.
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        self.forward(xs, xs, None, train).output
+        self.forward(xs, xs, None, train.into()).output
     }
 }

@@ -16,10 +16,15 @@ use std::fmt::Write;
 
 use anyhow::{ensure, Result};
 use serde::Serialize;
+use tch::nn::Module;
 use tch::{Kind, Tensor};
 
+use crate::encoder_layer::AttentionBlock;
+use crate::fused_attention::FusedMultiHeadAttention;
 use crate::html::escape;
 pub use crate::html::Html;
+use crate::multi_head_attention::MultiHeadAttention;
+use crate::pretrained::BertModel;
 
 /// The data behind the pictures: tokens and every layer's attention for one sentence (or pair).
 #[derive(Debug, Clone, Serialize)]
@@ -45,6 +50,61 @@ impl QueriesAndKeys {
             |t: &Tensor| -> Result<Vec<Vec<f32>>> { Ok(Vec::<Vec<f32>>::try_from(&t.get(0).to_kind(Kind::Float))?) };
         Ok(QueriesAndKeys { queries: rows(queries)?, keys: rows(keys)? })
     }
+}
+
+/// One head's queries and keys for a self-attention input `x` `[batch, seq, hidden]`,
+/// `[batch, seq, head_dim]` each: what that head compares to get its scores. Only the neuron view needs
+/// them, so they live here rather than in the [`Attention`](crate::Attention) trait the model runs on.
+pub trait HeadQueriesKeys {
+    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor);
+}
+
+impl HeadQueriesKeys for MultiHeadAttention {
+    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
+        let head = &self.heads[head as usize];
+        (head.query.forward(x), head.key.forward(x)) // [batch, seq, head_dim] each
+    }
+}
+
+impl HeadQueriesKeys for FusedMultiHeadAttention {
+    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
+        let d = self.head_dim; // head h owns columns h·d .. (h + 1)·d of the fused projections
+        (self.query.forward(x).narrow(-1, head * d, d), self.key.forward(x).narrow(-1, head * d, d))
+    }
+}
+
+impl HeadQueriesKeys for AttentionBlock {
+    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
+        match self {
+            AttentionBlock::PerHead(a) => a.queries_and_keys(x, head),
+            AttentionBlock::Fused(a) => a.queries_and_keys(x, head),
+        }
+    }
+}
+
+impl BertModel {
+    /// The queries and keys of one head in one layer, `[batch, seq, head_dim]` each: what that head
+    /// compares to get its attention scores (`q · kᵀ / √head_dim`).
+    pub fn queries_and_keys(
+        &self,
+        input_ids: &Tensor,
+        token_type_ids: Option<&Tensor>,
+        layer: usize,
+        head: usize,
+    ) -> Result<(Tensor, Tensor)> {
+        let layers = &self.encoder.stack.layers;
+        let (count, heads) = (layers.len(), self.config.num_attention_heads as usize);
+        ensure!(layer < count, "layer {layer} does not exist: the model has layers 0..{}", count - 1);
+        ensure!(head < heads, "head {head} does not exist: each layer has heads 0..{}", heads - 1);
+        let _no_grad = tch::no_grad_guard();
+        self.encoder.check_inputs(input_ids, token_type_ids, None)?;
+        let mut x = self.encoder.embeddings.forward_with_types(input_ids, token_type_ids, false);
+        for earlier in &layers[..layer] {
+            x = earlier.forward(&x, None, false).hidden_state;
+        }
+        Ok(layers[layer].attention.queries_and_keys(&x, head as i64))
+    }
+
 }
 
 const STYLE: &str = "font-family: system-ui, sans-serif; font-size: 13px; color: inherit;";

@@ -222,9 +222,9 @@ impl BertConfig {
         Self::from_json_str(&text).with_context(|| format!("in {}", path.display()))
     }
 
-    /// Each head's share of the hidden size: `hidden_size / num_attention_heads`.
+    /// Each head's share of the hidden size (see [`LayerConfig::head_dim`]).
     pub fn head_dim(&self) -> i64 {
-        self.hidden_size / self.num_attention_heads
+        self.layer().head_dim()
     }
 
     /// The part of the configuration that one encoder layer needs.
@@ -292,5 +292,78 @@ impl fmt::Display for BertConfig {
         writeln!(f, "  \"type_vocab_size\": {},", self.type_vocab_size)?;
         writeln!(f, "  \"vocab_size\": {}", self.vocab_size)?;
         write!(f, "}}")
+    }
+}
+
+/// The sizes of an encoder-decoder model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Seq2SeqConfig {
+    pub source_vocab_size: i64,
+    pub target_vocab_size: i64,
+    /// `d_model`: the width of every token vector.
+    pub d_model: i64,
+    pub num_heads: i64,
+    /// Layers in the encoder, and again in the decoder.
+    pub num_layers: i64,
+    /// The feed-forward layer's hidden width, `d_ff` (4 · `d_model` in the paper).
+    pub d_ff: i64,
+    pub dropout: f64,
+    /// The longest sequence the positional encoding table covers.
+    pub max_len: i64,
+    /// The id that fills up short sequences; it is masked out of attention.
+    pub pad_id: i64,
+    pub placement: LayerNormPlacement,
+}
+
+impl Seq2SeqConfig {
+    /// The paper's base model: d_model 512, 8 heads, 6 + 6 layers, d_ff 2048, dropout 0.1, with the
+    /// pre-layer-norm placement of the annotated implementations.
+    pub fn paper(source_vocab_size: i64, target_vocab_size: i64) -> Self {
+        Seq2SeqConfig {
+            source_vocab_size,
+            target_vocab_size,
+            d_model: 512,
+            num_heads: 8,
+            num_layers: 6,
+            d_ff: 4 * 512,
+            dropout: 0.1,
+            max_len: 5000,
+            pad_id: 0,
+            placement: LayerNormPlacement::Pre,
+        }
+    }
+
+    /// A small model (d_model 32, 4 heads, 2 + 2 layers) for tests and experiments.
+    pub fn tiny(source_vocab_size: i64, target_vocab_size: i64) -> Self {
+        Seq2SeqConfig {
+            d_model: 32,
+            num_heads: 4,
+            num_layers: 2,
+            d_ff: 4 * 32,
+            max_len: 64,
+            ..Self::paper(source_vocab_size, target_vocab_size)
+        }
+    }
+
+    /// What each encoder and decoder layer needs: the sizes, a ReLU feed-forward, the dropout.
+    pub fn layer(&self) -> LayerConfig {
+        LayerConfig {
+            hidden_size: self.d_model,
+            num_attention_heads: self.num_heads,
+            intermediate_size: self.d_ff,
+            hidden_act: Activation::Relu,
+            hidden_dropout_prob: self.dropout,
+            attention_probs_dropout_prob: self.dropout,
+            layer_norm_eps: 1e-6,
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        ensure!(self.source_vocab_size > 0 && self.target_vocab_size > 0, "vocabulary sizes must be positive");
+        ensure!(self.num_layers > 0, "num_layers must be positive, got {}", self.num_layers);
+        ensure!(self.max_len > 0, "max_len must be positive, got {}", self.max_len);
+        ensure!(self.d_model % 2 == 0, "d_model must be even for the sinusoidal encoding, got {}", self.d_model);
+        ensure!((0..self.target_vocab_size).contains(&self.pad_id), "pad_id {} is not a target token id", self.pad_id);
+        self.layer().validate()
     }
 }

@@ -13,7 +13,7 @@ use tch::Tensor;
 
 use crate::attention::Pass;
 use crate::config::{LayerConfig, LayerNormPlacement};
-use crate::decoder_layer::TransformerDecoderLayer;
+use crate::decoder_layer::{LayerCache, TransformerDecoderLayer};
 
 /// Decoder layers at `layer.{i}` and, for pre-LN, a final `layer_norm`; the counterpart of the encoder's
 /// [`EncoderStack`](crate::EncoderStack).
@@ -51,6 +51,8 @@ impl TransformerDecoder {
     }
 
     /// Target states `[batch, t, hidden]` and encoder output `[batch, s, hidden]` → `[batch, t, hidden]`.
+    /// With a `cache` (one [`LayerCache`] per layer, see [`TransformerDecoder::new_cache`]), `x` holds
+    /// only the newest positions and each layer keeps its keys and values for the next call.
     pub fn forward(
         &self,
         x: &Tensor,
@@ -58,12 +60,14 @@ impl TransformerDecoder {
         target_mask: Option<&Tensor>,
         source_mask: Option<&Tensor>,
         pass: impl Into<Pass>,
+        mut cache: Option<&mut [LayerCache]>,
     ) -> DecoderOutput {
         let pass = pass.into();
         let mut x = x.shallow_clone();
         let (mut self_attentions, mut cross_attentions) = (Vec::new(), Vec::new());
-        for layer in &self.layers {
-            let out = layer.forward(&x, memory, target_mask, source_mask, pass);
+        for (i, layer) in self.layers.iter().enumerate() {
+            let layer_cache = cache.as_deref_mut().map(|c| &mut c[i]);
+            let out = layer.forward(&x, memory, target_mask, source_mask, pass, layer_cache);
             x = out.hidden_state;
             self_attentions.extend(out.self_weights);
             cross_attentions.extend(out.cross_weights);
@@ -72,5 +76,10 @@ impl TransformerDecoder {
             x = ln.forward(&x);
         }
         DecoderOutput { hidden_state: x, self_attentions, cross_attentions }
+    }
+
+    /// An empty key/value cache, one [`LayerCache`] per layer.
+    pub fn new_cache(&self) -> Vec<LayerCache> {
+        self.layers.iter().map(|_| LayerCache::default()).collect()
     }
 }

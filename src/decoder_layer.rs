@@ -14,7 +14,7 @@ use std::borrow::Borrow;
 use tch::nn::{self, Module};
 use tch::Tensor;
 
-use crate::attention::{Attention, Pass};
+use crate::attention::Pass;
 use crate::config::{LayerConfig, LayerNormPlacement};
 use crate::feed_forward::FeedForward;
 use crate::fused_attention::FusedMultiHeadAttention;
@@ -44,6 +44,55 @@ pub struct DecoderLayerOutput {
     pub cross_weights: Option<Tensor>,
 }
 
+/// One layer's key/value cache for writing one token at a time: the self-attention keys and values of
+/// every position written so far (each step appends its own), and the encoder-decoder attention's keys
+/// and values of the source (computed at the first step, then reused). Start with
+/// `LayerCache::default()`; chapter 10 explains why the cached path gives the same numbers.
+#[derive(Debug, Default)]
+pub struct LayerCache {
+    /// `[batch, heads, t, head_dim]` each.
+    written: Option<(Tensor, Tensor)>,
+    /// `[batch, heads, s, head_dim]` each.
+    source: Option<(Tensor, Tensor)>,
+}
+
+impl LayerCache {
+    /// Appends the newest positions' keys and values `[batch, heads, t_new, head_dim]` and returns all
+    /// of them so far.
+    fn append(&mut self, keys: Tensor, values: Tensor) -> (Tensor, Tensor) {
+        let all = match &self.written {
+            Some((k, v)) => (Tensor::cat(&[k, &keys], 2), Tensor::cat(&[v, &values], 2)),
+            None => (keys, values),
+        };
+        self.written = Some((all.0.shallow_clone(), all.1.shallow_clone()));
+        all
+    }
+
+    /// The source's keys and values, computed by `compute` the first time only.
+    fn source(&mut self, compute: impl FnOnce() -> (Tensor, Tensor)) -> (Tensor, Tensor) {
+        let (k, v) = self.source.get_or_insert_with(compute);
+        (k.shallow_clone(), v.shallow_clone())
+    }
+
+    /// How many positions the cache holds.
+    pub fn len(&self) -> i64 {
+        self.written.as_ref().map_or(0, |(k, _)| k.size()[2])
+    }
+
+    /// Whether nothing has been written yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Keeps the sequences `rows` (`[k']` indices into the batch), in that order: how beam search follows
+    /// the beams it keeps, several of which may descend from one parent.
+    pub fn select(&mut self, rows: &Tensor) {
+        for (k, v) in self.written.iter_mut().chain(self.source.iter_mut()) {
+            (*k, *v) = (k.index_select(0, rows), v.index_select(0, rows));
+        }
+    }
+}
+
 impl TransformerDecoderLayer {
     /// `config` gives the sizes (a [`LayerConfig`], or a [`BertConfig`](crate::BertConfig)).
     pub fn new<'a>(
@@ -63,8 +112,12 @@ impl TransformerDecoderLayer {
     }
 
     /// Runs the layer on the target states `x` `[batch, t, hidden]` and the encoder's output `memory`
-    /// `[batch, s, hidden]`. `target_mask` broadcasts against `[batch, t, t]` (causal and padding),
+    /// `[batch, s, hidden]`. `target_mask` broadcasts against `[batch, t, t_all]` (causal and padding),
     /// `source_mask` against `[batch, t, s]` (padding of the source, e.g. `[batch, 1, s]`).
+    ///
+    /// With a `cache`, `x` holds only the newest positions (`t_all` counts the cached ones too): their
+    /// keys and values join the cache and their queries attend to everything written so far, while the
+    /// source's keys and values are computed once. Without one, the same code runs on the whole target.
     pub fn forward(
         &self,
         x: &Tensor,
@@ -72,20 +125,27 @@ impl TransformerDecoderLayer {
         target_mask: Option<&Tensor>,
         source_mask: Option<&Tensor>,
         pass: impl Into<Pass>,
+        mut cache: Option<&mut LayerCache>,
     ) -> DecoderLayerOutput {
         let pass = pass.into();
-        let (mut self_weights, mut cross_weights) = (None, None);
-        let x = self.self_attention_residual.apply(x, pass.train, |h| {
-            let attended = self.self_attention.forward(h, h, target_mask, pass);
-            self_weights = attended.weights;
-            attended.output
+        let (self_attn, cross_attn) = (&self.self_attention, &self.cross_attention);
+        let written = self.self_attention_residual.apply(x, pass.train, |h| {
+            let (keys, values) = self_attn.keys_and_values(h); // [batch, heads, t, head_dim]
+            let (keys, values) = match cache.as_deref_mut() {
+                Some(cache) => cache.append(keys, values), // [batch, heads, t_all, head_dim]
+                None => (keys, values),
+            };
+            self_attn.attention_over(h, &keys, &values, target_mask, pass)
         });
-        let x = self.cross_attention_residual.apply(&x, pass.train, |h| {
-            let attended = self.cross_attention.forward(h, memory, source_mask, pass); // queries: decoder; keys, values: encoder
-            cross_weights = attended.weights;
-            attended.output
+        // Queries from the decoder; keys and values from the encoder's output.
+        let consulted = self.cross_attention_residual.apply(&written.output, pass.train, |h| {
+            let (keys, values) = match cache {
+                Some(cache) => cache.source(|| cross_attn.keys_and_values(memory)),
+                None => cross_attn.keys_and_values(memory), // [batch, heads, s, head_dim]
+            };
+            cross_attn.attention_over(h, &keys, &values, source_mask, pass)
         });
-        let x = self.feed_forward_residual.apply(&x, pass.train, |h| self.feed_forward.forward(h));
-        DecoderLayerOutput { hidden_state: x, self_weights, cross_weights } // hidden: [batch, t, hidden]
+        let x = self.feed_forward_residual.apply(&consulted.output, pass.train, |h| self.feed_forward.forward(h));
+        DecoderLayerOutput { hidden_state: x, self_weights: written.weights, cross_weights: consulted.weights }
     }
 }

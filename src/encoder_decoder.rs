@@ -5,133 +5,24 @@
 //! the encoder's output (encoder-decoder attention). Tokens enter through embeddings scaled by
 //! `√d_model` plus the fixed sinusoidal positional encoding; a final linear layer and a log-softmax turn
 //! each target position into log-probabilities over the target vocabulary. [`EncoderDecoder`] assembles
-//! it from the chapter's modules; [`EncoderDecoder::greedy_decode`] writes a translation step by step.
+//! it from the chapter's modules; [`greedy`](crate::decoding::greedy) writes a translation step by step.
 //!
 //! Chapter section: [`chapters/08-decoder-and-masking.md`](../chapters/08-decoder-and-masking.md).
 use anyhow::{ensure, Context, Result};
 use tch::nn::{self, Module, ModuleT};
-use tch::{IndexOp, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 use crate::attention::Pass;
-use crate::config::{Activation, LayerConfig, LayerNormPlacement};
+use crate::config::{LayerNormPlacement, Seq2SeqConfig};
 use crate::decoder::{DecoderOutput, TransformerDecoder};
+use crate::embeddings::{check_ids, ScaledEmbedding};
 use crate::encoder::EncoderStack;
 use crate::encoder_layer::{AttentionKind, EncoderOptions};
 use crate::init;
 use crate::masks::{decoder_mask, padding_mask};
-use crate::positional_encoding::sinusoidal_positions;
 
-/// The sizes of an encoder-decoder model.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Seq2SeqConfig {
-    pub source_vocab_size: i64,
-    pub target_vocab_size: i64,
-    /// `d_model`: the width of every token vector.
-    pub d_model: i64,
-    pub num_heads: i64,
-    /// Layers in the encoder, and again in the decoder.
-    pub num_layers: i64,
-    /// The feed-forward layer's hidden width, `d_ff` (4 · `d_model` in the paper).
-    pub d_ff: i64,
-    pub dropout: f64,
-    /// The longest sequence the positional encoding table covers.
-    pub max_len: i64,
-    /// The id that fills up short sequences; it is masked out of attention.
-    pub pad_id: i64,
-    pub placement: LayerNormPlacement,
-}
-
-impl Seq2SeqConfig {
-    /// The paper's base model: d_model 512, 8 heads, 6 + 6 layers, d_ff 2048, dropout 0.1, with the
-    /// pre-layer-norm placement of the annotated implementations.
-    pub fn paper(source_vocab_size: i64, target_vocab_size: i64) -> Self {
-        Seq2SeqConfig {
-            source_vocab_size,
-            target_vocab_size,
-            d_model: 512,
-            num_heads: 8,
-            num_layers: 6,
-            d_ff: 4 * 512,
-            dropout: 0.1,
-            max_len: 5000,
-            pad_id: 0,
-            placement: LayerNormPlacement::Pre,
-        }
-    }
-
-    /// A small model (d_model 32, 4 heads, 2 + 2 layers) for tests and experiments.
-    pub fn tiny(source_vocab_size: i64, target_vocab_size: i64) -> Self {
-        Seq2SeqConfig {
-            d_model: 32,
-            num_heads: 4,
-            num_layers: 2,
-            d_ff: 4 * 32,
-            max_len: 64,
-            ..Self::paper(source_vocab_size, target_vocab_size)
-        }
-    }
-
-    /// What each encoder and decoder layer needs: the sizes, a ReLU feed-forward, the dropout.
-    pub fn layer(&self) -> LayerConfig {
-        LayerConfig {
-            hidden_size: self.d_model,
-            num_attention_heads: self.num_heads,
-            intermediate_size: self.d_ff,
-            hidden_act: Activation::Relu,
-            hidden_dropout_prob: self.dropout,
-            attention_probs_dropout_prob: self.dropout,
-            layer_norm_eps: 1e-6,
-        }
-    }
-
-    pub fn validate(&self) -> Result<()> {
-        ensure!(self.source_vocab_size > 0 && self.target_vocab_size > 0, "vocabulary sizes must be positive");
-        ensure!(self.num_layers > 0, "num_layers must be positive, got {}", self.num_layers);
-        ensure!(self.max_len > 0, "max_len must be positive, got {}", self.max_len);
-        ensure!(self.d_model % 2 == 0, "d_model must be even for the sinusoidal encoding, got {}", self.d_model);
-        ensure!((0..self.target_vocab_size).contains(&self.pad_id), "pad_id {} is not a target token id", self.pad_id);
-        self.layer().validate()
-    }
-}
-
-/// Token embedding × √d_model, plus the sinusoidal positions, then dropout.
-#[derive(Debug)]
-pub struct ScaledEmbedding {
-    pub tokens: nn::Embedding,
-    pub positions: Tensor,
-    scale: f64,
-    dropout: f64,
-}
-
-impl ScaledEmbedding {
-    fn new(p: nn::Path, vocab_size: i64, config: &Seq2SeqConfig) -> Self {
-        ScaledEmbedding {
-            tokens: init::embedding(&p / "embed_tokens", vocab_size, config.d_model),
-            positions: sinusoidal_positions(config.max_len, config.d_model, p.device()), // a constant, not a parameter
-            scale: (config.d_model as f64).sqrt(),
-            dropout: config.dropout,
-        }
-    }
-}
-
-impl ScaledEmbedding {
-    /// `[batch, seq]` ids standing at positions `first_position..first_position + seq` →
-    /// `[batch, seq, d_model]`. A decoder that writes one token at a time embeds only the newest one, at
-    /// its own position.
-    pub fn embed(&self, ids: &Tensor, first_position: i64, train: bool) -> Tensor {
-        let seq = ids.size()[1];
-        let positions = self.positions.narrow(0, first_position, seq); // [seq, d_model]
-        let x = self.tokens.forward(ids) * self.scale + positions; // [batch, seq, d_model]
-        x.dropout(self.dropout, train)
-    }
-}
-
-impl nn::ModuleT for ScaledEmbedding {
-    /// `[batch, seq]` ids from position 0 → `[batch, seq, d_model]`.
-    fn forward_t(&self, ids: &Tensor, train: bool) -> Tensor {
-        self.embed(ids, 0, train)
-    }
-}
+/// How an error names the sinusoidal table when ids run past it.
+pub(crate) const POSITIONS: &str = "the positional encoding covers only";
 
 /// The encoder-decoder Transformer. Parameters at `encoder.*`, `decoder.*` and `generator`.
 #[derive(Debug)]
@@ -143,14 +34,6 @@ pub struct EncoderDecoder {
     pub decoder: TransformerDecoder,
     /// The output layer: hidden state → one logit per target token.
     pub generator: nn::Linear,
-}
-
-/// One step of greedy decoding: what the decoder was given and what it chose.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GreedyStep {
-    pub decoder_input: Vec<i64>,
-    pub next_token: i64,
-    pub log_prob: f64,
 }
 
 impl EncoderDecoder {
@@ -171,7 +54,7 @@ impl EncoderDecoder {
             generator: init::linear(&root / "generator", config.d_model, config.target_vocab_size),
             config: config.clone(),
         };
-        xavier_uniform(vs);
+        init::xavier_uniform(vs);
         Ok(model)
     }
 
@@ -193,7 +76,7 @@ impl EncoderDecoder {
     ) -> DecoderOutput {
         let pass = pass.into();
         let y = self.target_embedding.forward_t(target, pass.train);
-        self.decoder.forward(&y, memory, target_mask, source_mask, pass)
+        self.decoder.forward(&y, memory, target_mask, source_mask, pass, None)
     }
 
     /// The output layer: decoder states → log-probabilities over the target vocabulary.
@@ -213,73 +96,9 @@ impl EncoderDecoder {
     /// Checks ids from outside against the vocabularies and the positional table, then runs
     /// [`EncoderDecoder::forward`].
     pub fn try_forward(&self, source: &Tensor, target: &Tensor, train: bool) -> Result<Tensor> {
-        check_ids(source, self.config.source_vocab_size, self.config.max_len).context("source ids")?;
-        check_ids(target, self.config.target_vocab_size, self.config.max_len).context("target ids")?;
+        check_ids(source, self.config.source_vocab_size, self.config.max_len, POSITIONS).context("source ids")?;
+        check_ids(target, self.config.target_vocab_size, self.config.max_len, POSITIONS).context("target ids")?;
         ensure!(source.size()[0] == target.size()[0], "source and target batches differ in size");
         Ok(self.forward(source, target, train))
     }
-
-    /// Writes a translation of one source sentence `[1, s]` one token at a time: start from
-    /// `start_id`, feed everything written so far to the decoder, append the most probable next token,
-    /// and stop at `end_id` or after `max_new_tokens`. Returns every step, so a reader can follow the
-    /// decoder's inputs grow, as in the chapter's "Die Zeit fliegt …" example.
-    pub fn greedy_decode(
-        &self,
-        source: &Tensor,
-        start_id: i64,
-        end_id: i64,
-        max_new_tokens: i64,
-    ) -> Result<Vec<GreedyStep>> {
-        ensure!(source.dim() == 2 && source.size()[0] == 1, "greedy decoding takes one sentence, shape [1, s]");
-        check_ids(source, self.config.source_vocab_size, self.config.max_len).context("source ids")?;
-        ensure!(max_new_tokens < self.config.max_len, "at most {} tokens can be generated", self.config.max_len - 1);
-        for (what, id) in [("start", start_id), ("end", end_id)] {
-            ensure!((0..self.config.target_vocab_size).contains(&id), "the {what} id {id} is not a target token");
-        }
-        let _no_grad = tch::no_grad_guard();
-        let source_mask = padding_mask(source, self.config.pad_id);
-        let memory = self.encode(source, Some(&source_mask), false); // encoded once, read at every step
-        let mut written = vec![start_id];
-        let mut steps = Vec::new();
-        for _ in 0..max_new_tokens {
-            let target = Tensor::from_slice(&written).to_device(source.device()).unsqueeze(0); // [1, t]
-            let target_mask = decoder_mask(&target, self.config.pad_id);
-            let states = self.decode(&memory, Some(&source_mask), &target, Some(&target_mask), false).hidden_state;
-            let last = self.generate(&states.i((.., -1, ..))); // [1, target_vocab]: only the newest position
-            let next_token = last.argmax(-1, false).int64_value(&[0]);
-            steps.push(GreedyStep {
-                decoder_input: written.clone(),
-                next_token,
-                log_prob: last.double_value(&[0, next_token]),
-            });
-            if next_token == end_id {
-                break;
-            }
-            written.push(next_token);
-        }
-        Ok(steps)
-    }
-}
-
-fn check_ids(ids: &Tensor, vocab_size: i64, max_len: i64) -> Result<()> {
-    crate::embeddings::check_ids(ids, vocab_size, max_len, "the positional encoding covers only")
-}
-
-/// Xavier/Glorot-uniform for every matrix, `U(-b, b)` with `b = √(6 / (fan_in + fan_out))`, and zeros for
-/// biases. LayerNorm weights (ones) are vectors and stay as they are.
-fn xavier_uniform(vs: &nn::VarStore) {
-    tch::no_grad(|| {
-        // Sorted by name: a HashMap's order changes from run to run, and so would the random draws.
-        let mut variables: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
-        variables.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, mut t) in variables {
-            let size = t.size();
-            if size.len() >= 2 {
-                let bound = (6.0 / (size[0] + size[1]) as f64).sqrt();
-                let _ = t.uniform_(-bound, bound);
-            } else if name.ends_with(".bias") && !name.contains("layer_norm") && !name.contains("LayerNorm") {
-                let _ = t.zero_();
-            }
-        }
-    });
 }

@@ -14,7 +14,7 @@ use std::borrow::Borrow;
 use tch::nn::{self, Module};
 use tch::Tensor;
 
-use crate::attention::{Attention, AttentionOutput, Pass};
+use crate::attention::{Attention, Pass};
 use crate::config::{LayerConfig, LayerNormPlacement};
 use crate::feed_forward::FeedForward;
 use crate::fused_attention::FusedMultiHeadAttention;
@@ -51,7 +51,8 @@ impl EncoderOptions {
     }
 }
 
-/// The attention block of a layer, in either implementation; it answers the same [`Attention`] call.
+/// The attention block of a layer, in either implementation. It dereferences to `dyn Attention`, so
+/// `layer.attention.forward(..)` runs whichever it holds.
 #[derive(Debug)]
 pub enum AttentionBlock {
     PerHead(MultiHeadAttention),
@@ -75,38 +76,13 @@ impl AttentionBlock {
     }
 }
 
-impl Attention for AttentionBlock {
-    fn forward(
-        &self,
-        query_input: &Tensor,
-        key_value_input: &Tensor,
-        mask: Option<&Tensor>,
-        pass: impl Into<Pass>,
-    ) -> AttentionOutput {
-        match self {
-            AttentionBlock::PerHead(a) => a.forward(query_input, key_value_input, mask, pass),
-            AttentionBlock::Fused(a) => a.forward(query_input, key_value_input, mask, pass),
-        }
-    }
+impl std::ops::Deref for AttentionBlock {
+    type Target = dyn Attention;
 
-    fn hidden_size(&self) -> i64 {
+    fn deref(&self) -> &(dyn Attention + 'static) {
         match self {
-            AttentionBlock::PerHead(a) => a.hidden_size(),
-            AttentionBlock::Fused(a) => a.hidden_size(),
-        }
-    }
-
-    fn num_heads(&self) -> i64 {
-        match self {
-            AttentionBlock::PerHead(a) => a.num_heads(),
-            AttentionBlock::Fused(a) => a.num_heads(),
-        }
-    }
-
-    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
-        match self {
-            AttentionBlock::PerHead(a) => a.queries_and_keys(x, head),
-            AttentionBlock::Fused(a) => a.queries_and_keys(x, head),
+            AttentionBlock::PerHead(a) => a,
+            AttentionBlock::Fused(a) => a,
         }
     }
 }
@@ -149,14 +125,9 @@ impl TransformerEncoderLayer {
     /// `[batch, seq, seq]`; with [`Pass::WEIGHTS`] the attention weights come back too.
     pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>, pass: impl Into<Pass>) -> LayerOutput {
         let pass = pass.into();
-        let mut weights = None;
-        let x = self.attention_residual.apply(x, pass.train, |h| {
-            let attended = self.attention.forward(h, h, mask, pass);
-            weights = attended.weights;
-            attended.output
-        });
-        let x = self.feed_forward_residual.apply(&x, pass.train, |h| self.feed_forward.forward(h));
-        LayerOutput { hidden_state: x, weights } // [batch, seq, hidden]
+        let attended = self.attention_residual.apply(x, pass.train, |h| self.attention.forward(h, h, mask, pass));
+        let x = self.feed_forward_residual.apply(&attended.output, pass.train, |h| self.feed_forward.forward(h));
+        LayerOutput { hidden_state: x, weights: attended.weights } // [batch, seq, hidden]
     }
 }
 

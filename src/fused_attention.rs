@@ -61,18 +61,18 @@ impl FusedMultiHeadAttention {
         (self.split_heads(&self.key.forward(key_value_input)), self.split_heads(&self.value.forward(key_value_input)))
     }
 
-    /// Attention of `query_input` `[batch, s_q, hidden]` to keys and values already split into heads
+    /// Attention of `query_input` `[batch, s_q, hidden]` over keys and values already split into heads
     /// (`[batch, heads, s_k, head_dim]`, from [`FusedMultiHeadAttention::keys_and_values`], perhaps
-    /// gathered step by step in a cache). [`Attention::forward`] is this with fresh keys and values.
-    pub fn attend(
+    /// gathered step by step in a decoder's cache). [`Attention::forward`] is this with fresh keys and
+    /// values.
+    pub fn attention_over(
         &self,
         query_input: &Tensor,
         keys: &Tensor,
         values: &Tensor,
         mask: Option<&Tensor>,
-        pass: impl Into<Pass>,
+        pass: Pass,
     ) -> AttentionOutput {
-        let pass = pass.into();
         let q = self.split_heads(&self.query.forward(query_input)); // [batch, heads, s_q, head_dim]
         let mask = mask.map(with_head_axis);
         let (context, weights) = attention_with_dropout(&q, keys, values, mask.as_ref(), self.dropout, pass.train);
@@ -108,10 +108,10 @@ impl Attention for FusedMultiHeadAttention {
         query_input: &Tensor,
         key_value_input: &Tensor,
         mask: Option<&Tensor>,
-        pass: impl Into<Pass>,
+        pass: Pass,
     ) -> AttentionOutput {
         let (keys, values) = self.keys_and_values(key_value_input); // [batch, heads, s_k, head_dim] each
-        self.attend(query_input, &keys, &values, mask, pass)
+        self.attention_over(query_input, &keys, &values, mask, pass)
     }
 
     fn hidden_size(&self) -> i64 {
@@ -120,11 +120,6 @@ impl Attention for FusedMultiHeadAttention {
 
     fn num_heads(&self) -> i64 {
         self.num_heads
-    }
-
-    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
-        let d = self.head_dim;
-        (self.query.forward(x).narrow(-1, head * d, d), self.key.forward(x).narrow(-1, head * d, d))
     }
 }
 
@@ -141,6 +136,6 @@ fn with_head_axis(mask: &Tensor) -> Tensor {
 impl nn::ModuleT for FusedMultiHeadAttention {
     /// Self-attention without a mask.
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        Attention::forward(self, xs, xs, None, train).output
+        Attention::forward(self, xs, xs, None, train.into()).output
     }
 }

@@ -32,3 +32,23 @@ pub fn embedding<'a, P: std::borrow::Borrow<nn::Path<'a>>>(p: P, rows: i64, dim:
     let config = nn::EmbeddingConfig { ws_init: Init::Randn { mean: 0.0, stdev: 1.0 }, ..Default::default() };
     nn::embedding(p, rows, dim, config)
 }
+
+/// Xavier/Glorot-uniform for every matrix of `vs`, `U(-b, b)` with `b = √(6 / (fan_in + fan_out))`, and
+/// zeros for biases; LayerNorm weights (ones) are vectors and stay as they are. The 2017 paper's
+/// reference code starts the encoder-decoder this way.
+pub fn xavier_uniform(vs: &nn::VarStore) {
+    tch::no_grad(|| {
+        // Sorted by name: a HashMap's order changes from run to run, and so would the random draws.
+        let mut variables: Vec<(String, tch::Tensor)> = vs.variables().into_iter().collect();
+        variables.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, mut t) in variables {
+            let size = t.size();
+            if size.len() >= 2 {
+                let bound = (6.0 / (size[0] + size[1]) as f64).sqrt();
+                let _ = t.uniform_(-bound, bound);
+            } else if name.ends_with(".bias") && !name.contains("layer_norm") && !name.contains("LayerNorm") {
+                let _ = t.zero_();
+            }
+        }
+    });
+}

@@ -49,7 +49,8 @@ impl MultiHeadAttention {
     ///
     /// ```
     /// use tch::{nn, Device, Kind, Tensor};
-    /// use transformer_anatomy::{Attention, BertConfig, FusedMultiHeadAttention, MultiHeadAttention};
+    /// use tch::nn::ModuleT;
+    /// use transformer_anatomy::{BertConfig, FusedMultiHeadAttention, MultiHeadAttention};
     ///
     /// let config = BertConfig::tiny();
     /// let vs = nn::VarStore::new(Device::Cpu);
@@ -57,8 +58,8 @@ impl MultiHeadAttention {
     /// let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
     /// per_head.copy_from_fused(&fused);
     /// let x = Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu));
-    /// let (a, b) = (per_head.forward(&x, &x, None, false), fused.forward(&x, &x, None, false));
-    /// assert!(a.output.allclose(&b.output, 1e-5, 1e-5, false));
+    /// let (a, b) = (per_head.forward_t(&x, false), fused.forward_t(&x, false)); // self-attention, no mask
+    /// assert!(a.allclose(&b, 1e-5, 1e-5, false));
     /// ```
     pub fn copy_from_fused(&mut self, fused: &FusedMultiHeadAttention) {
         let head_dim = fused.head_dim;
@@ -83,26 +84,13 @@ impl MultiHeadAttention {
 }
 
 impl Attention for MultiHeadAttention {
-    /// Runs every head, concatenates their outputs and mixes them with the output projection.
-    fn forward(
-        &self,
-        query_input: &Tensor,
-        key_value_input: &Tensor,
-        mask: Option<&Tensor>,
-        pass: impl Into<Pass>,
-    ) -> AttentionOutput {
-        let pass = pass.into();
-        let (outputs, weights): (Vec<Tensor>, Vec<Option<Tensor>>) = self
-            .heads
-            .iter()
-            .map(|head| {
-                let out = head.forward(query_input, key_value_input, mask, pass);
-                (out.output, out.weights)
-            })
-            .unzip();
-        let concatenated = Tensor::cat(&outputs, -1); // [batch, s_q, heads * head_dim] = [batch, s_q, hidden]
-        let output = self.output_linear.forward(&concatenated); // [batch, s_q, hidden]
-        let weights = pass.weights.then(|| Tensor::stack(&weights.into_iter().flatten().collect::<Vec<_>>(), 1));
+    /// Runs every head, puts their outputs side by side and mixes them with the output projection.
+    fn forward(&self, query_input: &Tensor, key_value_input: &Tensor, mask: Option<&Tensor>, pass: Pass) -> AttentionOutput {
+        let heads: Vec<AttentionOutput> =
+            self.heads.iter().map(|head| head.forward(query_input, key_value_input, mask, pass)).collect();
+        let outputs: Vec<&Tensor> = heads.iter().map(|h| &h.output).collect();
+        let output = self.output_linear.forward(&Tensor::cat(&outputs, -1)); // [batch, s_q, heads * head_dim = hidden]
+        let weights = pass.weights.then(|| Tensor::stack(&heads.iter().flat_map(|h| &h.weights).collect::<Vec<_>>(), 1));
         AttentionOutput { output, weights } // weights: [batch, heads, s_q, s_k]
     }
 
@@ -113,16 +101,11 @@ impl Attention for MultiHeadAttention {
     fn num_heads(&self) -> i64 {
         self.heads.len() as i64
     }
-
-    fn queries_and_keys(&self, x: &Tensor, head: i64) -> (Tensor, Tensor) {
-        let head = &self.heads[head as usize];
-        (head.query.forward(x), head.key.forward(x)) // [batch, seq, head_dim] each
-    }
 }
 
 impl nn::ModuleT for MultiHeadAttention {
     /// Self-attention without a mask.
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        Attention::forward(self, xs, xs, None, train).output
+        Attention::forward(self, xs, xs, None, train.into()).output
     }
 }

@@ -15,7 +15,7 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use tch::nn::{self, Module};
 use tch::{Device, IndexOp, Kind, Tensor};
 
-use crate::attention::{Attention, Pass};
+use crate::attention::Pass;
 use crate::config::BertConfig;
 use crate::encoder::TransformerEncoder;
 use crate::encoder_layer::{AttentionKind, EncoderOptions};
@@ -81,41 +81,22 @@ impl BertModel {
     }
 
     /// Runs the model on checked inputs: ids `[batch, seq]`, optional token type ids and an optional
-    /// attention mask `[batch, seq]` (1 for real tokens, 0 for padding). Evaluation mode.
+    /// attention mask `[batch, seq]` (1 for real tokens, 0 for padding), without gradients. Every
+    /// layer's attention weights come back only when the pass asks ([`Pass::WEIGHTS`]): at 512 tokens
+    /// they are 12 MB a layer that nothing but a picture needs.
     pub fn forward(
         &self,
         input_ids: &Tensor,
         token_type_ids: Option<&Tensor>,
         attention_mask: Option<&Tensor>,
+        pass: impl Into<Pass>,
     ) -> Result<BertOutput> {
         let _no_grad = tch::no_grad_guard();
         let mask = attention_mask.map(|m| m.unsqueeze(1)); // [batch, 1, seq]: hide padded keys from every query
-        let out = self.encoder.try_forward(input_ids, token_type_ids, mask.as_ref(), Pass::WEIGHTS)?;
+        let out = self.encoder.try_forward(input_ids, token_type_ids, mask.as_ref(), pass)?;
         let (last_hidden_state, attentions) = (out.last_hidden_state, out.attentions);
         let pooler_output = self.pooler.forward(&last_hidden_state.i((.., 0, ..))).tanh();
         Ok(BertOutput { last_hidden_state, pooler_output, attentions })
-    }
-
-    /// The queries and keys of one head in one layer, `[batch, seq, head_dim]` each: what that head
-    /// compares to get its attention scores (`q · kᵀ / √head_dim`).
-    pub fn queries_and_keys(
-        &self,
-        input_ids: &Tensor,
-        token_type_ids: Option<&Tensor>,
-        layer: usize,
-        head: usize,
-    ) -> Result<(Tensor, Tensor)> {
-        let layers = &self.encoder.stack.layers;
-        let (count, heads) = (layers.len(), self.config.num_attention_heads as usize);
-        ensure!(layer < count, "layer {layer} does not exist: the model has layers 0..{}", count - 1);
-        ensure!(head < heads, "head {head} does not exist: each layer has heads 0..{}", heads - 1);
-        let _no_grad = tch::no_grad_guard();
-        self.encoder.check_inputs(input_ids, token_type_ids, None)?;
-        let mut x = self.encoder.embeddings.forward_with_types(input_ids, token_type_ids, false);
-        for earlier in &layers[..layer] {
-            x = earlier.forward(&x, None, false).hidden_state;
-        }
-        Ok(layers[layer].attention.queries_and_keys(&x, head as i64))
     }
 
     /// Tokenizes a text (or pair) with special tokens and runs the model on it.
@@ -131,7 +112,7 @@ impl BertModel {
             None => tokenizer.encode(text, true)?,
         };
         let device = self.vs.device();
-        let output = self.forward(&encoding.ids_tensor(device), Some(&encoding.type_ids_tensor(device)), None)?;
+        let output = self.forward(&encoding.ids_tensor(device), Some(&encoding.type_ids_tensor(device)), None, Pass::WEIGHTS)?;
         Ok((encoding, output))
     }
 }

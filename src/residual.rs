@@ -12,6 +12,7 @@ use std::borrow::Borrow;
 use tch::nn::{self, Module};
 use tch::Tensor;
 
+use crate::attention::AttentionOutput;
 use crate::config::LayerConfig;
 pub use crate::config::LayerNormPlacement;
 
@@ -36,7 +37,9 @@ impl Residual {
     }
 
     /// Wraps `sublayer` around `x` `[batch, seq, hidden]`: `x + dropout(f(LN(x)))` (pre-LN) or
-    /// `LN(x + dropout(f(x)))` (post-LN). The result has the shape of `x`.
+    /// `LN(x + dropout(f(x)))` (post-LN). The block returns what the sub-layer returns, with its tensor
+    /// replaced by the block's result (the shape of `x`): a feed-forward's `Tensor` stays a `Tensor`, an
+    /// attention's [`AttentionOutput`] keeps its weights.
     ///
     /// ```
     /// use tch::{nn, Device, Kind, Tensor};
@@ -49,10 +52,30 @@ impl Residual {
     /// let y = block.apply(&x, false, |h| h.zeros_like());
     /// assert!(y.allclose(&x, 0.0, 0.0, false));
     /// ```
-    pub fn apply(&self, x: &Tensor, train: bool, sublayer: impl FnOnce(&Tensor) -> Tensor) -> Tensor {
+    pub fn apply<O: SubLayerOutput>(&self, x: &Tensor, train: bool, sublayer: impl FnOnce(&Tensor) -> O) -> O {
+        let (p, ln) = (self.dropout, &self.layer_norm);
         match self.placement {
-            LayerNormPlacement::Pre => x + sublayer(&self.layer_norm.forward(x)).dropout(self.dropout, train),
-            LayerNormPlacement::Post => self.layer_norm.forward(&(x + sublayer(x).dropout(self.dropout, train))),
+            LayerNormPlacement::Pre => sublayer(&ln.forward(x)).map(|y| x + y.dropout(p, train)),
+            LayerNormPlacement::Post => sublayer(x).map(|y| ln.forward(&(x + y.dropout(p, train)))),
         }
+    }
+}
+
+/// What a sub-layer returns: a plain tensor, or an attention's output (a tensor and, perhaps, its
+/// weights). The residual block changes the tensor and hands the rest back untouched.
+pub trait SubLayerOutput {
+    /// The same output with its tensor `y` replaced by `f(y)`.
+    fn map(self, f: impl FnOnce(&Tensor) -> Tensor) -> Self;
+}
+
+impl SubLayerOutput for Tensor {
+    fn map(self, f: impl FnOnce(&Tensor) -> Tensor) -> Self {
+        f(&self)
+    }
+}
+
+impl SubLayerOutput for AttentionOutput {
+    fn map(self, f: impl FnOnce(&Tensor) -> Tensor) -> Self {
+        AttentionOutput { output: f(&self.output), weights: self.weights }
     }
 }

@@ -7,11 +7,12 @@ use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::{shape, values};
 use transformer_anatomy::scaled_dot_product::{apply_mask, attention_with_weights};
 use transformer_anatomy::{
-    attention_scores, attention_weights, causal_mask, Attention, BertConfig, FusedMultiHeadAttention,
+    attention_scores, attention_weights, causal_mask, Attention, BertConfig, FusedMultiHeadAttention, Pass,
 };
 
 #[test]
 fn the_mask_is_lower_triangular_ones() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let mask = causal_mask(4, Device::Cpu);
     let rows: Vec<Vec<f64>> = (0..4).map(|i| values(&mask.get(i))).collect();
     assert_eq!(rows, [[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]]);
@@ -55,8 +56,8 @@ fn an_output_does_not_depend_on_later_tokens() {
     let changed =
         Tensor::cat(&[x.narrow(1, 0, 3), Tensor::randn([1, 3, config.hidden_size], (Kind::Float, Device::Cpu))], 1);
     let mask = causal_mask(6, Device::Cpu);
-    let a = attention.forward(&x, &x, Some(&mask), false).output;
-    let b = attention.forward(&changed, &changed, Some(&mask), false).output;
+    let a = attention.forward(&x, &x, Some(&mask), Pass::EVAL).output;
+    let b = attention.forward(&changed, &changed, Some(&mask), Pass::EVAL).output;
     common::assert_close(&a.narrow(1, 0, 3), &b.narrow(1, 0, 3), 1e-6);
     assert!(common::max_abs_diff(&a.narrow(1, 3, 3), &b.narrow(1, 3, 3)) > 1e-4);
 }

@@ -244,3 +244,16 @@ fn bad_training_and_translation_input_is_a_one_line_error() {
         std::fs::remove_file(f).ok();
     }
 }
+
+#[test]
+fn the_device_is_resolved_only_by_commands_that_run_a_model() {
+    // `--device` is a global option; commands that never touch a tensor must not fail over it.
+    for args in [&["--device", "cuda", "exercises", "list"][..], &["--device", "cuda", "tokenize", "time flies"]] {
+        let o = anatomy(args);
+        assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
+    }
+    if !tch::Cuda::is_available() {
+        // A command that runs a model still refuses a device the machine does not have, in one line.
+        assert_clean_error(&anatomy(&["--device", "cuda", "encode", "time flies"]), "no CUDA device");
+    }
+}

@@ -5,6 +5,7 @@ mod common;
 use rstest::rstest;
 use tch::nn;
 use tch::{Device, Kind, Tensor};
+use transformer_anatomy::decoding::{beam_search, greedy, BeamOptions};
 use transformer_anatomy::inspect::{shape, values};
 use transformer_anatomy::{
     causal_mask, decoder_mask, padding_mask, sinusoidal_positions, Activation, Attention, BertConfig, EncoderDecoder,
@@ -21,6 +22,7 @@ fn ids(values: &[i64]) -> Tensor {
 
 #[test]
 fn padding_and_decoder_masks() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let target = ids(&[6, 7, 8, 0, 0]);
     assert_eq!(padding_mask(&target, 0).size(), [1, 1, 5]);
     let mask = decoder_mask(&target, 0);
@@ -33,6 +35,7 @@ fn padding_and_decoder_masks() {
 
 #[test]
 fn sinusoidal_positions_follow_the_formula() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let (max_len, d) = (50, 16);
     let pe = sinusoidal_positions(max_len, d, Device::Cpu);
     assert_eq!(pe.size(), [max_len, d]);
@@ -90,8 +93,8 @@ fn wrong_cross_attention_inputs_are_errors(
     let mask = mask.map(|m| Tensor::ones(m, (Kind::Float, Device::Cpu)));
     let (q, m) = (randn(query), randn(memory));
     for err in [
-        fused.try_forward(&q, &m, mask.as_ref(), false).unwrap_err(),
-        per_head.try_forward(&q, &m, mask.as_ref(), false).unwrap_err(),
+        fused.try_forward(&q, &m, mask.as_ref(), Pass::EVAL).unwrap_err(),
+        per_head.try_forward(&q, &m, mask.as_ref(), Pass::EVAL).unwrap_err(),
     ] {
         let err = format!("{err:#}");
         assert!(err.contains(expected), "expected {expected:?} in: {err}");
@@ -99,8 +102,8 @@ fn wrong_cross_attention_inputs_are_errors(
     // The checked call gives the unchecked one's result on good inputs.
     let (q, m) = (randn(&[2, 3, 32]), randn(&[2, 5, 32]));
     common::assert_close(
-        &fused.try_forward(&q, &m, None, false).unwrap().output,
-        &fused.forward(&q, &m, None, false).output,
+        &fused.try_forward(&q, &m, None, Pass::EVAL).unwrap().output,
+        &fused.forward(&q, &m, None, Pass::EVAL).output,
         0.0,
     );
 }
@@ -131,7 +134,7 @@ fn decoder_layer_shapes_and_causality(
     let layer = TransformerDecoderLayer::new(vs.root(), &config, placement);
     let (x, memory) = (randn(&[2, 6, 32]), randn(&[2, 9, 32]));
     let mask = causal_mask(6, Device::Cpu);
-    let out = layer.forward(&x, &memory, Some(&mask), None, Pass::WEIGHTS);
+    let out = layer.forward(&x, &memory, Some(&mask), None, Pass::WEIGHTS, None);
     let (self_weights, cross_weights) = (out.self_weights.unwrap(), out.cross_weights.unwrap());
     assert_eq!(out.hidden_state.size(), [2, 6, 32]);
     assert_eq!(self_weights.size(), [2, 4, 6, 6]);
@@ -187,7 +190,8 @@ fn greedy_decoding_feeds_back_what_it_wrote() {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
     let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::tiny(12, 12)).unwrap();
-    let steps = model.greedy_decode(&ids(&[3, 4, 5, 6]), 1, 2, 6).unwrap();
+    let decoded = greedy(&model, &ids(&[3, 4, 5, 6]), 1, 2, 6, true).unwrap().remove(0);
+    let steps = &decoded.steps;
     assert!(!steps.is_empty() && steps.len() <= 6);
     assert_eq!(steps[0].decoder_input, [1]);
     for pair in steps.windows(2) {
@@ -195,12 +199,34 @@ fn greedy_decoding_feeds_back_what_it_wrote() {
         expected.push(pair[0].next_token);
         assert_eq!(pair[1].decoder_input, expected, "each step's input is the previous input plus its choice");
     }
-    // Each choice is the argmax of a full forward pass over the same prefix.
+    // Each choice is the argmax of a full forward pass over the same prefix, padding (0) and <s> (1)
+    // left out: a decoder never writes them.
     let last = steps.last().unwrap();
     let log_probs = model.forward(&ids(&[3, 4, 5, 6]), &ids(&last.decoder_input), false);
     let t = last.decoder_input.len() as i64 - 1;
-    assert_eq!(log_probs.get(0).get(t).argmax(-1, false).int64_value(&[]), last.next_token);
-    assert!(steps.iter().all(|s| s.log_prob <= 0.0));
+    let allowed = log_probs.get(0).get(t).index_fill(0, &ids(&[0, 1]).view([-1]), f64::NEG_INFINITY);
+    assert_eq!(allowed.argmax(-1, false).int64_value(&[]), last.next_token);
+    assert!(steps.iter().all(|s| s.log_prob <= 0.0 && s.next_token > 1));
+    let written: Vec<i64> = steps.iter().map(|s| s.next_token).filter(|&t| t != 2).collect();
+    assert_eq!(decoded.tokens, written);
+    assert!((decoded.log_prob - steps.iter().map(|s| s.log_prob).sum::<f64>()).abs() < 1e-9);
+}
+
+#[rstest]
+#[case::nothing_asked(0, "at least one new token")]
+#[case::past_the_positions(65, "more than the 64 positions")]
+fn decoding_lengths_the_model_cannot_cover_are_errors(#[case] max_new_tokens: i64, #[case] expected: &str) {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
+    let vs = nn::VarStore::new(Device::Cpu);
+    let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::tiny(12, 12)).unwrap();
+    let greedy_err = greedy(&model, &ids(&[3, 4]), 1, 2, max_new_tokens, true).unwrap_err();
+    let options = BeamOptions { width: 2, length_penalty: 0.6, max_new_tokens, use_cache: true };
+    let beam_err = beam_search(&model, &ids(&[3, 4]), 1, 2, options).unwrap_err();
+    for err in [greedy_err, beam_err] {
+        assert!(format!("{err:#}").contains(expected), "expected {expected:?} in: {err:#}");
+    }
+    // The longest request that fits runs (64 new tokens: the decoder's input reaches position 63).
+    assert!(greedy(&model, &ids(&[3, 4]), 1, 2, 64, false).is_ok());
 }
 
 #[rstest]
@@ -208,6 +234,7 @@ fn greedy_decoding_feeds_back_what_it_wrote() {
 #[case::target_too_long(ids(&[1, 2]), Tensor::ones([1, 65], (Kind::Int64, Device::Cpu)), "covers only 64")]
 #[case::empty_source(Tensor::zeros([1, 0], (Kind::Int64, Device::Cpu)), ids(&[1]), "seq ≥ 1")]
 fn bad_ids_are_clear_errors(#[case] source: Tensor, #[case] target: Tensor, #[case] expected: &str) {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let vs = nn::VarStore::new(Device::Cpu);
     let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::tiny(12, 12)).unwrap();
     let err = format!("{:#}", model.try_forward(&source, &target, false).unwrap_err());
@@ -216,6 +243,7 @@ fn bad_ids_are_clear_errors(#[case] source: Tensor, #[case] target: Tensor, #[ca
 
 #[test]
 fn an_odd_d_model_is_refused() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let vs = nn::VarStore::new(Device::Cpu);
     let config = Seq2SeqConfig { d_model: 33, num_heads: 3, ..Seq2SeqConfig::tiny(12, 12) };
     assert!(EncoderDecoder::new(&vs, &config).unwrap_err().to_string().contains("even"));
@@ -237,6 +265,7 @@ fn decoder_shapes_snapshot() {
         None,
         Some(&source_mask),
         Pass::WEIGHTS,
+        None,
     );
     snapshot!(
         "decoder_shapes",

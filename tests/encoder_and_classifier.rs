@@ -116,12 +116,14 @@ fn error_of(ids: Tensor, mask: Option<Tensor>) -> String {
 #[case::one_axis(Tensor::from_slice(&[1i64, 2]), "shape [batch, seq]")]
 #[case::floats(Tensor::ones([1, 3], (Kind::Float, Device::Cpu)), "must be integers")]
 fn bad_ids_are_clear_errors(#[case] ids: Tensor, #[case] expected: &str) {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let err = error_of(ids, None);
     assert!(err.contains(expected), "expected {expected:?} in: {err}");
 }
 
 #[test]
 fn a_mask_of_the_wrong_shape_is_a_clear_error() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let err = error_of(
         Tensor::ones([1, 4], (Kind::Int64, Device::Cpu)),
         Some(Tensor::ones([5, 5], (Kind::Int64, Device::Cpu))),

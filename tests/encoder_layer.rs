@@ -6,7 +6,7 @@ use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::{shape, values};
 use transformer_anatomy::{
-    Attention, AttentionKind, BertConfig, EncoderOptions, LayerNormPlacement, Pass, Residual, TransformerEncoderLayer,
+    AttentionKind, BertConfig, EncoderOptions, LayerNormPlacement, Pass, Residual, TransformerEncoderLayer,
 };
 
 fn options(placement: LayerNormPlacement, attention: AttentionKind) -> EncoderOptions {
@@ -45,7 +45,7 @@ fn the_layer_keeps_the_shape(
 
 /// The two placements written out by hand, from the layer's own parts.
 fn by_hand(layer: &TransformerEncoderLayer, x: &Tensor) -> Tensor {
-    let attention = |h: &Tensor| layer.attention.forward(h, h, None, false).output;
+    let attention = |h: &Tensor| layer.attention.forward(h, h, None, Pass::EVAL).output;
     let ff = |h: &Tensor| layer.feed_forward.forward_t(h, false);
     let (ln1, ln2) = (&layer.attention_residual.layer_norm, &layer.feed_forward_residual.layer_norm);
     match layer.attention_residual.placement {

@@ -58,7 +58,7 @@ fn per_head_equals_fused(
     // And both equal the block run on libtorch's own attention kernel.
     common::assert_close(&b, &fused.with_libtorch_kernel(&x, mask.as_ref()), 1e-5);
     // Without asking, no weights come back (and the output is the same).
-    let plain = fused.forward(&x, &x, mask.as_ref(), false);
+    let plain = fused.forward(&x, &x, mask.as_ref(), Pass::EVAL);
     assert!(plain.weights.is_none());
     common::assert_close(&plain.output, &b, 0.0);
 }
@@ -143,10 +143,10 @@ fn multi_head_attention_shapes_snapshot() {
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, fused) = same_weights(&vs, &config);
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
-    let head_out = per_head.heads[0].forward(&x, &x, None, false).output;
+    let head_out = per_head.heads[0].forward(&x, &x, None, Pass::EVAL).output;
     let out = per_head.forward(&x, &x, None, Pass::WEIGHTS);
     let (out, weights) = (out.output, out.weights.unwrap());
-    let fused_out = fused.forward(&x, &x, None, false).output;
+    let fused_out = fused.forward(&x, &x, None, Pass::EVAL).output;
     snapshot!(
         "multi_head_attention_shapes",
         format!(

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::values;
 use transformer_anatomy::model_dir::resolve_model_dir;
-use transformer_anatomy::{mean_pooled_embedding, AttentionKind, BertConfig, BertModel};
+use transformer_anatomy::{mean_pooled_embedding, AttentionKind, BertConfig, BertModel, Pass};
 
 fn reference() -> &'static Value {
     static REFERENCE: OnceLock<Value> = OnceLock::new();
@@ -37,6 +37,7 @@ fn assert_all_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
 
 #[test]
 fn the_checkpoint_loads_with_nothing_missing() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let m = model(AttentionKind::Fused);
     assert!(m.load_report.missing.is_empty());
     assert_eq!(m.load_report.unexpected, Vec::<String>::new(), "every tensor in the file has a place");
@@ -48,6 +49,7 @@ fn hidden_states_and_attention_match_hugging_face(
     #[values(0, 1, 2, 3)] case: usize,
     #[values(AttentionKind::Fused, AttentionKind::PerHead)] kind: AttentionKind,
 ) {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let m = model(kind);
     let tokenizer = common::tokenizer();
     let r = &reference()["cases"][case];
@@ -95,6 +97,7 @@ fn hidden_states_and_attention_match_hugging_face(
 
 #[test]
 fn per_head_and_fused_layouts_give_the_same_hidden_states() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let tokenizer = common::tokenizer();
     let (fused, per_head) = (model(AttentionKind::Fused), model(AttentionKind::PerHead));
     let (_, a) = fused.encode_text(&tokenizer, "time flies like an arrow", Some("fruit flies like a banana")).unwrap();
@@ -108,6 +111,7 @@ fn per_head_and_fused_layouts_give_the_same_hidden_states() {
 
 #[test]
 fn sentence_similarities_match_and_rank_sensibly() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let m = model(AttentionKind::Fused);
     let tokenizer = common::tokenizer();
     let cases = reference()["cases"].as_array().unwrap();
@@ -128,7 +132,22 @@ fn sentence_similarities_match_and_rank_sensibly() {
 }
 
 #[test]
+fn the_attention_weights_are_kept_only_when_the_pass_asks_for_them() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
+    // They are [batch, 12, seq, seq] per layer: an embedding of a long text must not pay for them.
+    let m = model(AttentionKind::Fused);
+    let ids = common::tokenizer().encode("time flies like an arrow", true).unwrap().ids_tensor(Device::Cpu);
+    let plain = m.forward(&ids, None, None, false).unwrap();
+    let shown = m.forward(&ids, None, None, Pass::WEIGHTS).unwrap();
+    assert!(plain.attentions.is_empty(), "{} weight tensors kept without being asked", plain.attentions.len());
+    assert_eq!(shown.attentions.len(), 6);
+    assert_eq!(shown.attentions[0].size(), [1, 12, 7, 7]);
+    common::assert_close(&plain.last_hidden_state, &shown.last_hidden_state, 0.0);
+}
+
+#[test]
 fn a_padded_batch_gives_the_same_vectors_as_single_sentences() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let m = model(AttentionKind::Fused);
     let tokenizer = common::tokenizer();
     let short = tokenizer.encode("time flies like an arrow", true).unwrap();
@@ -138,8 +157,8 @@ fn a_padded_batch_gives_the_same_vectors_as_single_sentences() {
     padded.resize(n, 0);
     let ids = Tensor::from_slice(&[padded, long.input_ids.clone()].concat()).view([2, n as i64]);
     let mask = ids.ne(0).to_kind(Kind::Int64);
-    let batch = m.forward(&ids, None, Some(&mask)).unwrap();
-    let alone = m.forward(&short.ids_tensor(Device::Cpu), None, None).unwrap();
+    let batch = m.forward(&ids, None, Some(&mask), false).unwrap();
+    let alone = m.forward(&short.ids_tensor(Device::Cpu), None, None, false).unwrap();
     common::assert_close(
         &batch.last_hidden_state.get(0).narrow(0, 0, short.len() as i64),
         &alone.last_hidden_state.get(0),
@@ -170,6 +189,7 @@ fn load_error(dir: &std::path::Path) -> String {
 
 #[test]
 fn a_truncated_weights_file_is_a_clear_error() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let dir = scratch_folder("truncated");
     let bytes = std::fs::read(resolve_model_dir(None).unwrap().join("model.safetensors")).unwrap();
     std::fs::write(dir.join("model.safetensors"), &bytes[..bytes.len() / 3]).unwrap();
@@ -183,6 +203,7 @@ fn a_truncated_weights_file_is_a_clear_error() {
 
 #[test]
 fn a_config_that_disagrees_with_the_weights_names_the_tensor() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let dir = scratch_folder("wrong-config");
     std::os::unix::fs::symlink(
         resolve_model_dir(None).unwrap().join("model.safetensors"),
@@ -198,6 +219,7 @@ fn a_config_that_disagrees_with_the_weights_names_the_tensor() {
 
 #[test]
 fn a_vocabulary_of_the_wrong_size_is_refused() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let m = model(AttentionKind::Fused);
     let small = BertConfig { vocab_size: 1000, ..m.config.clone() };
     let err =
@@ -207,6 +229,7 @@ fn a_vocabulary_of_the_wrong_size_is_refused() {
 
 #[test]
 fn a_pair_longer_than_512_tokens_is_a_clear_error() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let m = model(AttentionKind::Fused);
     let long = vec!["arrow"; 300].join(" ");
     let err = format!("{:#}", m.encode_text(&common::tokenizer(), &long, Some(&long)).unwrap_err());
@@ -239,7 +262,7 @@ fn bert_prefix_gamma_beta_and_extra_tensors_are_handled() {
     )
     .unwrap();
     let ids = Tensor::from_slice(&[1i64, 5, 9, 2]).view([1, 4]);
-    let (a, b) = (original.forward(&ids, None, None).unwrap(), per_head.forward(&ids, None, None).unwrap());
+    let (a, b) = (original.forward(&ids, None, None, false).unwrap(), per_head.forward(&ids, None, None, false).unwrap());
     common::assert_close(&a.last_hidden_state, &b.last_hidden_state, 1e-5);
 
     // A file without one of the model's tensors is refused, naming it.

@@ -11,6 +11,7 @@ const TEXT: &str = "time flies like an arrow";
 
 #[test]
 fn the_chapters_sentence_gives_the_chapters_ids() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let encoding = common::tokenizer().encode(TEXT, false).unwrap();
     assert_eq!(encoding.input_ids, [2051, 10029, 2066, 2019, 8612]);
     assert_eq!(encoding.tokens, ["time", "flies", "like", "an", "arrow"]);
@@ -20,6 +21,7 @@ fn the_chapters_sentence_gives_the_chapters_ids() {
 
 #[test]
 fn a_pair_with_special_tokens_gets_cls_sep_and_type_ids() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let encoding = common::tokenizer().encode_pair(TEXT, "fruit flies like a banana", true).unwrap();
     assert_eq!(encoding.input_ids, [101, 2051, 10029, 2066, 2019, 8612, 102, 5909, 10029, 2066, 1037, 15212, 102]);
     assert_eq!(encoding.token_type_ids, [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
@@ -33,6 +35,7 @@ fn a_pair_with_special_tokens_gets_cls_sep_and_type_ids() {
 #[case(2051, "time")]
 #[case(8612, "arrow")]
 fn ids_map_back_to_tokens(#[case] id: i64, #[case] token: &str) {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let tokenizer = common::tokenizer();
     assert_eq!(tokenizer.id_to_token(id).as_deref(), Some(token));
     assert_eq!(tokenizer.token_to_id(token), Some(id));
@@ -43,11 +46,13 @@ fn ids_map_back_to_tokens(#[case] id: i64, #[case] token: &str) {
 #[case(30522)]
 #[case(i64::MAX)]
 fn ids_outside_the_vocabulary_have_no_token(#[case] id: i64) {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     assert_eq!(common::tokenizer().id_to_token(id), None);
 }
 
 #[test]
 fn words_are_split_into_word_pieces_and_unknown_characters_become_unk() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let encoding = common::tokenizer().encode("tokenizing ☃", false).unwrap();
     assert_eq!(encoding.tokens, ["token", "##izing", "[UNK]"]);
     assert_eq!(encoding.input_ids, [19204, 6026, 100]);
@@ -55,6 +60,7 @@ fn words_are_split_into_word_pieces_and_unknown_characters_become_unk() {
 
 #[test]
 fn long_texts_are_neither_truncated_nor_padded() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     // The model's tokenizer.json asks for truncation and padding to 128; both are switched off.
     let text = vec!["arrow"; 300].join(" ");
     assert_eq!(common::tokenizer().encode(&text, false).unwrap().len(), 300);
@@ -66,6 +72,7 @@ fn long_texts_are_neither_truncated_nor_padded() {
 #[case("   ")]
 #[case("\n\t")]
 fn empty_text_is_an_error(#[case] text: &str) {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let err = common::tokenizer().encode(text, false).unwrap_err().to_string();
     assert!(err.contains("empty"), "unexpected error: {err}");
     assert!(common::tokenizer().encode_pair(TEXT, text, true).is_err());
@@ -73,6 +80,7 @@ fn empty_text_is_an_error(#[case] text: &str) {
 
 #[test]
 fn a_missing_tokenizer_is_a_clear_error() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let dir = std::env::temp_dir().join("anatomy-no-tokenizer");
     std::fs::create_dir_all(&dir).unwrap();
     let err = transformer_anatomy::Tokenizer::from_model_dir(&dir).err().unwrap().to_string();
@@ -81,6 +89,7 @@ fn a_missing_tokenizer_is_a_clear_error() {
 
 #[test]
 fn bert_base_uncased_preset_has_the_published_sizes() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let c = BertConfig::bert_base_uncased();
     assert_eq!(
         (
@@ -101,6 +110,7 @@ fn bert_base_uncased_preset_has_the_published_sizes() {
 
 #[test]
 fn the_model_folders_config_is_minilm() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let c = BertConfig::from_file(resolve_model_dir(None).unwrap()).unwrap();
     assert_eq!((c.vocab_size, c.hidden_size, c.num_attention_heads, c.num_hidden_layers), (30522, 384, 12, 6));
     assert_eq!((c.intermediate_size, c.max_position_embeddings, c.hidden_act), (1536, 512, Activation::Gelu));
@@ -121,6 +131,7 @@ fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
 #[case::truncated(r#"{"vocab_size": 10, "hidden_"#, "not a valid BERT configuration")]
 #[case::unknown_activation(r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#, "unknown variant `swish`")]
 fn bad_configs_are_clear_errors(#[case] json: &str, #[case] expected: &str) {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let path = write_temp("config.json", json);
     let err = format!("{:#}", BertConfig::from_file(&path).unwrap_err());
     std::fs::remove_file(&path).ok();
@@ -131,6 +142,7 @@ fn bad_configs_are_clear_errors(#[case] json: &str, #[case] expected: &str) {
 /// name and every accepted one.
 #[test]
 fn an_unknown_activation_names_the_accepted_ones() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let json = r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1,
         "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#;
     let path = write_temp("activation-config.json", json);
@@ -154,12 +166,14 @@ fn an_unknown_activation_names_the_accepted_ones() {
 
 #[test]
 fn a_missing_config_names_the_fix() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let err = format!("{:#}", BertConfig::from_file("/nonexistent/config.json").unwrap_err());
     assert!(err.contains("make setup"), "unexpected error: {err}");
 }
 
 #[test]
 fn num_labels_comes_from_id2label() {
+    let _generator = common::generator(); // this file seeds LibTorch's one generator
     let json = r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1,
         "intermediate_size": 8, "max_position_embeddings": 8, "id2label": {"0": "a", "1": "b", "2": "c"}}"#;
     assert_eq!(BertConfig::from_json_str(json).unwrap().num_labels, 3);

@@ -34,7 +34,7 @@ fn the_loss_matches_pytorch() {
     assert_eq!(cases.len(), 3);
     for case in cases {
         let eps = case["epsilon"].as_f64().unwrap();
-        let loss = label_smoothed_loss(&log_probs, &targets, 0, eps);
+        let loss = label_smoothed_loss(&log_probs, &targets, eps, 0);
         assert_eq!(loss.tokens, 5, "one of the six positions is padding");
         for (ours, theirs) in [
             (loss.cross_entropy.double_value(&[]), case["cross_entropy"].as_f64().unwrap()),
@@ -56,7 +56,7 @@ fn smoothing_moves_epsilon_off_the_right_token() {
     assert!((q.iter().sum::<f64>() - 1.0).abs() < 1e-6);
     // The KL divergence of the target from itself is 0: cross-entropy minus entropy.
     let log_q = Tensor::from_slice(&q).log().view([1, 1, 6]);
-    let loss = label_smoothed_loss(&log_q, &target.view([1, 1]), -1, 0.1);
+    let loss = label_smoothed_loss(&log_q, &target.view([1, 1]), 0.1, -1);
     assert!(loss.kl_divergence.double_value(&[]).abs() < 1e-9);
     assert!((loss.cross_entropy.double_value(&[]) - smoothed_target_entropy(6, 0.1)).abs() < 1e-9);
 }
@@ -152,7 +152,7 @@ fn one_batch_overfits_and_every_parameter_learns() {
     let mut opt = nn::Adam::default().build(&trained.vs, 3e-3).unwrap();
     let step_loss = |opt: &mut nn::Optimizer| {
         let log_probs = trained.model.forward(&batch.source, &batch.target_in, true);
-        let loss = label_smoothed_loss(&log_probs, &batch.target_out, PAD, 0.0).cross_entropy;
+        let loss = label_smoothed_loss(&log_probs, &batch.target_out, 0.0, PAD).cross_entropy;
         opt.zero_grad();
         loss.backward();
         loss
@@ -284,7 +284,7 @@ fn bad_checkpoints_are_clear_errors(#[case] kind: &str, #[case] expected: &str) 
 
 #[rstest]
 #[case::steps(|o: &mut TrainOptions| o.steps = 0, "--steps")]
-#[case::heads(|o: &mut TrainOptions| o.heads = 5, "not divisible by --heads 5")]
+#[case::heads(|o: &mut TrainOptions| o.heads = 5, "not divisible by num_attention_heads 5")]
 #[case::warmup(|o: &mut TrainOptions| o.warmup = 0, "--warmup")]
 #[case::smoothing(|o: &mut TrainOptions| o.label_smoothing = 1.0, "--label-smoothing")]
 #[case::negative_smoothing(|o: &mut TrainOptions| o.label_smoothing = -0.1, "--label-smoothing")]
@@ -313,8 +313,8 @@ fn the_cache_changes_nothing_but_the_speed() {
     let _generator = common::generator();
     let trained = load(trained_copy_model(), Device::Cpu).unwrap();
     let batch = Batch::new(&Task::Copy.held_out(20, 11), &Task::Copy.vocab(), Task::Copy, Device::Cpu).unwrap();
-    let cached = greedy(&trained.model, &batch.source, BOS, EOS, 12, true);
-    let recomputed = greedy(&trained.model, &batch.source, BOS, EOS, 12, false);
+    let cached = greedy(&trained.model, &batch.source, BOS, EOS, 12, true).unwrap();
+    let recomputed = greedy(&trained.model, &batch.source, BOS, EOS, 12, false).unwrap();
     assert_eq!(
         cached.iter().map(|d| &d.tokens).collect::<Vec<_>>(),
         recomputed.iter().map(|d| &d.tokens).collect::<Vec<_>>()
@@ -344,7 +344,7 @@ fn beam_width_one_is_greedy_and_beams_are_sorted() {
     let trained = load(trained_copy_model(), Device::Cpu).unwrap();
     let examples = Task::Copy.held_out(10, 21);
     let batch = Batch::new(&examples, &Task::Copy.vocab(), Task::Copy, Device::Cpu).unwrap();
-    let greedy_out = greedy(&trained.model, &batch.source, BOS, EOS, 12, true);
+    let greedy_out = greedy(&trained.model, &batch.source, BOS, EOS, 12, true).unwrap();
     for (i, g) in greedy_out.iter().enumerate() {
         let source = batch.source.narrow(0, i as i64, 1);
         for use_cache in [true, false] {

@@ -11,7 +11,7 @@
 use anyhow::{ensure, Result};
 use tch::{Kind, Tensor};
 
-use super::{forbid, StepDecoder};
+use super::{check_request, forbid, StepDecoder};
 use crate::encoder_decoder::EncoderDecoder;
 
 /// How to search.
@@ -69,6 +69,7 @@ pub fn beam_search(
 ) -> Result<BeamSearch> {
     ensure!(options.width > 0, "the beam width must be at least 1");
     ensure!(source.dim() == 2 && source.size()[0] == 1, "beam search takes one sentence, shape [1, s]");
+    check_request(model, source, start_id, end_id, options.max_new_tokens)?;
     let _no_grad = tch::no_grad_guard();
     let width = options.width;
     let mut decoder = StepDecoder::new(model, source, start_id, options.use_cache);

@@ -6,25 +6,16 @@
 //! they can be kept: a *key/value cache* stores, per layer, the self-attention keys and values of every
 //! position written so far, and the encoder-decoder attention's keys and values of the source, computed
 //! once. Each step then embeds only the newest token and appends one row of keys and values per layer.
-//! [`StepDecoder`] does either, so tests can check that both write exactly the same tokens.
+//! The decoder layer does the caching itself ([`LayerCache`]); [`StepDecoder`] only drives it, with or
+//! without a cache, so tests can check that both write exactly the same tokens.
 //!
 //! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
-use tch::nn::Module;
 use tch::{Kind, Tensor};
 
+use crate::attention::Pass;
+use crate::decoder_layer::LayerCache;
 use crate::encoder_decoder::EncoderDecoder;
 use crate::masks::{decoder_mask, padding_mask};
-
-/// One decoder layer's cache: `[k, heads, t, head_dim]` self-attention keys and values of the positions
-/// written so far, and the source's `[k, heads, s, head_dim]` keys and values for encoder-decoder
-/// attention.
-#[derive(Debug)]
-struct LayerCache {
-    self_keys: Option<Tensor>,
-    self_values: Option<Tensor>,
-    cross_keys: Tensor,
-    cross_values: Tensor,
-}
 
 /// Runs the decoder of an [`EncoderDecoder`] step by step for `k` sequences at once (a batch, or the
 /// beams of a beam search), each starting from its own `<s>`.
@@ -40,25 +31,13 @@ pub struct StepDecoder<'m> {
 }
 
 impl<'m> StepDecoder<'m> {
-    /// Encodes `source` `[k, s]` once. With `use_cache`, also computes every layer's encoder-decoder keys
-    /// and values once.
+    /// Encodes `source` `[k, s]` once; with `use_cache`, the decoder will keep its keys and values.
     pub fn new(model: &'m EncoderDecoder, source: &Tensor, start_id: i64, use_cache: bool) -> Self {
         let _no_grad = tch::no_grad_guard();
         let source_mask = padding_mask(source, model.config.pad_id); // [k, 1, s]
         let memory = model.encode(source, Some(&source_mask), false); // [k, s, d_model]
-        let k = source.size()[0];
-        let written = Tensor::full([k, 1], start_id, (Kind::Int64, source.device()));
-        let cache = use_cache.then(|| {
-            model
-                .decoder
-                .layers
-                .iter()
-                .map(|layer| {
-                    let (cross_keys, cross_values) = layer.cross_attention.keys_and_values(&memory);
-                    LayerCache { self_keys: None, self_values: None, cross_keys, cross_values }
-                })
-                .collect()
-        });
+        let written = Tensor::full([source.size()[0], 1], start_id, (Kind::Int64, source.device()));
+        let cache = use_cache.then(|| model.decoder.new_cache());
         StepDecoder { model, memory, source_mask, written, cache }
     }
 
@@ -72,50 +51,20 @@ impl<'m> StepDecoder<'m> {
         let _no_grad = tch::no_grad_guard();
         let model = self.model;
         let t = self.written.size()[1];
-        let last_state = match &mut self.cache {
-            None => {
-                // Recompute: the whole prefix through every layer, keep the last position.
-                let target_mask = decoder_mask(&self.written, model.config.pad_id);
-                let states = model
-                    .decode(&self.memory, Some(&self.source_mask), &self.written, Some(&target_mask), false)
-                    .hidden_state; // [k, t, d_model]
-                states.narrow(1, t - 1, 1)
-            }
-            Some(cache) => {
-                // Only the newest token, at position t - 1; earlier positions' keys and values are cached.
-                let newest = self.written.narrow(1, t - 1, 1); // [k, 1]
-                let mut x = model.target_embedding.embed(&newest, t - 1, false); // [k, 1, d_model]
-                for (layer, c) in model.decoder.layers.iter().zip(cache.iter_mut()) {
-                    x = layer.self_attention_residual.apply(&x, false, |h| {
-                        let (k, v) = layer.self_attention.keys_and_values(h); // [k, heads, 1, head_dim]
-                        let keys = match &c.self_keys {
-                            Some(past) => Tensor::cat(&[past, &k], 2),
-                            None => k,
-                        };
-                        let values = match &c.self_values {
-                            Some(past) => Tensor::cat(&[past, &v], 2),
-                            None => v,
-                        };
-                        // No causal mask: the one query is the newest position, which may see all of them.
-                        let out = layer.self_attention.attend(h, &keys, &values, None, false).output;
-                        (c.self_keys, c.self_values) = (Some(keys), Some(values)); // [k, heads, t, head_dim]
-                        out
-                    });
-                    x = layer.cross_attention_residual.apply(&x, false, |h| {
-                        layer
-                            .cross_attention
-                            .attend(h, &c.cross_keys, &c.cross_values, Some(&self.source_mask), false)
-                            .output
-                    });
-                    x = layer.feed_forward_residual.apply(&x, false, |h| layer.feed_forward.forward(h));
-                }
-                match &model.decoder.final_layer_norm {
-                    Some(ln) => ln.forward(&x),
-                    None => x,
-                }
-            }
+        // With a cache, only the newest token goes in, at position t − 1; its one query may see every
+        // position, so it needs no causal mask (decoders never write padding). Without one, the whole prefix.
+        let (new_ids, first_position, target_mask) = match self.cache {
+            Some(_) => (self.written.narrow(1, t - 1, 1), t - 1, None),
+            None => (self.written.shallow_clone(), 0, Some(decoder_mask(&self.written, model.config.pad_id))),
         };
-        model.generate(&last_state).squeeze_dim(1) // [k, V]
+        let y = model.target_embedding.embed(&new_ids, first_position, false); // [k, t_new, d_model]
+        let cache = self.cache.as_deref_mut();
+        let states = model
+            .decoder
+            .forward(&y, &self.memory, target_mask.as_ref(), Some(&self.source_mask), Pass::EVAL, cache)
+            .hidden_state; // [k, t_new, d_model]
+        let last = states.narrow(1, states.size()[1] - 1, 1); // [k, 1, d_model]
+        model.generate(&last).squeeze_dim(1) // [k, V]
     }
 
     /// Appends one token per sequence, `[k]`.
@@ -129,13 +78,8 @@ impl<'m> StepDecoder<'m> {
         self.written = self.written.index_select(0, rows);
         self.memory = self.memory.index_select(0, rows);
         self.source_mask = self.source_mask.index_select(0, rows);
-        if let Some(cache) = &mut self.cache {
-            for c in cache {
-                c.self_keys = c.self_keys.as_ref().map(|t| t.index_select(0, rows));
-                c.self_values = c.self_values.as_ref().map(|t| t.index_select(0, rows));
-                c.cross_keys = c.cross_keys.index_select(0, rows);
-                c.cross_values = c.cross_values.index_select(0, rows);
-            }
+        for layer in self.cache.iter_mut().flatten() {
+            layer.select(rows);
         }
     }
 }

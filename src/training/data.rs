@@ -167,6 +167,15 @@ impl Task {
         }
     }
 
+    /// One line on what the task asks, for `--help`.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Task::Copy => "Repeat ten digits.",
+            Task::Reverse => "Write ten digits backwards.",
+            Task::Dates => "A date in words to its ISO form (\"the twenty-second of november 2026\" → 2026-11-22).",
+        }
+    }
+
     /// What an input of this task looks like, for error messages and `--help`.
     pub fn describe_input(self) -> &'static str {
         match self {

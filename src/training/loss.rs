@@ -45,7 +45,8 @@ pub fn smoothed_targets(targets: &Tensor, vocab_size: i64, epsilon: f64) -> Tens
 }
 
 /// The label-smoothed loss of log-probabilities `[b, t, V]` against target ids `[b, t]`, ignoring the
-/// positions whose target is `pad_id`. `epsilon = 0` is the plain cross-entropy.
+/// positions whose target is `pad_id`. `epsilon = 0` is the plain cross-entropy. (The arguments come in
+/// the exercise's order: smoothing, then padding.)
 ///
 /// ```
 /// use tch::{Kind, Tensor};
@@ -53,10 +54,10 @@ pub fn smoothed_targets(targets: &Tensor, vocab_size: i64, epsilon: f64) -> Tens
 ///
 /// // One position, three classes, the model is sure of class 2, and class 2 is right.
 /// let log_probs = Tensor::from_slice(&[0.0001f32, 0.0001, 0.9998]).log().view([1, 1, 3]);
-/// let loss = label_smoothed_loss(&log_probs, &Tensor::from_slice(&[2i64]).view([1, 1]), 0, 0.0);
+/// let loss = label_smoothed_loss(&log_probs, &Tensor::from_slice(&[2i64]).view([1, 1]), 0.0, 0);
 /// assert!(loss.cross_entropy.double_value(&[]) < 1e-3);
 /// ```
-pub fn label_smoothed_loss(log_probs: &Tensor, targets: &Tensor, pad_id: i64, epsilon: f64) -> LossOutput {
+pub fn label_smoothed_loss(log_probs: &Tensor, targets: &Tensor, epsilon: f64, pad_id: i64) -> LossOutput {
     let vocab_size = *log_probs.size().last().expect("log-probabilities need a vocabulary axis");
     let log_probs = log_probs.reshape([-1, vocab_size]); // [n, V]
     let targets = targets.reshape([-1]); // [n]

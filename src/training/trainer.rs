@@ -23,7 +23,7 @@ use super::loss::label_smoothed_loss;
 use super::schedule::learning_rate;
 use crate::config::LayerNormPlacement;
 use crate::decoding::greedy;
-use crate::encoder_decoder::Seq2SeqConfig;
+use crate::config::Seq2SeqConfig;
 
 /// Everything a training run depends on. [`TrainOptions::for_task`] gives defaults that reach the
 /// targets on a 2-core CPU.
@@ -91,13 +91,6 @@ impl TrainOptions {
             self.d_model > 0 && self.heads > 0 && self.layers > 0,
             "--d-model, --heads and --layers must be positive"
         );
-        ensure!(
-            self.d_model % self.heads == 0,
-            "--d-model {} is not divisible by --heads {}: every head needs the same number of dimensions",
-            self.d_model,
-            self.heads
-        );
-        ensure!(self.d_model % 2 == 0, "--d-model must be even for the sinusoidal positions, got {}", self.d_model);
         ensure!(self.warmup > 0, "--warmup must be at least 1 (the schedule divides by it)");
         ensure!(
             (0.0..1.0).contains(&self.label_smoothing),
@@ -108,7 +101,9 @@ impl TrainOptions {
         ensure!(self.average_last >= 1, "--average-last must be at least 1 (1 keeps the last weights)");
         ensure!(self.average_last <= 20, "--average-last can average at most the 20 snapshots a run takes");
         ensure!(self.eval_size > 0, "the evaluation needs at least one held-out pair");
-        Ok(())
+        // The sizes are checked once, where the model's configuration checks them.
+        let sizes = format!("--d-model {} with --heads {}", self.d_model, self.heads);
+        self.model_config().validate().map_err(|e| anyhow::anyhow!("{e} ({sizes})"))
     }
 
     /// The model these options train: pre-LN, `d_ff = 4 · d_model`, one vocabulary for both sides.
@@ -183,7 +178,8 @@ pub fn train(options: &TrainOptions) -> Result<(TrainedModel, TrainReport)> {
         let lr = learning_rate(step, options.d_model, options.warmup, options.lr_factor);
         optimizer.set_lr(lr);
         let log_probs = trained.model.forward(&batch.source, &batch.target_in, true); // [b, t, V]
-        let loss = label_smoothed_loss(&log_probs, &batch.target_out, PAD, options.label_smoothing).cross_entropy;
+        let pad = trained.model.config.pad_id;
+        let loss = label_smoothed_loss(&log_probs, &batch.target_out, options.label_smoothing, pad).cross_entropy;
         optimizer.zero_grad();
         loss.backward();
         if let Some(max) = options.clip_grad_norm {
@@ -243,18 +239,19 @@ fn progress_bar(options: &TrainOptions) -> ProgressBar {
 pub fn evaluate(trained: &TrainedModel, examples: &[Example]) -> Result<Evaluation> {
     let _no_grad = tch::no_grad_guard();
     let (task, vocab, device) = (trained.task, trained.task.vocab(), trained.vs.device());
+    let pad = trained.model.config.pad_id;
     let max_new = task.max_lengths().1 + 1;
     let (mut exact, mut correct, mut positions, mut loss_sum) = (0usize, 0i64, 0i64, 0.0);
     for chunk in examples.chunks(250) {
         let batch = Batch::new(chunk, &vocab, task, device)?;
         let log_probs = trained.model.forward(&batch.source, &batch.target_in, false); // [b, t, V]
-        let keep = batch.target_out.ne(PAD);
+        let keep = batch.target_out.ne(pad);
         let right = log_probs.argmax(-1, false).eq_tensor(&batch.target_out).logical_and(&keep);
         correct += right.sum(Kind::Int64).int64_value(&[]);
         positions += batch.tokens;
-        loss_sum += label_smoothed_loss(&log_probs, &batch.target_out, PAD, 0.0).cross_entropy.double_value(&[])
+        loss_sum += label_smoothed_loss(&log_probs, &batch.target_out, 0.0, pad).cross_entropy.double_value(&[])
             * batch.tokens as f64;
-        let decoded = greedy(&trained.model, &batch.source, BOS, EOS, max_new, true);
+        let decoded = greedy(&trained.model, &batch.source, BOS, EOS, max_new, true)?;
         for (d, example) in decoded.iter().zip(chunk) {
             if d.finished && vocab.decode(&d.tokens) == example.target {
                 exact += 1;

@@ -19,10 +19,10 @@ use std::cell::RefCell;
 use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::decoding::StepDecoder;
-use transformer_anatomy::training::data::{Batch, Task, BOS, PAD};
+use transformer_anatomy::training::data::{Batch, Task, BOS};
 use transformer_anatomy::training::{label_smoothed_loss, TrainOptions, TrainedModel};
 use transformer_anatomy::{
-    Attention, BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, Seq2SeqConfig,
+    Attention, BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, Pass, Seq2SeqConfig,
     TransformerEncoder,
 };
 
@@ -166,8 +166,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     for &batch in batches {
         for &seq in seqs {
             let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, device));
-            measure("mha_per_head", batch, seq, &|| per_head.forward(&x, &x, None, false).output)?;
-            measure("mha_fused", batch, seq, &|| fused.forward(&x, &x, None, false).output)?;
+            measure("mha_per_head", batch, seq, &|| per_head.forward(&x, &x, None, Pass::EVAL).output)?;
+            measure("mha_fused", batch, seq, &|| fused.forward(&x, &x, None, Pass::EVAL).output)?;
             measure("mha_libtorch_sdpa", batch, seq, &|| fused.with_libtorch_kernel(&x, None))?;
         }
     }
@@ -191,7 +191,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         let train_step = || {
             tch::with_grad(|| {
                 let log_probs = trained.model.forward(&batch.source, &batch.target_in, true);
-                let loss = label_smoothed_loss(&log_probs, &batch.target_out, PAD, 0.1).cross_entropy;
+                let loss = label_smoothed_loss(&log_probs, &batch.target_out, 0.1, trained.model.config.pad_id).cross_entropy;
                 let mut optimizer = optimizer.borrow_mut();
                 optimizer.zero_grad();
                 loss.backward();

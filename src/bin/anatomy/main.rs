@@ -102,17 +102,19 @@ enum Outcome {
 }
 
 fn run(cli: Cli) -> Result<Outcome> {
-    let device = cli.device.device()?;
+    // Resolved only by the commands that run a model: `--device cuda exercises list` on a machine without
+    // a GPU lists the exercises instead of failing over a device it never uses.
+    let device = || cli.device.device();
     match cli.command {
-        Command::Tour(args) => tour::run(args, device)?,
+        Command::Tour(args) => tour::run(args, device()?)?,
         Command::Tokenize(args) => tokenize::run(args)?,
         Command::Doctor(args) => doctor::run(args)?,
-        Command::Bench(args) => bench::run(args, device)?,
-        Command::Encode(args) => encode::run(args, device)?,
+        Command::Bench(args) => bench::run(args, device()?)?,
+        Command::Encode(args) => encode::run(args, device()?)?,
         Command::Notebooks(args) => notebooks::run(args)?,
-        Command::Attention(args) => attention::run(args, device)?,
-        Command::Train(args) => train::run(args, device)?,
-        Command::Translate(args) => translate::run(args, device)?,
+        Command::Attention(args) => attention::run(args, device()?)?,
+        Command::Train(args) => train::run(args, device()?)?,
+        Command::Translate(args) => translate::run(args, device()?)?,
         // The report said what is missing; the exit code says "not yet" to scripts.
         Command::Exercises(args) => return Ok(if exercises::run(args)? { Outcome::Done } else { Outcome::NotYet }),
     }

@@ -9,6 +9,7 @@ use tch::{Device, IndexOp, Kind, Tensor};
 use transformer_anatomy::inspect::{format_value, max_abs_diff, preview_first_row, shape, values};
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::scaled_dot_product::apply_mask;
+use transformer_anatomy::decoding::greedy;
 use transformer_anatomy::training::data::{Task, BOS, EOS};
 use transformer_anatomy::training::{encode_source, train, TrainOptions};
 use transformer_anatomy::{
@@ -99,15 +100,15 @@ pub fn run(args: Args, device: Device) -> Result<()> {
 
     heading("8", "attention head and multi-head attention");
     let head = AttentionHead::new(&root / "step8" / "head", h, config.head_dim(), 0.0);
-    show("AttentionHead(768 → 64)(x)", &head.forward(&x, &x, None, false).output);
+    show("AttentionHead(768 → 64)(x)", &head.forward(&x, &x, None, Pass::EVAL).output);
     let mut per_head = MultiHeadAttention::new(&root / "step8" / "per_head", &config);
     let fused = FusedMultiHeadAttention::new(&root / "step8" / "fused", &config);
     per_head.copy_from_fused(&fused);
-    let attn_output = per_head.forward(&x, &x, None, false).output;
+    let attn_output = per_head.forward(&x, &x, None, Pass::EVAL).output;
     show("MultiHeadAttention: 12 heads, concat, output linear", &attn_output);
     println!(
         "   check  max |per-head − fused| with the same weights = {:.2e}",
-        max_abs_diff(&attn_output, &fused.forward(&x, &x, None, false).output)
+        max_abs_diff(&attn_output, &fused.forward(&x, &x, None, Pass::EVAL).output)
     );
 
     heading("9", "feed-forward");
@@ -191,7 +192,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     let vocab = Task::Copy.vocab();
     let digits = "3 1 4 1 5 9 2 6 5 3";
     let source = encode_source(&trained, digits)?;
-    let steps = trained.model.greedy_decode(&source, BOS, EOS, 11)?;
+    let decoded = greedy(&trained.model, &source, BOS, EOS, 11, true)?.remove(0);
+    let steps = &decoded.steps;
     println!("   op     start from <s>, append the most probable token, repeat until </s>");
     println!("   source {digits}");
     for (i, step) in steps.iter().enumerate() {

@@ -5,32 +5,18 @@ use anyhow::Result;
 use tch::Device;
 use transformer_anatomy::training::{save, train, Task, TrainOptions};
 
-/// The tasks, as clap values.
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum TaskArg {
-    /// Repeat ten digits.
-    Copy,
-    /// Write ten digits backwards.
-    Reverse,
-    /// A date in words to its ISO form ("the twenty-second of november 2026" → 2026-11-22).
-    Dates,
-}
-
-impl From<TaskArg> for Task {
-    fn from(t: TaskArg) -> Self {
-        match t {
-            TaskArg::Copy => Task::Copy,
-            TaskArg::Reverse => Task::Reverse,
-            TaskArg::Dates => Task::Dates,
-        }
-    }
+/// The tasks as clap values, read off the library's one list of tasks (`Task::ALL`, `Task::name`).
+fn task_parser() -> impl clap::builder::TypedValueParser<Value = Task> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = Task::ALL.map(|t| PossibleValue::new(t.name()).help(t.summary()));
+    PossibleValuesParser::new(values).map(|name| Task::from_name(&name).expect("clap accepted only task names"))
 }
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The task to learn.
-    #[arg(long, value_enum)]
-    task: TaskArg,
+    #[arg(long, value_parser = task_parser())]
+    task: Task,
     /// Optimizer steps [default: 300 for copy and reverse, 1000 for dates].
     #[arg(long)]
     steps: Option<u64>,
@@ -70,7 +56,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, device: Device) -> Result<()> {
-    let task = Task::from(args.task);
+    let task = args.task;
     let defaults = TrainOptions::for_task(task);
     let options = TrainOptions {
         steps: args.steps.unwrap_or(defaults.steps),

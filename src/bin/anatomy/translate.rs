@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::attention_view::html_page;
-use transformer_anatomy::decoding::{beam_search, BeamOptions};
+use transformer_anatomy::decoding::{beam_search, greedy, length_penalty, BeamOptions, Hypothesis};
 use transformer_anatomy::masks::{decoder_mask, padding_mask};
 use transformer_anatomy::training::checkpoint::check_output_path;
 use transformer_anatomy::training::data::{BOS, EOS};
@@ -67,9 +67,15 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         max_new_tokens: trained.config.max_len - 1,
         use_cache: !args.no_cache,
     };
-    let search = beam_search(&trained.model, &source, BOS, EOS, options)?;
-    let beams: Vec<Beam> = search
-        .hypotheses
+    // Width 1 is greedy decoding: the crate's one greedy decoder writes it.
+    let hypotheses = if options.width == 1 {
+        let d = greedy(&trained.model, &source, BOS, EOS, options.max_new_tokens, options.use_cache)?.remove(0);
+        let score = d.log_prob / length_penalty(d.tokens.len() + usize::from(d.finished), options.length_penalty);
+        vec![Hypothesis { tokens: d.tokens, log_prob: d.log_prob, score, finished: d.finished }]
+    } else {
+        beam_search(&trained.model, &source, BOS, EOS, options)?.hypotheses
+    };
+    let beams: Vec<Beam> = hypotheses
         .iter()
         .map(|h| {
             let tokens = vocab.decode(&h.tokens);
@@ -84,7 +90,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         .collect();
     let best = beams.first().context("the search found no output")?;
     if let Some(path) = &args.attention {
-        let ids = &search.hypotheses[0].tokens;
+        let ids = &hypotheses[0].tokens;
         let html = cross_attention_picture(&trained, &source, ids, &args.text)?;
         std::fs::write(path, html).with_context(|| format!("writing {}", path.display()))?;
     }

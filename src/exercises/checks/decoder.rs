@@ -7,6 +7,7 @@ use super::{
     call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, expect_shape, parts, randn, CheckResult,
     TRANSPOSE,
 };
+use crate::attention::Pass;
 use crate::config::{Activation, BertConfig, LayerNormPlacement};
 use crate::exercises::support::{DecoderLayerParts, Projections};
 use crate::inspect::max_abs_diff;
@@ -225,10 +226,10 @@ pub fn decoder_layer(
                     from memory"
             .into());
     }
-    let expected = layer.forward(&x, &memory, Some(&target_mask), Some(&source_mask), false).hidden_state;
+    let expected = layer.forward(&x, &memory, Some(&target_mask), Some(&source_mask), false, None).hidden_state;
     // Two classic arrangements of the same parts, to name them when they come out.
-    let self_attend = |h: &Tensor| parts.self_attention.forward(h, h, Some(&target_mask), false).output;
-    let cross_attend = |h: &Tensor| parts.cross_attention.forward(h, &memory, Some(&source_mask), false).output;
+    let self_attend = |h: &Tensor| parts.self_attention.forward(h, h, Some(&target_mask), Pass::EVAL).output;
+    let cross_attend = |h: &Tensor| parts.cross_attention.forward(h, &memory, Some(&source_mask), Pass::EVAL).output;
     let post_ln = {
         let y = parts.norm_1.forward(&(&x + self_attend(&x)));
         let y = parts.norm_2.forward(&(&y + cross_attend(&y)));

@@ -8,8 +8,8 @@
 //! 3. feed-forward: `x = x + feed_forward(norm_3(x))`.
 //!
 //! Shapes: `x` `[batch, t, d_model]`, `memory` `[batch, s, d_model]`; the result is `[batch, t, d_model]`.
-//! Run in evaluation mode (`train = false`). The attention parts are `FusedMultiHeadAttention`s: look at
-//! the one `forward(query_input, key_value_input, mask, train)` call of the `Attention` trait. Check:
+//! Run in evaluation mode (`Pass::EVAL`). The attention parts are `FusedMultiHeadAttention`s: look at
+//! the one `forward(query_input, key_value_input, mask, pass)` call of the `Attention` trait. Check:
 //! `anatomy exercises check decoder_layer`; hints: `exercises/hints/decoder_layer.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
