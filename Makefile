@@ -39,7 +39,7 @@ test: setup
 	scripts/notebooks.sh run
 	scripts/notebooks.sh book
 	scripts/book-check.sh
-	$(CARGO) test --no-fail-fast -- --test-threads=1
+	$(CARGO) test --no-fail-fast
 
 notebooks: setup
 	scripts/notebooks.sh launch

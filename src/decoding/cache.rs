@@ -22,9 +22,10 @@ use crate::masks::{decoder_mask, padding_mask};
 #[derive(Debug)]
 pub struct StepDecoder<'m> {
     model: &'m EncoderDecoder,
-    /// The encoder's output `[k, s, d_model]` and the source's padding mask `[k, 1, s]`.
+    /// The encoder's output `[k, s, d_model]` and the source's padding mask `[k, 1, s]` (none when no
+    /// source holds padding: nothing to hide, and two fewer operations per layer and step).
     memory: Tensor,
-    source_mask: Tensor,
+    source_mask: Option<Tensor>,
     /// Every token written so far, `<s>` first: `[k, t]`.
     written: Tensor,
     cache: Option<Vec<LayerCache>>,
@@ -34,8 +35,9 @@ impl<'m> StepDecoder<'m> {
     /// Encodes `source` `[k, s]` once; with `use_cache`, the decoder will keep its keys and values.
     pub fn new(model: &'m EncoderDecoder, source: &Tensor, start_id: i64, use_cache: bool) -> Self {
         let _no_grad = tch::no_grad_guard();
-        let source_mask = padding_mask(source, model.config.pad_id); // [k, 1, s]
-        let memory = model.encode(source, Some(&source_mask), false); // [k, s, d_model]
+        let has_padding = source.eq(model.config.pad_id).any().int64_value(&[]) != 0;
+        let source_mask = has_padding.then(|| padding_mask(source, model.config.pad_id)); // [k, 1, s]
+        let memory = model.encode(source, source_mask.as_ref(), false); // [k, s, d_model]
         let written = Tensor::full([source.size()[0], 1], start_id, (Kind::Int64, source.device()));
         let cache = use_cache.then(|| model.decoder.new_cache());
         StepDecoder { model, memory, source_mask, written, cache }
@@ -61,7 +63,7 @@ impl<'m> StepDecoder<'m> {
         let cache = self.cache.as_deref_mut();
         let states = model
             .decoder
-            .forward(&y, &self.memory, target_mask.as_ref(), Some(&self.source_mask), Pass::EVAL, cache)
+            .forward(&y, &self.memory, target_mask.as_ref(), self.source_mask.as_ref(), Pass::EVAL, cache)
             .hidden_state; // [k, t_new, d_model]
         let last = states.narrow(1, states.size()[1] - 1, 1); // [k, 1, d_model]
         model.generate(&last).squeeze_dim(1) // [k, V]
@@ -77,7 +79,7 @@ impl<'m> StepDecoder<'m> {
     pub fn select(&mut self, rows: &Tensor) {
         self.written = self.written.index_select(0, rows);
         self.memory = self.memory.index_select(0, rows);
-        self.source_mask = self.source_mask.index_select(0, rows);
+        self.source_mask = self.source_mask.as_ref().map(|m| m.index_select(0, rows));
         for layer in self.cache.iter_mut().flatten() {
             layer.select(rows);
         }
