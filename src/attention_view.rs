@@ -104,7 +104,6 @@ impl BertModel {
         }
         Ok(layers[layer].attention.queries_and_keys(&x, head as i64))
     }
-
 }
 
 const STYLE: &str = "font-family: system-ui, sans-serif; font-size: 13px; color: inherit;";

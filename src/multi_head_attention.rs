@@ -85,12 +85,19 @@ impl MultiHeadAttention {
 
 impl Attention for MultiHeadAttention {
     /// Runs every head, puts their outputs side by side and mixes them with the output projection.
-    fn forward(&self, query_input: &Tensor, key_value_input: &Tensor, mask: Option<&Tensor>, pass: Pass) -> AttentionOutput {
+    fn forward(
+        &self,
+        query_input: &Tensor,
+        key_value_input: &Tensor,
+        mask: Option<&Tensor>,
+        pass: Pass,
+    ) -> AttentionOutput {
         let heads: Vec<AttentionOutput> =
             self.heads.iter().map(|head| head.forward(query_input, key_value_input, mask, pass)).collect();
         let outputs: Vec<&Tensor> = heads.iter().map(|h| &h.output).collect();
         let output = self.output_linear.forward(&Tensor::cat(&outputs, -1)); // [batch, s_q, heads * head_dim = hidden]
-        let weights = pass.weights.then(|| Tensor::stack(&heads.iter().flat_map(|h| &h.weights).collect::<Vec<_>>(), 1));
+        let weights =
+            pass.weights.then(|| Tensor::stack(&heads.iter().flat_map(|h| &h.weights).collect::<Vec<_>>(), 1));
         AttentionOutput { output, weights } // weights: [batch, heads, s_q, s_k]
     }
 

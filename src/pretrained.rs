@@ -112,7 +112,8 @@ impl BertModel {
             None => tokenizer.encode(text, true)?,
         };
         let device = self.vs.device();
-        let output = self.forward(&encoding.ids_tensor(device), Some(&encoding.type_ids_tensor(device)), None, Pass::WEIGHTS)?;
+        let output =
+            self.forward(&encoding.ids_tensor(device), Some(&encoding.type_ids_tensor(device)), None, Pass::WEIGHTS)?;
         Ok((encoding, output))
     }
 }

@@ -10,7 +10,7 @@ use transformer_anatomy::{Activation, BertConfig, FeedForward};
 #[test]
 fn exact_gelu_has_known_values() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    // gelu(x) = x Φ(x): Φ(1) = 0.841344746, Φ(-1) = 0.158655254, Φ(2) = 0.977249868.
+                                          // gelu(x) = x Φ(x): Φ(1) = 0.841344746, Φ(-1) = 0.158655254, Φ(2) = 0.977249868.
     let x = Tensor::from_slice(&[-1.0f64, 0.0, 1.0, 2.0]);
     let got = values(&Activation::Gelu.apply(&x));
     for (g, want) in got.iter().zip([-0.158655254, 0.0, 0.841344746, 1.954499736]) {

@@ -134,7 +134,7 @@ fn sentence_similarities_match_and_rank_sensibly() {
 #[test]
 fn the_attention_weights_are_kept_only_when_the_pass_asks_for_them() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    // They are [batch, 12, seq, seq] per layer: an embedding of a long text must not pay for them.
+                                          // They are [batch, 12, seq, seq] per layer: an embedding of a long text must not pay for them.
     let m = model(AttentionKind::Fused);
     let ids = common::tokenizer().encode("time flies like an arrow", true).unwrap().ids_tensor(Device::Cpu);
     let plain = m.forward(&ids, None, None, false).unwrap();
@@ -262,7 +262,8 @@ fn bert_prefix_gamma_beta_and_extra_tensors_are_handled() {
     )
     .unwrap();
     let ids = Tensor::from_slice(&[1i64, 5, 9, 2]).view([1, 4]);
-    let (a, b) = (original.forward(&ids, None, None, false).unwrap(), per_head.forward(&ids, None, None, false).unwrap());
+    let (a, b) =
+        (original.forward(&ids, None, None, false).unwrap(), per_head.forward(&ids, None, None, false).unwrap());
     common::assert_close(&a.last_hidden_state, &b.last_hidden_state, 1e-5);
 
     // A file without one of the model's tensors is refused, naming it.

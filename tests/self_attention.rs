@@ -68,7 +68,7 @@ fn attend_is_a_weighted_sum_of_values(#[values(1, 2)] batch: i64, #[values(1, 5)
 #[test]
 fn known_values_match_pytorch() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    // q = k = v = arange(20).reshape(1, 5, 4) / 10; PyTorch prints these rows for this input.
+                                          // q = k = v = arange(20).reshape(1, 5, 4) / 10; PyTorch prints these rows for this input.
     let x = Tensor::arange(20, (Kind::Float, Device::Cpu)).reshape([1, 5, 4]) / 10.0;
     let out = scaled_dot_product_attention(&x, &x, &x, None);
     let row0 = values(&out.get(0).get(0));

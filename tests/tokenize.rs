@@ -61,7 +61,7 @@ fn words_are_split_into_word_pieces_and_unknown_characters_become_unk() {
 #[test]
 fn long_texts_are_neither_truncated_nor_padded() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    // The model's tokenizer.json asks for truncation and padding to 128; both are switched off.
+                                          // The model's tokenizer.json asks for truncation and padding to 128; both are switched off.
     let text = vec!["arrow"; 300].join(" ");
     assert_eq!(common::tokenizer().encode(&text, false).unwrap().len(), 300);
     assert_eq!(common::tokenizer().encode("arrow", false).unwrap().len(), 1);

@@ -24,7 +24,13 @@ use crate::encoder_decoder::{EncoderDecoder, POSITIONS};
 /// What both decoders check before they start, so that a bad request is an error rather than a
 /// LibTorch abort: source ids that the model can read, start and end ids in the target vocabulary, and
 /// a length the positional table covers (the decoder's input grows to `max_new_tokens` positions).
-fn check_request(model: &EncoderDecoder, source: &Tensor, start_id: i64, end_id: i64, max_new_tokens: i64) -> Result<()> {
+fn check_request(
+    model: &EncoderDecoder,
+    source: &Tensor,
+    start_id: i64,
+    end_id: i64,
+    max_new_tokens: i64,
+) -> Result<()> {
     let config = &model.config;
     check_ids(source, config.source_vocab_size, config.max_len, POSITIONS).context("source ids")?;
     ensure!(max_new_tokens >= 1, "max_new_tokens is {max_new_tokens}: ask for at least one new token");

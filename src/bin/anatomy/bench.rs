@@ -191,7 +191,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         let train_step = || {
             tch::with_grad(|| {
                 let log_probs = trained.model.forward(&batch.source, &batch.target_in, true);
-                let loss = label_smoothed_loss(&log_probs, &batch.target_out, 0.1, trained.model.config.pad_id).cross_entropy;
+                let loss =
+                    label_smoothed_loss(&log_probs, &batch.target_out, 0.1, trained.model.config.pad_id).cross_entropy;
                 let mut optimizer = optimizer.borrow_mut();
                 optimizer.zero_grad();
                 loss.backward();

@@ -6,10 +6,10 @@
 use anyhow::{ensure, Result};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, IndexOp, Kind, Tensor};
+use transformer_anatomy::decoding::greedy;
 use transformer_anatomy::inspect::{format_value, max_abs_diff, preview_first_row, shape, values};
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::scaled_dot_product::apply_mask;
-use transformer_anatomy::decoding::greedy;
 use transformer_anatomy::training::data::{Task, BOS, EOS};
 use transformer_anatomy::training::{encode_source, train, TrainOptions};
 use transformer_anatomy::{
