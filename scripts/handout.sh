@@ -2,8 +2,8 @@
 # `make handout DIR=folder`: writes the students' copy of the course into a new folder and checks it.
 #
 # The copy holds every file git tracks except what instructors keep back: the reference solutions
-# (solutions/), the instructors' tests of the exercises and of the grader (tests/exercises.rs,
-# tests/exercise-mistakes/, tests/grading_hostile.rs, tests/hostile-class/, scripts/test-grading.sh) and
+# (solutions/), the instructors' tests of the exercises and of the grader (crates/cli/tests/exercises.rs,
+# tests/exercise-mistakes/, crates/cli/tests/grading_hostile.rs, tests/hostile-class/, scripts/test-grading.sh) and
 # this script. It is then built on its own (in target/handout-build/ of this project, so that a second
 # handout reuses the compiled dependencies) and must list all sixteen exercises as "not done" and keep the
 # solutions closed. Nothing is written when DIR already exists.
@@ -17,7 +17,7 @@ dir=${1:-}
 [[ ! -e $dir ]] || die "$dir already exists: name a new folder, so that nothing of yours is overwritten"
 command -v git >/dev/null || die "git is missing: the handout copies the files git tracks"
 
-kept_back='^(solutions/|tests/exercises\.rs$|tests/exercise-mistakes/|tests/grading_hostile\.rs$|tests/hostile-class/|scripts/test-grading\.sh$|scripts/handout\.sh$)'
+kept_back='^(solutions/|crates/cli/tests/exercises\.rs$|tests/exercise-mistakes/|crates/cli/tests/grading_hostile\.rs$|tests/hostile-class/|scripts/test-grading\.sh$|scripts/handout\.sh$)'
 partial="$dir.partial-$$"
 trap 'rm -rf "$partial"' EXIT
 mkdir -p "$partial"
@@ -38,7 +38,7 @@ export CARGO_TARGET_DIR="$root/target/handout-build"
 # The copy's dependencies are this project's, built the same way: start from hard links to what is built
 # here, so that cargo finds them fresh and compiles only the copy's own packages. Those are left out of the
 # links: cargo gives a package the same hash wherever it lives, and their files would be rewritten in place.
-own='^(lib)?(transformer[-_]anatomy|anatomy|anatomy[-_]grader)-'
+own='^(lib)?(transformer[-_]anatomy|anatomy|anatomy[-_](grader|exercises|cli))-'
 if [[ ! -d $CARGO_TARGET_DIR/debug && -d $root/target/debug/deps ]]; then
   for part in deps build .fingerprint; do
     mkdir -p "$CARGO_TARGET_DIR/debug/$part"

@@ -52,15 +52,21 @@ pub mod encoder_decoder;
 pub mod training;
 pub mod decoding;
 
-// Real weights, pictures and notebooks.
+// Real weights, and the chapters as notebooks.
 pub mod pretrained;
-pub mod html;
-pub mod attention_view;
-pub mod display;
-pub mod charts;
 pub mod notebook;
 
-// Exercises and helpers.
+// Pictures (feature `pictures`, on by default; the exercises' checks build without it).
+#[cfg(feature = "pictures")]
+pub mod html;
+#[cfg(feature = "pictures")]
+pub mod attention_view;
+#[cfg(feature = "pictures")]
+pub mod display;
+#[cfg(feature = "pictures")]
+pub mod charts;
+
+// What an exercise hands a student (the exercises themselves are the `anatomy-exercises` crate), and helpers.
 pub mod exercises;
 pub mod inspect;
 pub mod model_dir;
@@ -77,6 +83,7 @@ pub use encoder_decoder::EncoderDecoder;
 pub use encoder_layer::{AttentionBlock, AttentionKind, EncoderOptions, LayerOutput, TransformerEncoderLayer};
 pub use feed_forward::FeedForward;
 pub use fused_attention::FusedMultiHeadAttention;
+#[cfg(feature = "pictures")]
 pub use html::Html;
 pub use masks::{causal_mask, decoder_mask, padding_mask};
 pub use multi_head_attention::MultiHeadAttention;

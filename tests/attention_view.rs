@@ -1,8 +1,6 @@
 //! Attention pictures: self-contained, well-formed, and drawing weights that are real probabilities.
 mod common;
 
-use std::process::Command;
-
 use tch::Device;
 use transformer_anatomy::attention_view::{html_page, AttentionPicture, QueriesAndKeys};
 use transformer_anatomy::charts::heatmap;
@@ -23,47 +21,6 @@ fn picture() -> AttentionPicture {
     AttentionPicture::new(encoding.tokens, b_start, &out.attentions).unwrap()
 }
 
-/// A small well-formedness check: every tag that opens is closed, in order (void and self-closing tags
-/// aside), and script/style contents are skipped.
-fn assert_well_formed(html: &str) {
-    let void = ["meta", "br", "input", "img", "hr", "link", "!DOCTYPE"];
-    let mut stack: Vec<String> = Vec::new();
-    let mut rest = html;
-    while let Some(start) = rest.find('<') {
-        rest = &rest[start + 1..];
-        let end = rest.find('>').expect("a tag that never closes");
-        let tag = &rest[..end];
-        rest = &rest[end + 1..];
-        if let Some(name) = tag.strip_prefix('/') {
-            let open = stack.pop().unwrap_or_else(|| panic!("</{name}> closes nothing"));
-            assert_eq!(open, name.trim(), "</{name}> closes <{open}>");
-            continue;
-        }
-        let name: String = tag.chars().take_while(|c| !c.is_whitespace() && *c != '/').collect();
-        if tag.ends_with('/') || void.contains(&name.as_str()) {
-            continue;
-        }
-        if name == "script" || name == "style" {
-            let close = format!("</{name}>");
-            let at = rest.find(&close).unwrap_or_else(|| panic!("<{name}> is never closed"));
-            rest = &rest[at + close.len()..];
-            continue;
-        }
-        stack.push(name);
-    }
-    assert!(stack.is_empty(), "tags left open: {stack:?}");
-}
-
-fn assert_self_contained(html: &str) {
-    for attribute in ["src=", "href=", "@import", "url("] {
-        for (i, _) in html.match_indices(attribute) {
-            let after = &html[i..(i + 40).min(html.len())];
-            assert!(!after.contains("http"), "an external resource: {after}");
-        }
-    }
-    assert!(!html.contains("<script src"), "no external script");
-}
-
 #[test]
 fn every_layer_and_head_sums_to_one_per_row() {
     let p = picture();
@@ -82,8 +39,8 @@ fn every_layer_and_head_sums_to_one_per_row() {
 fn the_head_view_is_well_formed_and_self_contained() {
     let p = picture();
     let html = html_page("head view", &p.head_view(0, 8).unwrap());
-    assert_well_formed(&html);
-    assert_self_contained(&html);
+    common::html::assert_well_formed(&html);
+    common::html::assert_self_contained(&html);
     assert!(html.contains("layer 0 · head 8") && html.contains(">banana<") && html.contains("sentence B"));
     // The embedded data carries every layer and head, rows summing to 1.
     let start = html.find(r#"class="anatomy-data">"#).unwrap() + r#"class="anatomy-data">"#.len();
@@ -98,8 +55,8 @@ fn the_head_view_is_well_formed_and_self_contained() {
 fn the_model_and_neuron_views_are_well_formed() {
     let p = picture();
     let model_view = html_page("model view", &p.model_view());
-    assert_well_formed(&model_view);
-    assert_self_contained(&model_view);
+    common::html::assert_well_formed(&model_view);
+    common::html::assert_self_contained(&model_view);
     assert_eq!(model_view.matches("<svg").count(), 6 * 12, "one heatmap per layer and head");
 
     let encoding = common::tokenizer().encode_pair(A, B, true).unwrap();
@@ -113,8 +70,8 @@ fn the_model_and_neuron_views_are_well_formed() {
     let weights = tch::Tensor::from_slice(&p.weights(0, 8).concat()).view([1, 13, 13]);
     common::assert_close(&scores.softmax(-1, tch::Kind::Float), &weights, 1e-5);
     let neuron = html_page("neuron view", &p.neuron_view(0, 8, 2, &qk).unwrap());
-    assert_well_formed(&neuron);
-    assert_self_contained(&neuron);
+    common::html::assert_well_formed(&neuron);
+    common::html::assert_self_contained(&neuron);
     assert!(neuron.contains("query token <b>flies</b>"));
     assert!(p.neuron_view(0, 8, 13, &qk).is_err());
 }
@@ -123,7 +80,7 @@ fn the_model_and_neuron_views_are_well_formed() {
 fn heatmaps_of_a_head_and_of_the_positional_encoding() {
     let pe = sinusoidal_positions(50, 32, Device::Cpu);
     let svg = heatmap("The sinusoidal encoding", ("dimension", "position"), &pe, None, None, false).unwrap();
-    assert_well_formed(&svg);
+    common::html::assert_well_formed(&svg);
     assert!(svg.matches("<rect").count() >= 50 * 32 + 64, "one cell per entry and the colour scale's bands");
     for text in ["The sinusoidal encoding", "dimension", "position"] {
         assert!(svg.contains(text), "no {text:?}");
@@ -139,50 +96,6 @@ fn heatmaps_of_a_head_and_of_the_positional_encoding() {
         false
     )
     .is_err());
-}
-
-fn anatomy(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().unwrap()
-}
-
-#[test]
-fn the_attention_command_prints_json_and_writes_pictures() {
-    let o = anatomy(&["attention", "--layer", "0", "--head", "8", "--json", A, B]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((v["layer"].as_u64(), v["head"].as_u64()), (Some(0), Some(8)));
-    assert_eq!(v["tokens"].as_array().unwrap().len(), 13);
-    for row in v["weights"].as_array().unwrap() {
-        let sum: f64 = row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).sum();
-        assert!((sum - 1.0).abs() < 1e-4);
-    }
-    let dir = std::env::temp_dir().join(format!("anatomy-attention-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    for view in ["head", "model", "neuron"] {
-        let file = dir.join(format!("{view}.html"));
-        let o =
-            anatomy(&["attention", "--view", view, "--layer", "0", "--head", "8", "-o", file.to_str().unwrap(), A, B]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let html = std::fs::read_to_string(&file).unwrap();
-        assert_well_formed(&html);
-        assert_self_contained(&html);
-    }
-    let o = anatomy(&["attention", "--layer", "9", A]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("layer 9 does not exist: choose 0..5"));
-}
-
-#[test]
-fn the_encode_command_prints_hidden_states_and_the_sentence_embedding() {
-    let o = anatomy(&["encode", "--json", A]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["tokens"], serde_json::json!(["[CLS]", "time", "flies", "like", "an", "arrow", "[SEP]"]));
-    let hidden = v["last_hidden_state"].as_array().unwrap();
-    assert_eq!((hidden.len(), hidden[0].as_array().unwrap().len()), (7, 384));
-    let embedding: Vec<f64> = v["sentence_embedding"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
-    let norm = embedding.iter().map(|x| x * x).sum::<f64>().sqrt();
-    assert!((norm - 1.0).abs() < 1e-5, "the sentence embedding has length 1, got {norm}");
 }
 
 /// Ranking the heads by "flies" → "arrow": the order is by weight, the top weight is the largest entry

@@ -2,5 +2,5 @@
 //! in `ANATOMY_GRADER_PLAN` that uses the library but no student file, and reads off cargo's messages how
 //! to compile and link a probe against the built library; every student's files are then compiled by
 //! `rustc` on their own, in a scratch folder (and, for a class, a sandbox). See
-//! `src/exercises/grading.rs`.
+//! `crates/exercises/src/grading/`.
 include!(env!("ANATOMY_GRADER_PLAN"));

@@ -16,4 +16,6 @@ pub use checkpoint::{average, load, save, TrainedModel};
 pub use data::{Batch, Example, Task, Vocab};
 pub use loss::{label_smoothed_loss, LossOutput};
 pub use schedule::learning_rate;
-pub use trainer::{encode_source, evaluate, train, Evaluation, StepRecord, TrainOptions, TrainReport};
+pub use trainer::{
+    encode_source, evaluate, train, train_with_progress, Evaluation, Progress, StepRecord, TrainOptions, TrainReport,
+};

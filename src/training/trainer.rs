@@ -12,7 +12,6 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use anyhow::{ensure, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
@@ -49,8 +48,6 @@ pub struct TrainOptions {
     /// How many held-out pairs the final evaluation decodes.
     pub eval_size: usize,
     pub device: Device,
-    /// Show a progress bar on the terminal.
-    pub progress: bool,
 }
 
 impl TrainOptions {
@@ -79,7 +76,6 @@ impl TrainOptions {
             clip_grad_norm: None,
             eval_size: 1000,
             device: Device::Cpu,
-            progress: false,
         }
     }
 
@@ -157,8 +153,30 @@ pub struct TrainReport {
     pub eval: Evaluation,
 }
 
+/// Where a training run stands, handed to [`train_with_progress`]'s callback every ten steps and at the end.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    pub step: u64,
+    pub steps: u64,
+    pub loss: f64,
+    pub lr: f64,
+    /// Target tokens per second so far.
+    pub tokens_per_s: f64,
+    /// Seconds since the first step began.
+    pub elapsed_s: f64,
+}
+
 /// Trains a model as `options` say and evaluates it on `options.eval_size` held-out pairs.
 pub fn train(options: &TrainOptions) -> Result<(TrainedModel, TrainReport)> {
+    train_with_progress(options, &mut |_| {})
+}
+
+/// [`train`], telling `on_progress` where it stands every ten steps: the command line draws a progress
+/// bar from it, a notebook may print a line. The library itself draws nothing.
+pub fn train_with_progress(
+    options: &TrainOptions,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<(TrainedModel, TrainReport)> {
     options.validate()?;
     tch::manual_seed(options.seed as i64);
     let task = options.task;
@@ -168,7 +186,6 @@ pub fn train(options: &TrainOptions) -> Result<(TrainedModel, TrainReport)> {
     let mut stream = TrainStream::new(task, options.seed, &held_out);
     let mut optimizer =
         nn::Adam { beta1: 0.9, beta2: 0.98, eps: 1e-9, wd: 0.0, amsgrad: false }.build(&trained.vs, 0.0)?;
-    let bar = progress_bar(options);
     let snapshot_every = (options.steps / 20).max(1);
     let mut snapshots: VecDeque<Vec<Tensor>> = VecDeque::new();
     let mut records = Vec::with_capacity(options.steps as usize);
@@ -196,13 +213,13 @@ pub fn train(options: &TrainOptions) -> Result<(TrainedModel, TrainReport)> {
             }
         }
         if step % 10 == 0 || step == options.steps {
-            let per_s = tokens as f64 / started.elapsed().as_secs_f64();
-            bar.set_position(step);
-            bar.set_message(format!("loss {:.3}  lr {lr:.2e}  {per_s:.0} tokens/s", records.last().unwrap().loss));
+            let elapsed_s = started.elapsed().as_secs_f64();
+            let loss = records.last().expect("a step was just recorded").loss;
+            let tokens_per_s = tokens as f64 / elapsed_s;
+            on_progress(&Progress { step, steps: options.steps, loss, lr, tokens_per_s, elapsed_s });
         }
     }
     let seconds = started.elapsed().as_secs_f64();
-    bar.finish_and_clear();
     if snapshots.len() > 1 {
         let averaged = average(snapshots.make_contiguous())?;
         tch::no_grad(|| {
@@ -220,19 +237,6 @@ pub fn train(options: &TrainOptions) -> Result<(TrainedModel, TrainReport)> {
         eval,
     };
     Ok((trained, report))
-}
-
-fn progress_bar(options: &TrainOptions) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(
-        Some(options.steps),
-        if options.progress { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() },
-    );
-    bar.set_style(
-        ProgressStyle::with_template("training {bar:30} {pos}/{len} steps  {msg}  eta {eta}")
-            .expect("a valid template")
-            .progress_chars("█▉ "),
-    );
-    bar
 }
 
 /// Exact match (greedy decoding, with the key/value cache), token accuracy and loss on `examples`.

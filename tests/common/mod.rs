@@ -1,5 +1,7 @@
 //! Helpers shared by the test files (one file per chapter section).
 #![allow(dead_code)]
+pub mod html;
+
 use tch::{Kind, Tensor};
 use transformer_anatomy::{model_dir::resolve_model_dir, Tokenizer};
 

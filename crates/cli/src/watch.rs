@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant, SystemTime};
 
+use anatomy_exercises::grading;
+use anatomy_exercises::{progress, Exercise, Status, EXERCISES};
 use anyhow::Result;
 use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 use crossterm::terminal;
 use notify::{RecursiveMode, Watcher};
-use transformer_anatomy::exercises::grading;
-use transformer_anatomy::exercises::{progress, Exercise, Status, EXERCISES};
 
 use crate::exercises::{list_text, mark, relative};
 
@@ -166,7 +166,7 @@ fn watch_files(tx: Sender<Input>) -> Option<notify::RecommendedWatcher> {
         }
     })
     .ok()?;
-    let folder = transformer_anatomy::exercises::exercises_dir();
+    let folder = anatomy_exercises::exercises_dir();
     watcher.watch(&folder, RecursiveMode::NonRecursive).ok()?;
     Some(watcher)
 }

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use transformer_anatomy::exercises::grading::project_root;
-use transformer_anatomy::exercises::{find, EXERCISES};
+use anatomy_exercises::grading::project_root;
+use anatomy_exercises::{find, EXERCISES};
 
 struct Attack {
     student: String,

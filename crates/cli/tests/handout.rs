@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use transformer_anatomy::exercises::grading::project_root;
+use anatomy_exercises::grading::project_root;
 
 #[test]
 fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_from_nothing_done() {
@@ -27,16 +27,16 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
     assert!(out.contains("lists 16 exercises as not done and keeps the solutions back"), "{out}");
     for kept_back in [
         "solutions",
-        "tests/exercises.rs",
+        "crates/cli/tests/exercises.rs",
         "tests/exercise-mistakes",
-        "tests/grading_hostile.rs",
+        "crates/cli/tests/grading_hostile.rs",
         "tests/hostile-class",
     ] {
         assert!(!dir.join(kept_back).exists(), "the handout contains {kept_back}");
     }
     for given in [
         "Cargo.toml",
-        "src/exercises/stubs/cross_attention.rs",
+        "crates/exercises/src/stubs/cross_attention.rs",
         "exercises/hints/cross_attention.md",
         "exercises/course.toml",
         "README.md",

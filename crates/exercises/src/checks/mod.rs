@@ -14,7 +14,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use tch::{Device, Kind, Tensor};
 
-use crate::inspect::max_abs_diff;
+use transformer_anatomy::inspect::max_abs_diff;
 
 mod attention;
 mod decoder;

@@ -3,7 +3,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use tch::Device;
-use transformer_anatomy::training::{save, train, Task, TrainOptions};
+use transformer_anatomy::training::{save, train_with_progress, Task, TrainOptions};
+
+use crate::progress::TrainingBar;
 
 /// The tasks as clap values, read off the library's one list of tasks (`Task::ALL`, `Task::name`).
 fn task_parser() -> impl clap::builder::TypedValueParser<Value = Task> {
@@ -70,7 +72,6 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         average_last: args.average_last,
         clip_grad_norm: args.clip,
         device,
-        progress: !args.json,
         ..defaults
     };
     options.validate()?;
@@ -78,7 +79,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         // Before the work, not after it: a run must not end in "cannot write".
         transformer_anatomy::training::checkpoint::check_output_path(path)?;
     }
-    let (trained, report) = train(&options)?;
+    let mut bar = TrainingBar::new(options.steps, !args.json);
+    let (trained, report) = train_with_progress(&options, &mut |p| bar.update(p))?;
     if let Some(path) = &args.output {
         save(&trained, path)?;
     }

@@ -2,12 +2,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use anatomy_exercises::course::{self, Course};
+use anatomy_exercises::grading::{self, Submission};
+use anatomy_exercises::sandbox::Limits;
+use anatomy_exercises::{self as exercises, progress, Exercise, Outcome, Status, EXERCISES};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use transformer_anatomy::exercises::course::{self, Course};
-use transformer_anatomy::exercises::grading::{self, Submission};
-use transformer_anatomy::exercises::sandbox::Limits;
-use transformer_anatomy::exercises::{self, progress, Exercise, Outcome, Status, EXERCISES};
 
 #[derive(clap::Args)]
 pub struct Args {

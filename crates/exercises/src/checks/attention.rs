@@ -4,7 +4,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, parts, randn, CheckResult, TRANSPOSE};
-use crate::exercises::support::Projections;
+use transformer_anatomy::exercises::support::Projections;
 
 /// softmax(q kᵀ / scale) over `axis`, in f64: the reference and its classic variations.
 fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {

@@ -11,7 +11,7 @@ use transformer_anatomy::inspect::{format_value, max_abs_diff, preview_first_row
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::scaled_dot_product::apply_mask;
 use transformer_anatomy::training::data::{Task, BOS, EOS};
-use transformer_anatomy::training::{encode_source, train, TrainOptions};
+use transformer_anatomy::training::{encode_source, train_with_progress, TrainOptions};
 use transformer_anatomy::{
     attend, attention_scores, attention_weights, causal_mask, check_input_ids, masked_attention_weights,
     scaled_dot_product_attention, token_embedding, Attention, AttentionHead, BertConfig, EncoderOptions, FeedForward,
@@ -19,6 +19,7 @@ use transformer_anatomy::{
     TransformerForSequenceClassification,
 };
 
+use crate::progress::TrainingBar;
 use crate::ModelArg;
 
 #[derive(clap::Args)]
@@ -173,14 +174,14 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         eval_size: 200,
         seed: args.seed as u64,
         device,
-        progress: true,
         ..TrainOptions::for_task(Task::Copy)
     };
     println!(
         "   op     train {} steps on pairs of 10 digits → the same 10 digits (batch 64, Adam, warm-up)",
         options.steps
     );
-    let (trained, report) = tch::with_grad(|| train(&options))?;
+    let mut bar = TrainingBar::new(options.steps, true);
+    let (trained, report) = tch::with_grad(|| train_with_progress(&options, &mut |p| bar.update(p)))?;
     let (first, last) = (report.steps[0].loss, report.steps[report.steps.len() - 1].loss);
     println!("   loss   {first:.3} → {last:.3} (label-smoothed cross-entropy)");
     println!(

@@ -63,9 +63,11 @@ impl Default for Options {
     }
 }
 
-/// The project's root: where `Cargo.toml` and the `grader/` package are.
+/// The project's root: where the workspace's `Cargo.toml` and the `grader/` package are (this crate is
+/// `crates/exercises/` inside it).
 pub fn project_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    root.canonicalize().unwrap_or(root)
 }
 
 fn work_dir() -> PathBuf {

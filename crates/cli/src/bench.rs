@@ -98,7 +98,7 @@ struct Reply {
 
 impl PyTorch {
     fn start(python: &PathBuf) -> Result<Self> {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench_pytorch.py");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/bench_pytorch.py");
         let mut child = Command::new(python)
             .args([script, "--serve"])
             .stdin(Stdio::piped())

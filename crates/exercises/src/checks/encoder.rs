@@ -4,7 +4,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{call, expect_close_or_name, expect_shape, randn, CheckResult};
-use crate::init;
+use transformer_anatomy::init;
 
 /// `x · Wᵀ + b` of a linear map, in f64.
 fn affine(x: &Tensor, linear: &nn::Linear) -> Tensor {

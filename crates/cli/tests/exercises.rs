@@ -15,8 +15,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use transformer_anatomy::exercises::grading::{grade, project_root, stub_file, Submission};
-use transformer_anatomy::exercises::{find, Status, EXERCISES};
+use anatomy_exercises::grading::{grade, project_root, stub_file, Submission};
+use anatomy_exercises::{find, Status, EXERCISES};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("anatomy-exercises-{}-{name}", std::process::id()));

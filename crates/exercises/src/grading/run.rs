@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use super::Setup;
-use crate::exercises::sandbox::{self, ChildSetup, Limits};
-use crate::exercises::tape;
+use crate::sandbox::{self, ChildSetup, Limits};
+use crate::tape;
 
 /// One probe run's findings for each check: the recorded entries and, when the check did not finish, why.
 pub(super) type Tapes = Vec<(Vec<tape::Entry>, Option<String>)>;

@@ -7,12 +7,12 @@ use super::{
     call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, expect_shape, parts, randn, CheckResult,
     TRANSPOSE,
 };
-use crate::attention::Pass;
-use crate::config::{Activation, BertConfig, LayerNormPlacement};
-use crate::exercises::support::{DecoderLayerParts, Projections};
-use crate::inspect::max_abs_diff;
-use crate::masks::{decoder_mask, padding_mask};
-use crate::{Attention, TransformerDecoderLayer};
+use transformer_anatomy::attention::Pass;
+use transformer_anatomy::config::{Activation, BertConfig, LayerNormPlacement};
+use transformer_anatomy::exercises::support::{DecoderLayerParts, Projections};
+use transformer_anatomy::inspect::max_abs_diff;
+use transformer_anatomy::masks::{decoder_mask, padding_mask};
+use transformer_anatomy::{Attention, TransformerDecoderLayer};
 
 /// `causal_mask`: the mask's entries one by one, then the masked softmax against a softmax of each row's
 /// allowed part.

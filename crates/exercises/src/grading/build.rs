@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::run::wait_or_kill;
 use super::{project_root, tempdir_in, Setup, Submission};
-use crate::exercises::sandbox::{self, ChildSetup};
+use crate::sandbox::{self, ChildSetup};
 
 /// The generated `main.rs` of a unit, and which submissions its modules and lines belong to.
 pub(super) struct Plan {
@@ -28,7 +28,7 @@ pub(super) struct Plan {
 
 impl Plan {
     pub(super) fn write(unit: &[Submission], chosen: &[usize], folder: &Path) -> Result<Self> {
-        let mut source = String::from("// Written by transformer_anatomy::exercises::grading for one grading.\n");
+        let mut source = String::from("// Written by anatomy_exercises::grading for one grading.\n");
         source += "#![allow(unused_variables, dead_code, unused_imports, unused_mut)]\n";
         let mut files: BTreeMap<String, (Vec<usize>, PathBuf)> = BTreeMap::new();
         let mut by_text: BTreeMap<Vec<u8>, String> = BTreeMap::new();
@@ -44,8 +44,8 @@ impl Plan {
             files.entry(format!("{module}.rs")).or_insert_with(|| (Vec::new(), unit[i].file.clone())).0.push(i);
             module_of.insert(i, module);
         }
-        source += "fn main() {\n    use transformer_anatomy::exercises::{checks, tape::record};\n";
-        source += "    transformer_anatomy::exercises::probe::main(&[\n";
+        source += "fn main() {\n    use anatomy_exercises::{checks, tape::record};\n";
+        source += "    anatomy_exercises::probe::main(&[\n";
         let mut lines = BTreeMap::new();
         for &i in chosen {
             let e = unit[i].exercise;
@@ -137,6 +137,10 @@ struct Span {
     is_primary: bool,
 }
 
+/// The crates a probe may name: the learner's crate (the student files' `transformer_anatomy`), tch, and
+/// this crate (the generated main's checks and tape).
+const EXTERNS: [&str; 3] = ["transformer_anatomy", "tch", "anatomy_exercises"];
+
 impl Recipe {
     /// Builds `anatomy-grader` (a program with no student code) and reads what it was linked from.
     pub(super) fn get(work: &Path) -> Result<Recipe> {
@@ -145,7 +149,7 @@ impl Recipe {
         let lock = File::create(work.join(".lock"))?;
         lock.lock().context("cannot lock target/exercise-grader/.lock")?;
         let plan = work.join("recipe.rs");
-        let text = "fn main() { println!(\"{}\", transformer_anatomy::exercises::EXERCISES.len()); }\n";
+        let text = "fn main() { println!(\"{}\", anatomy_exercises::EXERCISES.len()); }\n";
         if fs::read_to_string(&plan).ok().as_deref() != Some(text) {
             fs::write(&plan, text)?;
         }
@@ -168,7 +172,7 @@ impl Recipe {
                         continue;
                     }
                     for f in m.filenames {
-                        if name == "transformer_anatomy" || name == "tch" {
+                        if EXTERNS.contains(&name.as_str()) {
                             if f.extension().is_some_and(|x| x == "rlib") {
                                 externs.push((name.clone(), f.clone()));
                             }
@@ -184,7 +188,7 @@ impl Recipe {
                 _ => {}
             }
         }
-        if !output.status.success() || externs.len() != 2 {
+        if !output.status.success() || externs.len() != EXTERNS.len() {
             let stderr = String::from_utf8_lossy(&output.stderr);
             bail!(
                 "building the exercise grader failed: {}",

@@ -7,6 +7,7 @@ mod doctor;
 mod encode;
 mod exercises;
 mod notebooks;
+mod progress;
 mod tokenize;
 mod tour;
 mod train;

@@ -26,7 +26,10 @@ enum Command {
 
 pub fn run(args: Args) -> Result<()> {
     let Command::Build { check, root } = args.command;
-    let root = root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let root = root.unwrap_or_else(|| {
+        let workspace = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        workspace.canonicalize().unwrap_or(workspace)
+    });
     let mut stale = vec![];
     for (chapter, notebook) in chapter_notebooks(&root)? {
         let markdown = std::fs::read_to_string(&chapter)?;

@@ -1,0 +1,319 @@
+//! # Exercises, rustlings-style, with a grader
+//!
+//! [`EXERCISES`] is the one list of exercises: `anatomy exercises list`, `check`, `watch`, `reset`,
+//! `solution` and `grade` (a class), and the table in `exercises/README.md`, all read it. An exercise is
+//! named once; its student file is `exercises/NAME.rs`, its hints `exercises/hints/NAME.md`, its reference
+//! solution `solutions/NAME.rs`, and its check the function `checks::NAME`, which takes the student's
+//! functions (listed in `functions`) in order.
+//!
+//! The untouched stubs live in this crate (`crates/exercises/src/stubs/`), so a student can always get one back
+//! (`anatomy exercises reset NAME`) and a missing `exercises/NAME.rs` is written out on first use. Student
+//! files are never compiled into this library: [`grading`] compiles each file on its own.
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub mod checks;
+pub mod course;
+pub mod grading;
+pub mod probe;
+pub mod progress;
+pub mod sandbox;
+
+pub mod tape;
+
+/// One exercise of the course.
+#[derive(Debug)]
+pub struct Exercise {
+    pub name: &'static str,
+    /// What it asks, in a line.
+    pub summary: &'static str,
+    /// The chapter notebook (`chapters/NN-….md`) that explains the step.
+    pub chapter: &'static str,
+    /// The chapter's own homework (encoder-decoder attention).
+    pub homework: bool,
+    /// The functions the student writes, in the order `checks::NAME` takes them, with their number of
+    /// arguments.
+    pub functions: &'static [(&'static str, usize)],
+    /// The untouched student file.
+    pub stub: &'static str,
+    /// The hints, one numbered item per level.
+    pub hints: &'static str,
+}
+
+macro_rules! exercise {
+    ($name:literal, $chapter:literal, $homework:literal, [$($f:literal / $n:literal),+], $summary:literal) => {
+        Exercise {
+            name: $name,
+            summary: $summary,
+            chapter: $chapter,
+            homework: $homework,
+            functions: &[$(($f, $n)),+],
+            stub: include_str!(concat!("stubs/", $name, ".rs")),
+            hints: include_str!(concat!("../../../exercises/hints/", $name, ".md")),
+        }
+    };
+}
+
+/// Every exercise, in the order to do them: the chapter's steps, the decoder, then training and decoding.
+pub const EXERCISES: &[Exercise] = &[
+    exercise!(
+        "scaled_dot_product",
+        "02-self-attention",
+        false,
+        ["scaled_dot_product" / 3],
+        "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values"
+    ),
+    exercise!(
+        "attention_head",
+        "02-self-attention",
+        false,
+        ["attention_head" / 2],
+        "one attention head: three linear maps, then scaled dot-product attention"
+    ),
+    exercise!(
+        "split_heads",
+        "03-multi-head-attention",
+        false,
+        ["split_heads" / 2, "merge_heads" / 1],
+        "cut the hidden axis into heads and put it back (view and transpose)"
+    ),
+    exercise!(
+        "feed_forward",
+        "04-feed-forward",
+        false,
+        ["feed_forward" / 3],
+        "the position-wise feed-forward layer: linear, GELU, linear"
+    ),
+    exercise!(
+        "layer_norm",
+        "05-layer-norm-and-encoder-layer",
+        false,
+        ["layer_norm" / 4],
+        "layer normalization by hand: mean, biased variance, ε, scale and shift"
+    ),
+    exercise!(
+        "embeddings",
+        "06-positional-embeddings",
+        false,
+        ["embeddings" / 4],
+        "token plus learned position embeddings, then one layer norm"
+    ),
+    exercise!(
+        "classifier_head",
+        "07-encoder-and-classifier",
+        false,
+        ["classifier_head" / 2],
+        "class logits from the hidden state of the first ([CLS]) token"
+    ),
+    exercise!(
+        "causal_mask",
+        "08-decoder-and-masking",
+        false,
+        ["causal_mask" / 2, "masked_softmax" / 2],
+        "build the lower-triangular mask and hide the future from the softmax"
+    ),
+    exercise!(
+        "cross_attention",
+        "08-decoder-and-masking",
+        true,
+        ["cross_attention" / 4],
+        "encoder-decoder attention: queries from the decoder, keys and values from the encoder"
+    ),
+    exercise!(
+        "decoder_layer",
+        "08-decoder-and-masking",
+        false,
+        ["decoder_layer" / 5],
+        "masked self-attention, cross-attention and feed-forward, pre-layer-norm"
+    ),
+    exercise!(
+        "sinusoidal_positions",
+        "06-positional-embeddings",
+        false,
+        ["sinusoidal_positions" / 3],
+        "the fixed sine/cosine positional encoding of the 2017 paper"
+    ),
+    exercise!(
+        "shift_right",
+        "10-training",
+        false,
+        ["shift_right" / 3],
+        "teacher forcing: the decoder's input is the target shifted right behind a start token"
+    ),
+    exercise!(
+        "label_smoothed_loss",
+        "10-training",
+        false,
+        ["label_smoothed_loss" / 4],
+        "cross-entropy against smoothed targets, padding left out"
+    ),
+    exercise!(
+        "warmup_schedule",
+        "10-training",
+        false,
+        ["learning_rate" / 3],
+        "the paper's learning rate: linear warm-up, then 1/√step"
+    ),
+    exercise!(
+        "beam_step",
+        "10-training",
+        false,
+        ["beam_step" / 3],
+        "one step of beam search: extend every beam, keep the best over all of them"
+    ),
+    exercise!(
+        "cached_attention",
+        "10-training",
+        false,
+        ["cached_attention" / 5],
+        "one decoding step with a key/value cache: append, then attend"
+    ),
+];
+
+/// The folder of the student's files: `exercises/`, or the folder named by `ANATOMY_EXERCISES_DIR` (a
+/// second set of files, say, or a test's scratch folder). Progress is kept there too.
+pub fn exercises_dir() -> PathBuf {
+    match std::env::var_os("ANATOMY_EXERCISES_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => grading::project_root().join("exercises"),
+    }
+}
+
+/// The exercise of that name, or an error that lists the names.
+pub fn find(name: &str) -> anyhow::Result<&'static Exercise> {
+    EXERCISES.iter().find(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
+        anyhow::anyhow!("no exercise named {name:?}: choose one of {}", names.join(", "))
+    })
+}
+
+impl Exercise {
+    /// The student's file.
+    pub fn file(&self) -> PathBuf {
+        exercises_dir().join(format!("{}.rs", self.name))
+    }
+
+    /// The hint file.
+    pub fn hint_file(&self) -> PathBuf {
+        grading::project_root().join("exercises").join("hints").join(format!("{}.md", self.name))
+    }
+
+    /// The reference solution (present in instructors' copies only).
+    pub fn solution_file(&self) -> PathBuf {
+        grading::project_root().join("solutions").join(format!("{}.rs", self.name))
+    }
+
+    /// Its position in the course, from 1.
+    pub fn number(&self) -> usize {
+        EXERCISES.iter().position(|e| e.name == self.name).expect("registered") + 1
+    }
+
+    /// The hints, one per level, in increasing detail (the numbered items of the hint file).
+    pub fn hint_levels(&self) -> Vec<String> {
+        let mut levels: Vec<String> = Vec::new();
+        for line in self.hints.lines() {
+            let starts_item =
+                line.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if starts_item {
+                levels.push(line.split_once(". ").expect("checked").1.to_string());
+            } else if let Some(last) = levels.last_mut() {
+                if !line.trim().is_empty() {
+                    last.push(' ');
+                    last.push_str(line.trim());
+                }
+            }
+        }
+        levels
+    }
+}
+
+/// Where an exercise stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Passed,
+    /// The body still calls `todo!()` (or `unimplemented!()`).
+    NotDone,
+    Failed,
+    /// The file does not compile (the message is the compiler's first error in it).
+    DoesNotCompile,
+}
+
+impl Status {
+    /// How a table or list shows it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::NotDone => "not done",
+            Status::Failed => "failed",
+            Status::DoesNotCompile => "does not compile",
+        }
+    }
+}
+
+/// The result of grading one file, with a message for the student.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    /// The exercise.
+    pub name: &'static str,
+    /// What was graded ("causal_mask", or "ada/causal_mask" in a class).
+    pub label: String,
+    pub status: Status,
+    pub message: String,
+    /// For a check of independent parts: how many passed, and how many there are (partial credit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<(usize, usize)>,
+}
+
+/// Runs a check, turning a panic into a status: `todo!()` means "not done", anything else a failure
+/// with the panic's message. The default panic report is silenced meanwhile.
+pub fn run_check(check: impl FnOnce() -> checks::CheckResult) -> (Status, String) {
+    let previous_hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let result = panic::catch_unwind(AssertUnwindSafe(check));
+    panic::set_hook(previous_hook);
+    match result {
+        Ok(Ok(())) => (Status::Passed, "passed".to_string()),
+        Ok(Err(message)) => (Status::Failed, message),
+        Err(payload) => {
+            if let Some(tape::Stopped(why)) = payload.downcast_ref::<tape::Stopped>() {
+                return (Status::Failed, why.clone());
+            }
+            let text = panic_text(&*payload);
+            if let Some(rest) =
+                text.strip_prefix("not yet implemented").or_else(|| text.strip_prefix("not implemented"))
+            {
+                let what = rest.trim_start_matches(':').trim();
+                (
+                    Status::NotDone,
+                    if what.is_empty() { "not done yet".into() } else { format!("not done yet ({what})") },
+                )
+            } else {
+                (Status::Failed, format!("panicked: {}", tidy_panic(&text)))
+            }
+        }
+    }
+}
+
+/// A panic's message, whatever its payload type.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".into())
+}
+
+/// The useful part of a panic message. tch's errors arrive as `...Err` value: Torch("<message>\n<C++ stack>")`:
+/// keep LibTorch's first line, not the stack.
+pub(crate) fn tidy_panic(text: &str) -> String {
+    match text.split_once("Torch(\"") {
+        Some((_, rest)) => {
+            let first = rest.split("\\n").next().unwrap_or(rest).split('\n').next().unwrap_or(rest);
+            format!("LibTorch: {}", first.trim_end_matches("\")").trim_end_matches('"'))
+        }
+        None => text.lines().next().unwrap_or_default().to_string(),
+    }
+}
