@@ -34,7 +34,8 @@ pub struct Args {
     /// Timed runs per case and round; the median is reported.
     #[arg(long, default_value_t = 10)]
     repeats: usize,
-    /// Rounds per case when comparing with PyTorch (ours, theirs, ours, theirs, ...).
+    /// Rounds per case when comparing with PyTorch (ours, theirs, ours, theirs, ...), and (at least 3)
+    /// for the two decoding variants, which alternate the same way.
     #[arg(long, default_value_t = 3)]
     rounds: usize,
     /// Only batch 1 and sequence length 5, to check that the benchmark runs.
@@ -145,16 +146,11 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     ];
 
     let mut results = Vec::new();
-    // Cases named `ours_only:…` have no PyTorch counterpart (they compare two of our own variants).
     let mut measure = |name: &str, batch: i64, seq: i64, f: &dyn Fn() -> Tensor| -> Result<()> {
-        let (ours_only, name) = match name.strip_prefix("ours_only:") {
-            Some(rest) => (true, rest),
-            None => (false, name),
-        };
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..if pytorch.is_some() { args.rounds.max(1) } else { 1 } {
             ours.push(median_seconds(args.repeats, f));
-            if let (Some(py), false) = (pytorch.as_mut(), ours_only) {
+            if let Some(py) = pytorch.as_mut() {
                 theirs.push(py.time(name, batch, seq, args.repeats)?);
             }
         }
@@ -228,8 +224,16 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             }
             steps.written().shallow_clone()
         };
-        measure(&format!("ours_only:decode_cached_{size}"), 1, generated, &|| decode(true))?;
-        measure(&format!("ours_only:decode_recompute_{size}"), 1, generated, &|| decode(false))?;
+        // The two variants alternate, round by round, so that the machine's drift falls on both alike.
+        let (mut cached, mut recomputed) = (Vec::new(), Vec::new());
+        for _ in 0..args.rounds.max(3) {
+            cached.push(median_seconds(args.repeats, &|| decode(true)));
+            recomputed.push(median_seconds(args.repeats, &|| decode(false)));
+        }
+        for (variant, times) in [("cached", cached), ("recompute", recomputed)] {
+            let name = format!("decode_{variant}_{size}");
+            results.push(Timing { name, batch: 1, seq: generated, median_s: median(times), pytorch_median_s: None });
+        }
     }
 
     if args.json {
@@ -252,6 +256,13 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     }
     if pytorch.is_some() {
         println!("ratio = ours / PyTorch's, interleaved in one run: below 1 means the Rust version is faster");
+    }
+    let time_of = |name: &str| results.iter().find(|t| t.name == name).map(|t| t.median_s);
+    for (size, _) in models {
+        if let (Some(c), Some(r)) = (time_of(&format!("decode_cached_{size}")), time_of(&format!("decode_recompute_{size}")))
+        {
+            println!("decoding {generated} tokens, {size}: the key/value cache is {:.2}× as fast as recomputing", r / c);
+        }
     }
     Ok(())
 }
