@@ -47,6 +47,9 @@ pub struct Args {
     pytorch: Option<PathBuf>,
 }
 
+/// How long one side of an interleaved comparison waits before the other side runs.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
+
 #[derive(Serialize)]
 struct Timing {
     name: String,
@@ -151,7 +154,11 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         for _ in 0..if pytorch.is_some() { args.rounds.max(1) } else { 1 } {
             ours.push(median_seconds(args.repeats, f));
             if let Some(py) = pytorch.as_mut() {
+                // Each side's worker threads keep spinning for a while after their last operation and
+                // would take the cores from the other side: let them fall asleep before the other starts.
+                std::thread::sleep(SETTLE);
                 theirs.push(py.time(name, batch, seq, args.repeats)?);
+                std::thread::sleep(SETTLE);
             }
         }
         let pytorch_median_s = (!theirs.is_empty()).then(|| median(theirs));
