@@ -10,6 +10,8 @@ fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let root = manifest.ancestors().find(|d| d.join("grader").is_dir()).unwrap_or(&manifest).to_path_buf();
     let solutions = root.join("solutions");
+    // The project's folders (chapters, exercises, solutions, scripts) for code in any of its crates.
+    println!("cargo:rustc-env=ANATOMY_PROJECT_ROOT={}", root.display());
     println!("cargo:rustc-check-cfg=cfg(anatomy_solutions)");
     println!("cargo:rerun-if-changed={}", solutions.display());
     if solutions.is_dir() {

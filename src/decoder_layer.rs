@@ -74,16 +74,6 @@ impl LayerCache {
         (k.shallow_clone(), v.shallow_clone())
     }
 
-    /// How many positions the cache holds.
-    pub fn len(&self) -> i64 {
-        self.written.as_ref().map_or(0, |(k, _)| k.size()[2])
-    }
-
-    /// Whether nothing has been written yet.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Keeps the sequences `rows` (`[k']` indices into the batch), in that order: how beam search follows
     /// the beams it keeps, several of which may descend from one parent.
     pub fn select(&mut self, rows: &Tensor) {

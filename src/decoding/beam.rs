@@ -38,6 +38,15 @@ pub struct Hypothesis {
     pub finished: bool,
 }
 
+impl Hypothesis {
+    /// A hypothesis scored by `log_prob / lp(len)` with length-penalty exponent `alpha`; `len` counts the
+    /// end token when `finished`. Greedy output ranked among beams gets its score here too.
+    pub fn new(tokens: Vec<i64>, log_prob: f64, finished: bool, alpha: f64) -> Self {
+        let len = tokens.len() + usize::from(finished);
+        Hypothesis { tokens, log_prob, score: log_prob / length_penalty(len, alpha), finished }
+    }
+}
+
 /// One beam alive after a step: which beam of the step before it extends, with which token, and its
 /// summed log-probability. The steps together draw the search tree.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,10 +85,7 @@ pub fn beam_search(
     let mut beams: Vec<(Vec<i64>, f64)> = vec![(Vec::new(), 0.0)];
     let mut finished: Vec<Hypothesis> = Vec::new();
     let mut steps = Vec::new();
-    let finish = |tokens: Vec<i64>, log_prob: f64, done: bool| {
-        let len = tokens.len() + usize::from(done);
-        Hypothesis { tokens, log_prob, score: log_prob / length_penalty(len, options.length_penalty), finished: done }
-    };
+    let finish = |tokens, log_prob, done| Hypothesis::new(tokens, log_prob, done, options.length_penalty);
     for _ in 0..options.max_new_tokens {
         let log_probs = forbid(&decoder.next_log_probs(), &[model.config.pad_id, start_id]); // [k, V]
         let vocab = log_probs.size()[1];

@@ -102,7 +102,7 @@ struct Reply {
 
 impl PyTorch {
     fn start(python: &PathBuf) -> Result<Self> {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/bench_pytorch.py");
+        let script = concat!(env!("ANATOMY_PROJECT_ROOT"), "/scripts/bench_pytorch.py");
         let mut child = Command::new(python)
             .args([script, "--serve"])
             .stdin(Stdio::piped())
@@ -266,9 +266,13 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     }
     let time_of = |name: &str| results.iter().find(|t| t.name == name).map(|t| t.median_s);
     for (size, _) in models {
-        if let (Some(c), Some(r)) = (time_of(&format!("decode_cached_{size}")), time_of(&format!("decode_recompute_{size}")))
+        if let (Some(c), Some(r)) =
+            (time_of(&format!("decode_cached_{size}")), time_of(&format!("decode_recompute_{size}")))
         {
-            println!("decoding {generated} tokens, {size}: the key/value cache is {:.2}× as fast as recomputing", r / c);
+            println!(
+                "decoding {generated} tokens, {size}: the key/value cache is {:.2}× as fast as recomputing",
+                r / c
+            );
         }
     }
     Ok(())

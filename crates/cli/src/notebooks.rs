@@ -26,10 +26,7 @@ enum Command {
 
 pub fn run(args: Args) -> Result<()> {
     let Command::Build { check, root } = args.command;
-    let root = root.unwrap_or_else(|| {
-        let workspace = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        workspace.canonicalize().unwrap_or(workspace)
-    });
+    let root = root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT")));
     let mut stale = vec![];
     for (chapter, notebook) in chapter_notebooks(&root)? {
         let markdown = std::fs::read_to_string(&chapter)?;

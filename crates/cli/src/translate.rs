@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::attention_view::html_page;
-use transformer_anatomy::decoding::{beam_search, greedy, length_penalty, BeamOptions, Hypothesis};
+use transformer_anatomy::decoding::{beam_search, greedy, BeamOptions, Hypothesis};
 use transformer_anatomy::masks::{decoder_mask, padding_mask};
 use transformer_anatomy::training::checkpoint::check_output_path;
 use transformer_anatomy::training::data::{BOS, EOS};
@@ -70,8 +70,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     // Width 1 is greedy decoding: the crate's one greedy decoder writes it.
     let hypotheses = if options.width == 1 {
         let d = greedy(&trained.model, &source, BOS, EOS, options.max_new_tokens, options.use_cache)?.remove(0);
-        let score = d.log_prob / length_penalty(d.tokens.len() + usize::from(d.finished), options.length_penalty);
-        vec![Hypothesis { tokens: d.tokens, log_prob: d.log_prob, score, finished: d.finished }]
+        vec![Hypothesis::new(d.tokens, d.log_prob, d.finished, options.length_penalty)]
     } else {
         beam_search(&trained.model, &source, BOS, EOS, options)?.hypotheses
     };

@@ -63,11 +63,10 @@ impl Default for Options {
     }
 }
 
-/// The project's root: where the workspace's `Cargo.toml` and the `grader/` package are (this crate is
-/// `crates/exercises/` inside it).
+/// The project's root: where the workspace's `Cargo.toml` and the `grader/` package are (found once, by
+/// the build script).
 pub fn project_root() -> PathBuf {
-    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    root.canonicalize().unwrap_or(root)
+    PathBuf::from(env!("ANATOMY_PROJECT_ROOT"))
 }
 
 fn work_dir() -> PathBuf {
