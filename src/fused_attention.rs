@@ -65,6 +65,12 @@ impl FusedMultiHeadAttention {
     /// (`[batch, heads, s_k, head_dim]`, from [`FusedMultiHeadAttention::keys_and_values`], perhaps
     /// gathered step by step in a decoder's cache). [`Attention::forward`] is this with fresh keys and
     /// values.
+    ///
+    /// When the pass neither trains nor asks for the weights, nobody will look at the `[s_q, s_k]`
+    /// weights, so libtorch's fused `scaled_dot_product_attention` kernel computes the same context in
+    /// one call instead of the chapter's five (scores, scale, mask, softmax, weighted sum). Hugging Face's
+    /// BERT ("sdpa" attention) and PyTorch's `nn.MultiheadAttention` make the same choice; the tests
+    /// check that both ways give the same numbers, masked rows included.
     pub fn attention_over(
         &self,
         query_input: &Tensor,
@@ -74,6 +80,13 @@ impl FusedMultiHeadAttention {
         pass: Pass,
     ) -> AttentionOutput {
         let q = self.split_heads(&self.query.forward(query_input)); // [batch, heads, s_q, head_dim]
+        if !pass.train && !pass.weights {
+            // libtorch reads a boolean mask as "true = may attend", as ours does; a query that may see
+            // nothing gets a zero context, as in `masked_attention_weights`.
+            let mask = mask.map(|m| with_head_axis(&m.ne(0)));
+            let context = Tensor::scaled_dot_product_attention(&q, keys, values, mask, 0.0, false, None, false);
+            return AttentionOutput { output: self.merge_heads(&context), weights: None };
+        }
         let mask = mask.map(with_head_axis);
         let (context, weights) = attention_with_dropout(&q, keys, values, mask.as_ref(), self.dropout, pass.train);
         AttentionOutput { output: self.merge_heads(&context), weights: pass.weights.then_some(weights) }
@@ -85,18 +98,6 @@ impl FusedMultiHeadAttention {
         let (batch, seq) = (context.size()[0], context.size()[2]);
         let merged = context.transpose(1, 2).contiguous().view([batch, seq, self.num_heads * self.head_dim]); // [batch, s_q, hidden]
         self.output.forward(&merged)
-    }
-
-    /// The same block with libtorch's fused `scaled_dot_product_attention` kernel in place of the
-    /// chapter's step-by-step attention (self-attention, evaluation). An independent check for the
-    /// tests and the speed reference in `anatomy bench`; it cannot return weights.
-    pub fn with_libtorch_kernel(&self, hidden_state: &Tensor, mask: Option<&Tensor>) -> Tensor {
-        let q = self.split_heads(&self.query.forward(hidden_state));
-        let (k, v) = self.keys_and_values(hidden_state);
-        // libtorch reads a boolean mask as "true = may attend", the same convention as ours.
-        let mask = mask.map(|m| with_head_axis(&m.ne(0)));
-        let context = Tensor::scaled_dot_product_attention(&q, &k, &v, mask, 0.0, false, None, false);
-        self.merge_heads(&context)
     }
 }
 

@@ -6,7 +6,7 @@ use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::shape;
 use transformer_anatomy::{
-    causal_mask, Attention, AttentionHead, BertConfig, FusedMultiHeadAttention, MultiHeadAttention, Pass,
+    causal_mask, padding_mask, Attention, AttentionHead, BertConfig, FusedMultiHeadAttention, MultiHeadAttention, Pass,
 };
 
 fn configs() -> [BertConfig; 2] {
@@ -55,12 +55,33 @@ fn per_head_equals_fused(
     assert_eq!(wa.size(), [batch, config.num_attention_heads, seq, seq]);
     common::assert_close(&a, &b, 1e-5);
     common::assert_close(&wa, &wb, 1e-5);
-    // And both equal the block run on libtorch's own attention kernel.
-    common::assert_close(&b, &fused.with_libtorch_kernel(&x, mask.as_ref()), 1e-5);
-    // Without asking, no weights come back (and the output is the same).
+    // Without asking for the weights, an evaluation pass runs libtorch's own attention kernel instead of
+    // the chapter's steps: no weights come back, and the output is the same.
     let plain = fused.forward(&x, &x, mask.as_ref(), Pass::EVAL);
     assert!(plain.weights.is_none());
-    common::assert_close(&plain.output, &b, 0.0);
+    common::assert_close(&plain.output, &b, 1e-5);
+}
+
+#[test]
+fn the_kernel_and_the_chapter_steps_agree_on_padding_and_on_a_query_that_sees_nothing() {
+    let _generator = common::seed();
+    let config = BertConfig::tiny();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let fused = FusedMultiHeadAttention::new(vs.root(), &config);
+    let x = Tensor::randn([3, 6, config.hidden_size], (Kind::Float, Device::Cpu));
+    // Sequence 0 is whole, sequence 1 has two pad positions, sequence 2 is all padding (no key to see).
+    let ids = Tensor::from_slice(&[5i64, 6, 7, 8, 9, 10, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0]).view([3, 6]);
+    let mask = padding_mask(&ids, 0); // [3, 1, 6]
+    let steps = fused.forward(&x, &x, Some(&mask), Pass::WEIGHTS).output;
+    let kernel = fused.forward(&x, &x, Some(&mask), Pass::EVAL).output;
+    common::assert_close(&kernel, &steps, 1e-5);
+    // The blind sequence's context is zero in both, so its output is the output projection's bias alone.
+    let bias = fused.output.bs.as_ref().unwrap().expand([6, config.hidden_size], false);
+    common::assert_close(&kernel.get(2), &bias, 1e-6);
+    // Padding changes sequence 1: without the mask, its output differs.
+    let unmasked = fused.forward(&x, &x, None, Pass::EVAL).output;
+    assert!(common::max_abs_diff(&unmasked.get(1), &kernel.get(1)) > 1e-3);
+    common::assert_close(&unmasked.get(0), &kernel.get(0), 1e-5);
 }
 
 #[test]
