@@ -5,7 +5,10 @@
 #                      download cache beside the wheels (${ANATOMY_CACHE:-~/.cache/transformer-anatomy})
 #   .deps/venv-nb      nbclient, nbconvert, jupyter_client (pinned); jupyterlab only for `launch`
 #   .deps/jupyter      a project-local Jupyter data dir with the "rust" kernelspec
-#   .deps/evcxr-config evcxr.toml: a panic fails the cell; dependencies built once, shared by all notebooks
+#   .deps/evcxr-config evcxr.toml: a panic fails the cell, unoptimized builds
+#   .deps/evcxr-tmp    the warmed build (tch and this crate, compiled once); every kernel starts from a
+#                      copy of it in .deps/evcxr-kernels/<pid> (scripts/kernel.py), so notebooks can run
+#                      side by side
 #
 #   scripts/notebooks.sh run      execute every notebook in order and check its outputs
 #   scripts/notebooks.sh launch   start JupyterLab on localhost with the Rust kernel
@@ -51,24 +54,23 @@ mkdir -p "$deps/jupyter/kernels/rust" "$deps/evcxr-config" "$deps/evcxr-tmp"
 # evcxr's own kernelspec first (it also writes version.txt: without it, every kernel start "updates" the
 # spec and drops our environment), then ours on top with the environment the kernel needs.
 "$evcxr" --install >/dev/null
-python3 - "$deps" "$libtorch" "$root" "$evcxr" <<'PY'
+python3 - "$deps" "$libtorch" "$root" "$evcxr" "$venv/bin/python" <<'PY'
 import json, os, sys
-deps, libtorch, root, evcxr = sys.argv[1:]
+deps, libtorch, root, evcxr, python = sys.argv[1:]
 env = {
     "LIBTORCH": libtorch,
     "LD_LIBRARY_PATH": ":".join(p for p in [os.path.join(libtorch, "lib"), os.environ.get("LD_LIBRARY_PATH", "")] if p),
     "EVCXR_CONFIG_DIR": os.path.join(deps, "evcxr-config"),
     "ANATOMY_MODEL_DIR": os.path.join(root, "models", "all-MiniLM-L6-v2"),
 }
-spec = {"argv": [evcxr, "--control_file", "{connection_file}"],
+spec = {"argv": [python, os.path.join(root, "scripts", "kernel.py"), evcxr, "{connection_file}"],
         "display_name": "Rust", "language": "rust", "interrupt_mode": "message", "env": env}
 with open(os.path.join(deps, "jupyter", "kernels", "rust", "kernel.json"), "w") as f:
     json.dump(spec, f, indent=1)
 PY
 cat > "$deps/evcxr-config/evcxr.toml" <<TOML
 [evcxr]
-# One build folder for all notebooks: the first compiles tch and this crate, the others reuse it.
-tmpdir = "$deps/evcxr-tmp"
+# No tmpdir here: scripts/kernel.py gives every kernel its own copy of the warmed build (EVCXR_TMPDIR).
 # A panic must fail the cell (and so the run), not be shrugged off.
 preserve_vars_on_panic = false
 # Unoptimized notebook code builds twice as fast; the work happens inside LibTorch anyway.
@@ -87,10 +89,21 @@ case "${1:-run}" in
       "$venv/bin/pip" install --quiet "jupyterlab==4.6.6" && touch "$venv/.complete-jupyterlab4.6.6"
     fi
     "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
-    say "starting JupyterLab on localhost; open the URL it prints, then notebooks/01-tokenize.ipynb."
+    # The learner's working copies: made from notebooks/ on first use, never overwritten (a chapter added
+    # later gets its copy the next time); `anatomy notebooks reset NAME` brings one back as generated.
+    mine="$root/my-notebooks"
+    mkdir -p "$mine"
+    for nb in "$root"/notebooks/*.ipynb; do
+      [[ -e $mine/$(basename "$nb") ]] || cp "$nb" "$mine/"
+    done
+    say "starting JupyterLab on localhost in my-notebooks/ (your copies: edit and save freely;"
+    say "  'anatomy notebooks reset NAME' restores one). Open the URL it prints, then 01-tokenize.ipynb."
+    say "Several notebooks can run at once: each kernel builds in its own copy of the warmed build."
+    say "Stop (the square button) restarts a kernel's Rust process: variables are gone; Run > Run All Above"
+    say "  Selected Cell brings them back."
     say "A kernel idle for 30 minutes with no notebook open on it is shut down (each holds about 1 GB)."
     as_root=(); [[ $(id -u) == 0 ]] && as_root=(--allow-root) # e.g. in a container
-    cd "$root" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$root" "${as_root[@]}" \
+    cd "$mine" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$mine" "${as_root[@]}" \
       --MappingKernelManager.cull_idle_timeout=1800 --MappingKernelManager.cull_interval=300 ;;
   *) echo "usage: scripts/notebooks.sh run|launch|book" >&2; exit 2 ;;
 esac

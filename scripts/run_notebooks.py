@@ -10,11 +10,14 @@ HTML comment does not hold:
     <!-- check: mime TYPE[|TYPE...] -->    some output is rich content of that MIME type
 
 Prints each notebook's time and its cells' times, and a closing line "N passed, M failed". Every executed
-notebook, outputs included, is written to target/executed-notebooks/ for `make book`.
+notebook, outputs included, is written to target/executed-notebooks/ for `make book`. The run starts by
+warming the build every kernel copies (below); with no notebook named, it ends by running notebooks 01
+and 03 side by side, two kernels started at the same moment.
 
 With --warm, runs only the first notebook's set-up cell: `make notebooks` does that before it starts
 JupyterLab, so that the kernel's build (tch and this crate) is done when a learner opens a notebook.
 """
+import fcntl
 import glob
 import os
 import re
@@ -44,7 +47,7 @@ def snapshot_lines(root, name):
     return [line for line in body.splitlines() if line.strip()]
 
 
-def check(path, root):
+def check(path, root, keep=True):
     nb = nbformat.read(path, as_version=4)
     starts, timings = {}, []
     client = NotebookClient(
@@ -73,6 +76,8 @@ def check(path, root):
                 problems.append("stderr: " + o.text.strip()[:500])
             elif o.output_type == "execute_result" and "".join(o.data.get("text/plain", "")).startswith("Html("):
                 problems.append("a picture was shown as its Debug text, not rendered (evcxr fell back to Debug)")
+            elif o.output_type == "execute_result" and "".join(o.data.get("text/plain", "")).strip() == "()":
+                problems.append("a cell shows a stray `()`: end it with a statement (`;`) or a value worth showing")
     if not problems:
         markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
         for kind, arg in re.findall(r"<!-- check: (\w+) (.*?) -->", markdown):
@@ -85,23 +90,50 @@ def check(path, root):
             elif kind == "mime" and not mimes & set(arg.split("|")):
                 problems.append(f"no {arg} output (got {sorted(mimes)})")
     # The executed notebook is kept for `make book` (target/executed-notebooks/), even when it failed.
-    executed = os.path.join(root, "target", "executed-notebooks")
-    os.makedirs(executed, exist_ok=True)
-    nbformat.write(nb, os.path.join(executed, os.path.basename(path)))
+    if keep:
+        executed = os.path.join(root, "target", "executed-notebooks")
+        os.makedirs(executed, exist_ok=True)
+        nbformat.write(nb, os.path.join(executed, os.path.basename(path)))
     cells = ", ".join(f"{t:.1f}" for t in timings)
     print(f"[notebooks] {os.path.basename(path)}: {elapsed:.0f} s (cells: {cells})", flush=True)
     return problems
 
 
 def warm(folder):
+    """Builds tch and this crate in .deps/evcxr-tmp, the folder every kernel copies (scripts/kernel.py)."""
     first = sorted(glob.glob(os.path.join(folder, "*.ipynb")))[0]
     nb = nbformat.read(first, as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type == "code"][:1]
     print("[notebooks] warming the kernel: building tch and this crate once (minutes the first time, "
           "seconds after that) ...", flush=True)
     began = time.perf_counter()
-    NotebookClient(nb, timeout=1800, kernel_name="rust", resources={"metadata": {"path": folder}}).execute()
+    warm_dir = os.path.join(os.path.dirname(folder), ".deps", "evcxr-tmp")
+    os.makedirs(warm_dir, exist_ok=True)
+    with open(warm_dir + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # kernels starting now wait to copy until the build is whole
+        marker = os.path.join(warm_dir, ".anatomy-warmed")
+        if os.path.exists(marker):
+            os.remove(marker)
+        os.environ["ANATOMY_KERNEL_WARMS"] = "1"
+        try:
+            NotebookClient(nb, timeout=1800, kernel_name="rust", resources={"metadata": {"path": folder}}).execute()
+        finally:
+            del os.environ["ANATOMY_KERNEL_WARMS"]
+        open(marker, "w").close()
     print(f"[notebooks] {output_text(nb.cells[0]).strip()} (warmed in {time.perf_counter() - began:.0f} s)", flush=True)
+
+
+def side_by_side(paths, root):
+    """Two kernels started at the same moment, each running its notebook to the end, as a learner with
+    two notebooks open does: each kernel must build in its own folder, or they break each other."""
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(len(paths)) as pool:
+        began = time.perf_counter()
+        results = pool.starmap(check, [(p, root, False) for p in paths])
+    names = " and ".join(os.path.basename(p) for p in paths)
+    print(f"[notebooks] side by side, started together: {names} in {time.perf_counter() - began:.0f} s", flush=True)
+    return [f"side by side: {problem}" for problems in results for problem in problems]
 
 
 def main():
@@ -111,8 +143,10 @@ def main():
     folder = os.path.abspath(sys.argv[1])
     root = os.path.dirname(folder)
     notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
-    if len(sys.argv) > 2:  # only the notebooks whose names start with these prefixes, e.g. "10"
+    every = len(sys.argv) == 2
+    if not every:  # only the notebooks whose names start with these prefixes, e.g. "10"
         notebooks = [n for n in notebooks if any(os.path.basename(n).startswith(p) for p in sys.argv[2:])]
+    warm(folder)
     failed = 0
     began = time.perf_counter()
     for path in notebooks:
@@ -120,8 +154,15 @@ def main():
         for p in problems:
             print(f"[notebooks] FAILED {os.path.basename(path)}: {p}", flush=True)
         failed += bool(problems)
+    passed = len(notebooks) - failed
+    if every:
+        pair = [n for n in notebooks if os.path.basename(n)[:2] in ("01", "03")]
+        problems = side_by_side(pair, root)
+        for p in problems:
+            print(f"[notebooks] FAILED {p}", flush=True)
+        failed += bool(problems)
     print(f"[notebooks] all notebooks: {time.perf_counter() - began:.0f} s")
-    print(f"notebooks: {len(notebooks) - failed} passed, {failed} failed")
+    print(f"notebooks: {passed} passed, {failed} failed" + (" (and two side by side)" if every and not problems else ""))
     sys.exit(1 if failed or not notebooks else 0)
 
 

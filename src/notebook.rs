@@ -23,7 +23,8 @@ use transformer_anatomy::*;
 tch::manual_seed(42);
 println!("{}", notebook::ready_line());"#;
 
-/// The set-up cell's last line: which LibTorch, on which device, and which model the notebooks read.
+/// The set-up cell's output: which LibTorch, on which device, which model the notebooks read, and what
+/// Stop does.
 pub fn ready_line() -> String {
     let lib = option_env!("ANATOMY_LIBTORCH_LIB").unwrap_or("");
     let version = std::fs::read_to_string(Path::new(lib).join("../build-version"))
@@ -40,8 +41,17 @@ pub fn ready_line() -> String {
             ))
         })
         .unwrap_or_else(|e| format!("missing ({e:#})"));
-    format!("ready: LibTorch {version} on the {device}, {} threads · model {model}", tch::get_num_threads())
+    format!(
+        "ready: LibTorch {version} on the {device}, {} threads · model {model}\n{STOP_NOTE}",
+        tch::get_num_threads()
+    )
 }
+
+/// What the Stop button does in this kernel, printed under the ready line: evcxr answers an interrupt by
+/// ending the Rust process that holds the notebook's variables (even when no cell runs) and starting a
+/// fresh one, so the variables are gone; no evcxr setting keeps them.
+pub const STOP_NOTE: &str = "note: Stop (■) restarts this kernel's Rust process and forgets every variable, \
+even when no cell runs;\n      Run ▸ Run All Above Selected Cell brings them back.";
 
 /// A notebook cell: Markdown or Rust source.
 #[derive(Debug, Clone, PartialEq, Eq)]

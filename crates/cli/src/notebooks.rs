@@ -1,7 +1,8 @@
-//! `anatomy notebooks build`: chapters/*.md → notebooks/*.ipynb.
-use std::path::PathBuf;
+//! `anatomy notebooks build`: chapters/*.md → notebooks/*.ipynb; `anatomy notebooks reset NAME`: the
+//! learner's working copy in my-notebooks/ back as generated.
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use transformer_anatomy::notebook::{chapter_notebooks, drift, notebook_json};
 
 #[derive(clap::Args)]
@@ -22,10 +23,24 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    /// Put back your working copy of a notebook (my-notebooks/NAME.ipynb, which `make notebooks` opens)
+    /// as notebooks/ holds it; your edited copy is kept beside it as NAME.ipynb.old.
+    Reset {
+        /// The notebook, e.g. `03-multi-head-attention` or just `03`.
+        name: String,
+        /// The project folder (default: this crate's).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let Command::Build { check, root } = args.command;
+    let (check, root) = match args.command {
+        Command::Build { check, root } => (check, root),
+        Command::Reset { name, root } => {
+            return reset(&root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT"))), &name)
+        }
+    };
     let root = root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT")));
     let mut stale = vec![];
     for (chapter, notebook) in chapter_notebooks(&root)? {
@@ -46,5 +61,37 @@ pub fn run(args: Args) -> Result<()> {
     if !stale.is_empty() {
         bail!("out of date (run `anatomy notebooks build`): {}", stale.join(", "));
     }
+    Ok(())
+}
+
+/// Copies notebooks/NAME.ipynb over my-notebooks/NAME.ipynb, keeping the old copy as NAME.ipynb.old.
+fn reset(root: &Path, name: &str) -> Result<()> {
+    let generated: Vec<PathBuf> = std::fs::read_dir(root.join("notebooks"))
+        .with_context(|| format!("no notebooks/ folder in {}", root.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ipynb"))
+        .filter(|p| p.file_stem().is_some_and(|s| s.to_string_lossy().starts_with(name.trim_end_matches(".ipynb"))))
+        .collect();
+    let [source] = generated.as_slice() else {
+        let names: Vec<String> = generated.iter().map(|p| p.file_name().unwrap().to_string_lossy().into()).collect();
+        bail!(
+            "{name:?} names {} notebooks{}: give one of notebooks/*.ipynb, e.g. `anatomy notebooks reset 03`",
+            names.len(),
+            if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) }
+        );
+    };
+    let mine = root.join("my-notebooks");
+    std::fs::create_dir_all(&mine).with_context(|| format!("cannot create {}", mine.display()))?;
+    let copy = mine.join(source.file_name().unwrap());
+    if copy.exists() {
+        let old = copy.with_extension("ipynb.old");
+        std::fs::rename(&copy, &old).with_context(|| format!("cannot keep {} as {}", copy.display(), old.display()))?;
+        println!("kept your copy as {}", old.display());
+    }
+    // Written beside, then renamed: never a half-written notebook.
+    let partial = copy.with_extension("ipynb.partial");
+    std::fs::copy(source, &partial).with_context(|| format!("cannot write {}", partial.display()))?;
+    std::fs::rename(&partial, &copy)?;
+    println!("{} is as generated again (reload it in JupyterLab)", copy.display());
     Ok(())
 }
