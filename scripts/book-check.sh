@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Part of `make book` and `make test`: opens every page of target/book/ in headless Chromium and fails on
-# any console message, or when a page shows fewer pictures (<svg> elements) than its outputs hold.
+# any console message, when a page shows fewer pictures (<svg> elements) than its outputs hold, when its
+# <title> is not its chapter's heading, or when its navigation is not at both the top and the bottom.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 book="$root/target/book"
@@ -18,6 +19,10 @@ for page in "$book"/*.html; do
     echo "[book] $name: console messages:"; grep "CONSOLE" "$work/$name.log"; failed=$((failed + 1))
   elif ! grep -q "</body>" "$work/$name.dom"; then
     echo "[book] $name: the page did not load"; failed=$((failed + 1))
+  elif [[ $(grep -o '<title>[^<]*</title>' "$page" | head -1) != "<title>$(grep -o '<h1[^>]*>[^<]*' "$page" | head -1 | sed 's/<h1[^>]*>//')</title>" ]]; then
+    echo "[book] $name: its <title> is not its chapter's heading"; failed=$((failed + 1))
+  elif [[ $name != index ]] && (( $(grep -c '<nav class="book"' "$page") != 2 )); then
+    echo "[book] $name: the previous/next links are not at both the top and the bottom"; failed=$((failed + 1))
   elif (( shown < wanted )); then
     echo "[book] $name: $shown pictures shown, $wanted in the outputs"; failed=$((failed + 1))
   else

@@ -52,15 +52,26 @@ for path in notebooks:
     name = os.path.splitext(os.path.basename(path))[0] + ".html"
     pages.append((name, title_of(nb), nb))
 
+# Prose at a readable width (about 90 characters a line); code, outputs and pictures keep the page's width.
+STYLE = """<style>
+.jp-RenderedMarkdown { max-width: 46em; line-height: 1.5; }
+.jp-Notebook { max-width: 72em; margin: 0 auto; }
+nav.book { font-family: sans-serif; padding: .6em 1em; display: flex; gap: 2em; }
+</style>"""
+
 for k, (name, title, nb) in enumerate(pages):
-    body, _ = exporter.from_notebook_node(nb)
+    # The page's title is its chapter's heading (nbconvert would otherwise call every page "Notebook").
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
     body = re.sub(r'<script src="">\s*</script>', "", body)  # the disabled require.js and MathJax
+    body = body.replace("</head>", STYLE + "\n</head>", 1)
     prev_link = f'<a href="{pages[k - 1][0]}">← {html.escape(pages[k - 1][1])}</a>' if k > 0 else ""
     next_link = f'<a href="{pages[k + 1][0]}">{html.escape(pages[k + 1][1])} →</a>' if k + 1 < len(pages) else ""
-    nav = (f'<nav style="font-family: sans-serif; padding: .6em 1em; border-bottom: 1px solid #ccc; '
-           f'display: flex; gap: 2em"><a href="index.html">Contents</a>{prev_link}{next_link}</nav>')
+    links = f'<a href="index.html">Contents</a>{prev_link}{next_link}'
+    top = f'<nav class="book" style="border-bottom: 1px solid #ccc">{links}</nav>'
+    bottom = f'<nav class="book" style="border-top: 1px solid #ccc; margin-top: 2em">{links}</nav>'
     body = body.replace("<body", f'<body data-pictures="{pictures(nb)}"', 1)
-    body = re.sub(r"(<body[^>]*>)", r"\1" + nav.replace("\\", "\\\\"), body, count=1)
+    body = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + top, body, count=1)
+    body = body.replace("</body>", bottom + "\n</body>", 1)
     with open(os.path.join(book, name), "w") as f:
         f.write(body)
 

@@ -207,7 +207,7 @@ impl AttentionPicture {
         );
         let _ = write!(
             svg,
-            r#"<text x="{left}" y="34" text-anchor="end" fill="gray" font-size="11">attends from (query) →</text><text x="{right}" y="34" text-anchor="start" fill="gray" font-size="11">→ to (key)</text>"#
+            r##"<text x="{left}" y="34" text-anchor="end" fill="#475569" font-size="13">attends from (query) →</text><text x="{right}" y="34" text-anchor="start" fill="#475569" font-size="13">→ to (key)</text>"##
         );
         let _ = write!(svg, r#"<g class="lines">"#);
         for (i, weights) in self.weights(layer, head).iter().enumerate() {

@@ -49,6 +49,9 @@ fn tick_text(v: &f64) -> String {
 /// Named x ticks for a chart whose x axis is categories: how many tick positions, and their text.
 type CategoryTicks<'t> = (usize, &'t dyn Fn(&f64) -> String);
 
+// plotters' SVG backend writes a font of size `n` as `0.806 n` px: 15 is the smallest size that a reader
+// sees as at least 12 px.
+
 /// The frame every chart shares: white background, title, axis labels and ticks (named ones for
 /// categories), the series `draw` adds, and a legend of the series that have labels.
 fn framed(
@@ -63,7 +66,7 @@ fn framed(
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         let _ = root.fill(&WHITE);
         let chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
+            .caption(title, ("sans-serif", 22))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(64)
@@ -71,6 +74,7 @@ fn framed(
         if let Ok(mut chart) = chart {
             let mut style = chart.configure_mesh();
             style.x_desc(x_label).y_desc(y_label).light_line_style(WHITE);
+            style.label_style(("sans-serif", 15)).axis_desc_style(("sans-serif", 17));
             style.x_label_formatter(&tick_text).y_label_formatter(&tick_text);
             if let Some((count, names)) = categories {
                 style.x_labels(count).x_label_formatter(names).disable_x_mesh();
@@ -79,6 +83,7 @@ fn framed(
             draw(&mut chart);
             let _ = chart
                 .configure_series_labels()
+                .label_font(("sans-serif", 15))
                 .background_style(WHITE.mix(0.8))
                 .border_style(BLACK.mix(0.3))
                 .position(SeriesLabelPosition::UpperRight)
@@ -181,13 +186,15 @@ pub fn heatmap(
     };
     let name =
         |names: Option<&[String]>, i: usize| names.and_then(|n| n.get(i)).cloned().unwrap_or_else(|| i.to_string());
-    let width = (SIZE.0 as usize).max(120 + cols * if annotate { 48 } else { 6 }).min(1100) as u32;
-    let height = (SIZE.1 as usize).max(110 + rows * if annotate { 34 } else { 6 }).min(900) as u32;
+    // Wide enough to fill a notebook's output area (about 1,000 px) when there are many cells, so that
+    // the text keeps its size instead of being scaled down.
+    let width = (SIZE.0 as usize).max(140 + cols * if annotate { 52 } else { 14 }).min(1000) as u32;
+    let height = (SIZE.1 as usize).max(120 + rows * if annotate { 36 } else { 10 }).min(900) as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         let _ = root.fill(&WHITE);
-        let root = root.titled(title, ("sans-serif", 18)).unwrap_or(root);
+        let root = root.titled(title, ("sans-serif", 22)).unwrap_or(root);
         let (main, bar) = root.split_horizontally(width - 110);
         // Ticks: every cell for a short axis, about ten otherwise.
         let every = |n: usize| if n <= 24 { 1 } else { n.div_ceil(10) };
@@ -218,6 +225,8 @@ pub fn heatmap(
             let _ = chart
                 .configure_mesh()
                 .disable_mesh()
+                .label_style(("sans-serif", 15))
+                .axis_desc_style(("sans-serif", 17))
                 .x_desc(x_label)
                 .y_desc(y_label)
                 .x_labels(cols * 2 + 1)
@@ -236,7 +245,7 @@ pub fn heatmap(
                 let labels = values.iter().enumerate().flat_map(|(i, row)| {
                     row.iter().enumerate().map(move |(j, &v)| {
                         let style =
-                            ("sans-serif", 11).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
+                            ("sans-serif", 16).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
                         Text::new(format!("{v:.2}"), (j as f64 + 0.5, (rows - i) as f64 - 0.5), style)
                     })
                 });
@@ -258,7 +267,7 @@ pub fn heatmap(
             let y = bottom - (bottom - top) * k / 4;
             let v = lo + (hi - lo) * k as f64 / 4.0;
             let _ = bar.draw(&PathElement::new([(32, y), (36, y)], BLACK));
-            let style = ("sans-serif", 11).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+            let style = ("sans-serif", 15).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
             let _ = bar.draw(&Text::new(tick_text(&((v * 1000.0).round() / 1000.0)), (39, y), style));
         }
         let _ = root.present();
@@ -266,43 +275,96 @@ pub fn heatmap(
     Ok(Html(svg))
 }
 
-/// The beams after every step of a beam search as a tree: one column per step, one node per beam
-/// (its token and summed log-probability), an edge to the beam it extends.
+/// The beams after every step of a beam search as a tree: one column per step, one node per beam (its
+/// token and summed log-probability) with an edge to the beam it extends, and below them the `</s>` that
+/// ended an output at that step. The best output's path is drawn in blue to its end.
 pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
-    let (col, row, left, top) = (92.0, 34.0, 70.0, 56.0);
-    let rows = search.steps.iter().map(Vec::len).max().unwrap_or(1).max(1) as f64;
-    let (width, height) = (left + col * (search.steps.len() as f64 + 0.5), top + row * rows + 20.0);
+    let (col, row, left, top) = (78.0, 40.0, 64.0, 62.0);
+    let steps = search.steps.len().max(search.ends.len());
+    let alive = |s: usize| search.steps.get(s).map_or(0, Vec::len);
+    let ended = |s: usize| search.ends.get(s).map_or(&[][..], Vec::as_slice);
+    let rows = (0..steps).map(|s| alive(s) + ended(s).len()).max().unwrap_or(1).max(1) as f64;
+    let (width, height) = (left + col * (steps as f64 + 0.3), top + row * rows + 34.0);
+    let best = best_path(search);
+    let on_best = |s: usize, i: usize| best.get(s) == Some(&i);
+    let x = |s: usize| left + col * s as f64;
+    let y = |i: usize| top + row * (i as f64 + 0.5);
     let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="14">"#
     );
     let _ = write!(
         svg,
-        r#"<text x="{}" y="18" text-anchor="middle" font-size="16">Beam search: the beams kept after each step</text>"#,
+        r#"<text x="{}" y="20" text-anchor="middle" font-size="17">Beam search: the beams kept after each step, and where outputs end</text>"#,
         width / 2.0
     );
-    let _ =
-        write!(svg, r#"<text x="{}" y="{}" text-anchor="middle" fill="gray">step →</text>"#, width / 2.0, height - 4.0);
-    let y = |i: usize| top + row * (i as f64 + 0.5);
-    let _ = write!(svg, r#"<text x="20" y="{}" text-anchor="middle">&lt;s&gt;</text>"#, y(0) + 4.0);
-    let mut parent_x = 20.0;
-    for (s, beams) in search.steps.iter().enumerate() {
-        let x = left + col * s as f64;
-        let _ = write!(svg, r#"<text x="{x}" y="{}" text-anchor="middle" fill="gray">{}</text>"#, top - 14.0, s + 1);
-        for (i, b) in beams.iter().enumerate() {
-            let _ = write!(
-                svg,
-                r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#94a3b8"/><text x="{x}" y="{}" text-anchor="middle">{} <tspan fill="gray" font-size="10">{:.2}</tspan></text>"##,
-                parent_x + 14.0,
-                y(b.parent),
-                x - 22.0,
-                y(i),
-                y(i) + 4.0,
-                escape(&token(b.token)),
-                b.log_prob
-            );
+    let _ = write!(
+        svg,
+        r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">step (one column per token written); blue: the best output</text>"##,
+        width / 2.0,
+        height - 8.0
+    );
+    let _ = write!(
+        svg,
+        r##"<text transform="translate(14 {}) rotate(-90)" text-anchor="middle" font-size="13" fill="#334155">beams, best first</text>"##,
+        top + row * rows / 2.0
+    );
+    let _ = write!(svg, r#"<text x="38" y="{}" text-anchor="middle" font-weight="bold">&lt;s&gt;</text>"#, y(0) + 5.0);
+    let node = |svg: &mut String, (s, i): (usize, usize), parent: usize, text: &str, log_prob: f64, blue: bool| {
+        let from_x = if s == 0 { 38.0 + 16.0 } else { x(s - 1) + 22.0 };
+        let (stroke, weight) = if blue { ("#1d4ed8", 2.5) } else { ("#94a3b8", 1.0) };
+        let bold = if blue { r##" font-weight="bold" fill="#1d4ed8""## } else { "" };
+        let _ = write!(
+            svg,
+            r##"<line x1="{from_x}" y1="{}" x2="{}" y2="{}" stroke="{stroke}" stroke-width="{weight}"/><text x="{}" y="{}" text-anchor="middle"{bold}>{}</text><text x="{}" y="{}" text-anchor="middle" font-size="12" fill="#334155">{log_prob:.2}</text>"##,
+            y(parent),
+            x(s) - 22.0,
+            y(i),
+            x(s),
+            y(i) + 1.0,
+            escape(text),
+            x(s),
+            y(i) + 15.0,
+        );
+    };
+    for s in 0..steps {
+        let _ = write!(svg, r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">{}</text>"##, x(s), top - 12.0, s + 1);
+        for (i, b) in search.steps.get(s).into_iter().flatten().enumerate() {
+            node(&mut svg, (s, i), b.parent, &token(b.token), b.log_prob, on_best(s, i));
         }
-        parent_x = x + 10.0;
+        for (k, e) in ended(s).iter().enumerate() {
+            let i = alive(s) + k;
+            node(&mut svg, (s, i), e.parent, "</s>", e.log_prob, on_best(s, i));
+        }
     }
     svg.push_str("</svg>");
     Html(svg)
+}
+
+/// The rows the best hypothesis passes through, one per step (an `</s>` row counts the alive beams
+/// before it, as [`beam_tree`] draws them); empty when there is no hypothesis.
+fn best_path(search: &BeamSearch) -> Vec<usize> {
+    let Some(best) = search.hypotheses.first() else { return vec![] };
+    let n = best.tokens.len();
+    // Where the best output ends: its `</s>` at step n, or its beam at the last step when unfinished.
+    let (mut row, mut parent) = if best.finished {
+        let Some(k) = search.ends.get(n).and_then(|e| e.iter().position(|e| e.log_prob == best.log_prob)) else {
+            return vec![];
+        };
+        (search.steps.get(n).map_or(0, Vec::len) + k, search.ends[n][k].parent)
+    } else {
+        let Some(i) = search.steps.get(n.wrapping_sub(1)).and_then(|b| b.iter().position(|b| b.log_prob == best.log_prob))
+        else {
+            return vec![];
+        };
+        (i, search.steps[n - 1][i].parent)
+    };
+    let last = if best.finished { n } else { n - 1 };
+    let mut path = vec![0; last + 1];
+    path[last] = row;
+    for s in (0..last).rev() {
+        row = parent;
+        path[s] = row;
+        parent = search.steps[s][row].parent;
+    }
+    path
 }

@@ -111,21 +111,26 @@ impl BertConfig {
     }
 }
 
-/// A `[seq, seq]` (or `[s_q, s_k]`) weight matrix as a heatmap: query tokens down the side (the token
+/// A self-attention weight matrix `[seq, seq]` as a heatmap: query tokens down the side (the token
 /// that attends), key tokens along the bottom (the token attended to), the weight printed in each cell
 /// of a small matrix, and a colour scale.
 pub fn attention_heatmap(weights: &Tensor, query_tokens: &[String], key_tokens: &[String]) -> Html {
-    let size = weights.size();
-    let small = size.iter().product::<i64>() <= 400;
-    crate::charts::heatmap(
-        "Attention weights: each row sums to 1",
-        ("key: the token attended to", "query: the token attending"),
-        weights,
-        Some(query_tokens),
-        Some(key_tokens),
-        small,
-    )
-    .unwrap_or_else(|e| Html(format!("<p>no picture: {}</p>", escape(&format!("{e:#}")))))
+    let axes = ("key: the token attended to", "query: the token attending");
+    weights_heatmap("Self-attention weights: each row sums to 1", axes, weights, query_tokens, key_tokens)
+}
+
+/// An encoder-decoder (cross-) attention weight matrix `[target_len, source_len]` as a heatmap: the
+/// target tokens the decoder writes down the side, the source tokens it reads along the bottom.
+pub fn cross_attention_heatmap(weights: &Tensor, target_tokens: &[String], source_tokens: &[String]) -> Html {
+    let axes = ("source token (key): what the decoder reads", "target token (query): what the decoder writes");
+    let title = "Encoder-decoder attention: each target row sums to 1 over the source";
+    weights_heatmap(title, axes, weights, target_tokens, source_tokens)
+}
+
+fn weights_heatmap(title: &str, axes: (&str, &str), weights: &Tensor, rows: &[String], columns: &[String]) -> Html {
+    let small = weights.size().iter().product::<i64>() <= 400;
+    crate::charts::heatmap(title, axes, weights, Some(rows), Some(columns), small)
+        .unwrap_or_else(|e| Html(format!("<p>no picture: {}</p>", escape(&format!("{e:#}")))))
 }
 
 /// A mask as a grid of 0s and 1s (1 = may attend), shaded where attention is allowed.
@@ -215,6 +220,60 @@ pub const FAMILY: &[FamilyMember] = &[
         branch: "encoder",
         year: 2020,
         key_idea: "separate content and relative-position attention",
+    },
+    FamilyMember {
+        model: "XLM",
+        branch: "encoder",
+        year: 2019,
+        key_idea: "many languages in one model; masked tokens across a sentence and its translation",
+    },
+    FamilyMember {
+        model: "XLM-R",
+        branch: "encoder",
+        year: 2019,
+        key_idea: "RoBERTa's recipe on web text in 100 languages, no translations needed",
+    },
+    FamilyMember {
+        model: "ALBERT",
+        branch: "encoder",
+        year: 2019,
+        key_idea: "fewer parameters: a small embedding, one set of weights shared by all layers",
+    },
+    FamilyMember {
+        model: "ELECTRA",
+        branch: "encoder",
+        year: 2020,
+        key_idea: "spot the tokens a small generator replaced: every position teaches",
+    },
+    FamilyMember {
+        model: "CTRL",
+        branch: "decoder",
+        year: 2019,
+        key_idea: "control codes at the start of the prompt steer style and topic",
+    },
+    FamilyMember {
+        model: "GPT-Neo",
+        branch: "decoder",
+        year: 2021,
+        key_idea: "an open re-creation of GPT-3's design at smaller sizes",
+    },
+    FamilyMember {
+        model: "GPT-J",
+        branch: "decoder",
+        year: 2021,
+        key_idea: "a 6-billion-parameter open GPT-style model",
+    },
+    FamilyMember {
+        model: "M2M-100",
+        branch: "encoder-decoder",
+        year: 2020,
+        key_idea: "translate directly between any two of 100 languages",
+    },
+    FamilyMember {
+        model: "BigBird",
+        branch: "encoder-decoder",
+        year: 2020,
+        key_idea: "sparse attention, so inputs can be thousands of tokens long",
     },
 ];
 

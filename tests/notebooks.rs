@@ -4,7 +4,9 @@ mod common;
 use std::path::Path;
 
 use tch::{Device, Kind, Tensor};
-use transformer_anatomy::display::{attention_heatmap, mask_grid, transformer_families, Rich};
+use transformer_anatomy::display::{
+    attention_heatmap, cross_attention_heatmap, mask_grid, transformer_families, Rich,
+};
 use transformer_anatomy::notebook::{chapter_cells, chapter_notebooks, drift, notebook_json, Cell, SETUP_CELL};
 use transformer_anatomy::{causal_mask, BertConfig};
 
@@ -17,7 +19,14 @@ fn every_chapter_has_its_notebook_and_they_are_in_sync() {
         let committed = std::fs::read_to_string(&notebook).unwrap_or_default();
         let markdown = std::fs::read_to_string(&chapter).unwrap();
         if let Some(difference) = drift(&markdown, &committed).unwrap() {
-            panic!("{} is out of date ({difference}): run `cargo run -- notebooks build`", notebook.display());
+            let tracked = notebook.strip_prefix(root).unwrap().display();
+            panic!(
+                "{tracked} differs from {} ({difference}); the notebooks are generated from the chapters. \
+                 To keep an edit of your own: `cp {tracked} my-notebooks/` (your working copies, which \
+                 `make notebooks` opens and nothing overwrites), then `git checkout {tracked}`. A change \
+                 for everyone goes into the chapter, then `cargo run -- notebooks build`.",
+                chapter.strip_prefix(root).unwrap().display(),
+            );
         }
         let json: serde_json::Value = serde_json::from_str(&committed).unwrap();
         assert_eq!(json["metadata"]["kernelspec"]["name"], "rust");
@@ -36,6 +45,24 @@ fn every_chapter_has_its_notebook_and_they_are_in_sync() {
             notebook.display()
         );
     }
+}
+
+/// JupyterLab cuts code lines off at about 100 characters: no chapter cell may be wider.
+#[test]
+fn code_cells_fit_the_notebook_width() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut wide = vec![];
+    for (chapter, _) in chapter_notebooks(root).unwrap() {
+        let markdown = std::fs::read_to_string(&chapter).unwrap();
+        for cell in chapter_cells(&markdown) {
+            if let Cell::Code(code) = cell {
+                let name = chapter.file_name().unwrap().to_string_lossy().into_owned();
+                wide.extend(code.lines().filter(|l| l.chars().count() > 100).map(|l| format!("{name}: {l}")));
+            }
+        }
+    }
+    assert!(wide.is_empty(), "code lines over 100 characters:\n{}", wide.join("\n"));
+    assert!(SETUP_CELL.lines().all(|l| l.chars().count() <= 100));
 }
 
 #[test]
@@ -67,16 +94,32 @@ fn rich_display_of_tensors_configs_attention_and_masks() {
     let svg = attention_heatmap(&weights, &tokens, &tokens);
     assert!(svg.matches("<rect").count() >= 9, "one cell per weight, and the colour scale");
     assert!(svg.contains("flies") && svg.contains("&lt;b&gt;") && svg.contains("0.33"));
-    for heading in ["Attention weights", "query: the token attending", "key: the token attended to"] {
+    for heading in ["Self-attention weights", "query: the token attending", "key: the token attended to"] {
         assert!(svg.contains(heading), "no {heading:?} in the heatmap");
     }
+    // Cross-attention says which tokens are the decoder's (rows) and which the source's (columns).
+    let source: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
+    let cross = cross_attention_heatmap(&(Tensor::ones([3, 4], (Kind::Float, Device::Cpu)) / 4.0), &tokens, &source);
+    for heading in ["Encoder-decoder attention", "target token (query)", "source token (key)"] {
+        assert!(cross.contains(heading), "no {heading:?} in the cross-attention heatmap");
+    }
+    assert!(!cross.contains("Self-attention") && !cross.contains("the token attending"));
+    // No text under 12 px in either.
+    assert_text_at_least_12_px(&svg);
+    assert_text_at_least_12_px(&cross);
 
     let grid = mask_grid(&causal_mask(3, Device::Cpu));
     assert_eq!(grid.matches(">1</td>").count(), 6);
     assert_eq!(grid.matches(">0</td>").count(), 3);
 
     let families = transformer_families();
-    for needle in ["BERT", "GPT", "T5", "encoder-decoder", "2017"] {
+    // As complete as the book's tree.
+    let book = "BERT DistilBERT RoBERTa XLM XLM-R ALBERT ELECTRA DeBERTa GPT CTRL GPT-2 GPT-3 GPT-Neo GPT-J \
+                T5 BART M2M-100 BigBird";
+    for model in book.split_whitespace() {
+        assert!(families.contains(&format!("<b>{model}</b>")), "the family table lacks {model}");
+    }
+    for needle in ["encoder-decoder", "2017"] {
         assert!(families.contains(needle), "the family table lists {needle}");
     }
 }
@@ -100,6 +143,7 @@ fn charts_have_titles_axis_labels_and_legends() {
             );
         }
         assert!(svg.matches("<text").count() >= 8, "ticks are labelled");
+        assert_text_at_least_12_px(&svg);
     }
 }
 
@@ -127,4 +171,16 @@ fn the_drift_check_reads_cell_sources_only() {
             && edited.contains("let x = 2;"),
         "{edited}"
     );
+}
+
+/// Every `font-size` in an SVG is at least 12 px (the pictures are drawn at the output area's width, so
+/// this is the size a reader sees).
+fn assert_text_at_least_12_px(svg: &str) {
+    let sizes: Vec<f64> = svg
+        .split("font-size=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().trim_end_matches("px").parse().unwrap())
+        .collect();
+    assert!(!sizes.is_empty());
+    assert!(sizes.iter().all(|&px| px >= 12.0), "text smaller than 12 px: {sizes:?}");
 }

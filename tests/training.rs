@@ -363,12 +363,29 @@ fn beam_width_one_is_greedy_and_beams_are_sorted() {
         );
         assert!(search.hypotheses.windows(2).all(|w| w[0].score >= w[1].score));
         assert!(search.hypotheses.len() >= 4);
+        // Every finished output has its end token in `ends`, at the step after its last token, with its
+        // summed log-probability, and the end's parent is the beam holding that last token.
+        for h in search.hypotheses.iter().filter(|h| h.finished) {
+            let n = h.tokens.len();
+            let end = search.ends[n].iter().find(|e| e.log_prob == h.log_prob).expect("the end is recorded");
+            assert_eq!(end.token, EOS);
+            if n > 0 {
+                assert_eq!(search.steps[n - 1][end.parent].token, *h.tokens.last().unwrap());
+            }
+        }
         if i == 0 {
             // The picture scales into a narrow output area instead of being cut off: it has a viewBox.
             let svg = transformer_anatomy::charts::beam_tree(&search, |id| id.to_string()).0;
             let open = &svg[..svg.find('>').unwrap()];
             let attr = |name: &str| open.split(&format!(" {name}=\"")).nth(1).unwrap().split('"').next().unwrap();
             assert_eq!(attr("viewBox"), format!("0 0 {} {}", attr("width"), attr("height")), "{open}");
+            // The best output is drawn in blue to its `</s>`, one bold node per token and one for the end.
+            let blue_nodes = svg.matches(r##"font-weight="bold" fill="#1d4ed8">"##).count();
+            assert_eq!(blue_nodes, search.hypotheses[0].tokens.len() + 1, "{svg}");
+            assert!(svg.contains(r##"font-weight="bold" fill="#1d4ed8">&lt;/s&gt;</text>"##), "{svg}");
+            assert_eq!(svg.matches("&lt;/s&gt;</text>").count(), search.ends.iter().map(Vec::len).sum::<usize>());
+            // No text smaller than 12 px.
+            assert!(!svg.contains("font-size=\"10\"") && !svg.contains("font-size=\"11\""));
         }
     }
 }

@@ -56,11 +56,14 @@ pub struct BeamNode {
     pub log_prob: f64,
 }
 
-/// The result: hypotheses best first, and the beams after every step.
+/// The result: hypotheses best first, the beams after every step, and the end tokens written at every
+/// step (`ends[s]`: each a [`BeamNode`] whose `token` is the end id and whose `parent` indexes
+/// `steps[s - 1]`, or the start for `s = 0`), so that a picture can draw every finished output to its end.
 #[derive(Debug, Clone)]
 pub struct BeamSearch {
     pub hypotheses: Vec<Hypothesis>,
     pub steps: Vec<Vec<BeamNode>>,
+    pub ends: Vec<Vec<BeamNode>>,
 }
 
 /// The GNMT length penalty `((5 + len) / 6)^α`.
@@ -84,7 +87,7 @@ pub fn beam_search(
     let mut decoder = StepDecoder::new(model, source, start_id, options.use_cache);
     let mut beams: Vec<(Vec<i64>, f64)> = vec![(Vec::new(), 0.0)];
     let mut finished: Vec<Hypothesis> = Vec::new();
-    let mut steps = Vec::new();
+    let (mut steps, mut ends) = (Vec::new(), Vec::new());
     let finish = |tokens, log_prob, done| Hypothesis::new(tokens, log_prob, done, options.length_penalty);
     for _ in 0..options.max_new_tokens {
         let log_probs = forbid(&decoder.next_log_probs(), &[model.config.pad_id, start_id]); // [k, V]
@@ -97,7 +100,7 @@ pub fn beam_search(
         let (values, indices) = flat.topk(n, 0, true, true);
         let values = Vec::<f64>::try_from(&values).expect("scores on the CPU");
         let indices = Vec::<i64>::try_from(&indices).expect("indices on the CPU");
-        let mut next: Vec<BeamNode> = Vec::new();
+        let (mut next, mut ended): (Vec<BeamNode>, Vec<BeamNode>) = (Vec::new(), Vec::new());
         for (rank, (&total, &index)) in values.iter().zip(&indices).enumerate() {
             if total == f64::NEG_INFINITY {
                 break;
@@ -107,6 +110,7 @@ pub fn beam_search(
                 // An end token counts only among the best `width` candidates (as greedy would pick it).
                 if rank < width {
                     finished.push(finish(beams[parent].0.clone(), total, true));
+                    ended.push(BeamNode { parent, token, log_prob: total });
                 }
             } else if next.len() < width {
                 next.push(BeamNode { parent, token, log_prob: total });
@@ -115,6 +119,7 @@ pub fn beam_search(
                 break;
             }
         }
+        ends.push(ended);
         if finished.len() >= width || next.is_empty() {
             steps.push(next);
             break;
@@ -130,5 +135,5 @@ pub fn beam_search(
         }
     }
     finished.sort_by(|a, b| b.finished.cmp(&a.finished).then(b.score.total_cmp(&a.score)));
-    Ok(BeamSearch { hypotheses: finished, steps })
+    Ok(BeamSearch { hypotheses: finished, steps, ends })
 }

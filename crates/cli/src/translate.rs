@@ -139,7 +139,7 @@ fn cross_attention_picture(
     let rows: Vec<String> = written.iter().map(|&id| vocab.token(id).to_string()).chain(["</s>".to_string()]).collect();
     let source_ids = Vec::<i64>::try_from(&source.get(0))?;
     let columns: Vec<String> = source_ids.iter().map(|&id| vocab.token(id).to_string()).collect();
-    let picture = display::attention_heatmap(&weights, &rows, &columns);
+    let picture = display::cross_attention_heatmap(&weights, &rows, &columns);
     let body = format!(
         "<h2>Encoder-decoder attention</h2><p>Each row is a token the decoder wrote (queries); each column a \
          source token (keys). A cell is the weight, averaged over the last layer's heads.</p>{}",
