@@ -279,7 +279,7 @@ pub fn heatmap(
 /// token and summed log-probability) with an edge to the beam it extends, and below them the `</s>` that
 /// ended an output at that step. The best output's path is drawn in blue to its end.
 pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
-    let (col, row, left, top) = (78.0, 40.0, 64.0, 62.0);
+    let (col, row, left, top) = (78.0, 40.0, 96.0, 62.0);
     let steps = search.steps.len().max(search.ends.len());
     let alive = |s: usize| search.steps.get(s).map_or(0, Vec::len);
     let ended = |s: usize| search.ends.get(s).map_or(&[][..], Vec::as_slice);
