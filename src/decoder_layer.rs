@@ -14,7 +14,7 @@ use std::borrow::Borrow;
 use tch::nn::{self, Module};
 use tch::Tensor;
 
-use crate::attention::Pass;
+use crate::attention::{AttentionOutput, Pass};
 use crate::config::{LayerConfig, LayerNormPlacement};
 use crate::feed_forward::FeedForward;
 use crate::fused_attention::FusedMultiHeadAttention;
@@ -83,6 +83,28 @@ impl LayerCache {
     }
 }
 
+/// Masked self-attention inside its residual block, the sub-layer that makes a decoder a decoder: with a
+/// `cache`, `x` holds only the newest positions, whose keys and values join the cache before their
+/// queries attend to everything written so far. A decoder layer runs it first; a decoder-only (GPT)
+/// block runs it alone before its feed-forward (`gpt::GptBlock`).
+pub fn masked_self_attention(
+    attention: &FusedMultiHeadAttention,
+    residual: &Residual,
+    x: &Tensor,
+    mask: Option<&Tensor>,
+    pass: Pass,
+    cache: Option<&mut LayerCache>,
+) -> AttentionOutput {
+    residual.apply(x, pass.train, |h| {
+        let (keys, values) = attention.keys_and_values(h); // [batch, heads, t_new, head_dim]
+        let (keys, values) = match cache {
+            Some(cache) => cache.append(keys, values), // [batch, heads, t_all, head_dim]
+            None => (keys, values),
+        };
+        attention.attention_over(h, &keys, &values, mask, pass)
+    })
+}
+
 impl TransformerDecoderLayer {
     /// `config` gives the sizes (a [`LayerConfig`], or a [`BertConfig`](crate::BertConfig)).
     pub fn new<'a>(
@@ -118,15 +140,9 @@ impl TransformerDecoderLayer {
         mut cache: Option<&mut LayerCache>,
     ) -> DecoderLayerOutput {
         let pass = pass.into();
-        let (self_attn, cross_attn) = (&self.self_attention, &self.cross_attention);
-        let written = self.self_attention_residual.apply(x, pass.train, |h| {
-            let (keys, values) = self_attn.keys_and_values(h); // [batch, heads, t, head_dim]
-            let (keys, values) = match cache.as_deref_mut() {
-                Some(cache) => cache.append(keys, values), // [batch, heads, t_all, head_dim]
-                None => (keys, values),
-            };
-            self_attn.attention_over(h, &keys, &values, target_mask, pass)
-        });
+        let cross_attn = &self.cross_attention;
+        let (attention, residual) = (&self.self_attention, &self.self_attention_residual);
+        let written = masked_self_attention(attention, residual, x, target_mask, pass, cache.as_deref_mut());
         // Queries from the decoder; keys and values from the encoder's output.
         let consulted = self.cross_attention_residual.apply(&written.output, pass.train, |h| {
             let (keys, values) = match cache {

@@ -51,6 +51,7 @@ pub mod encoder_decoder;
 // Training it and decoding with it (chapter 10).
 pub mod training;
 pub mod decoding;
+pub mod gpt; // chapter 11: the decoder branch, a small GPT
 
 // Real weights, and the chapters as notebooks.
 pub mod pretrained;

@@ -51,9 +51,23 @@ impl TrainedModel {
 /// Writes the model to `path` (a `.safetensors` file). The folder must exist; the file appears only
 /// once it is complete.
 pub fn save(trained: &TrainedModel, path: &Path) -> Result<()> {
+    let metadata = HashMap::from([
+        ("format".to_string(), FORMAT.to_string()),
+        ("task".to_string(), trained.task.name().to_string()),
+        ("config".to_string(), serde_json::to_string(&trained.config)?),
+    ]);
+    write_safetensors(trained.named_parameters(), metadata, path)
+}
+
+/// Writes named tensors as float32 with `metadata` to `path`, through a `.partial` file renamed into place
+/// once complete: the one way both checkpoint kinds (this one and chapter 11's) are written.
+pub(crate) fn write_safetensors(
+    named: Vec<(String, Tensor)>,
+    metadata: HashMap<String, String>,
+    path: &Path,
+) -> Result<()> {
     check_output_path(path)?;
-    let tensors: Vec<(String, Vec<u8>, Vec<usize>)> = trained
-        .named_parameters()
+    let tensors: Vec<(String, Vec<u8>, Vec<usize>)> = named
         .into_iter()
         .map(|(name, t)| {
             let t = t.detach().to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
@@ -66,11 +80,6 @@ pub fn save(trained: &TrainedModel, path: &Path) -> Result<()> {
         .iter()
         .map(|(name, bytes, shape)| Ok((name.as_str(), TensorView::new(Dtype::F32, shape.clone(), bytes)?)))
         .collect::<Result<Vec<_>>>()?;
-    let metadata = HashMap::from([
-        ("format".to_string(), FORMAT.to_string()),
-        ("task".to_string(), trained.task.name().to_string()),
-        ("config".to_string(), serde_json::to_string(&trained.config)?),
-    ]);
     let partial = path.with_extension("safetensors.partial");
     let written = safetensors::tensor::serialize_to_file(views, &Some(metadata), &partial)
         .map_err(|e| anyhow!("{e:?}"))
@@ -98,15 +107,7 @@ pub fn check_output_path(path: &Path) -> Result<()> {
 /// Reads a model written by [`save`]. A missing, truncated or foreign file, or one whose tensors do not
 /// fit its configuration, is an error that names the problem (and the tensor, with both shapes).
 pub fn load(path: &Path, device: Device) -> Result<TrainedModel> {
-    let bytes = std::fs::read(path).with_context(|| {
-        format!("cannot read the checkpoint {}: train one with `anatomy train -o FILE`", path.display())
-    })?;
-    let unreadable = |e: safetensors::SafeTensorError| {
-        anyhow!("{} is not a readable checkpoint ({e:?}): it may be truncated; train it again", path.display())
-    };
-    let (_, header) = SafeTensors::read_metadata(&bytes).map_err(unreadable)?;
-    let file = SafeTensors::deserialize(&bytes).map_err(unreadable)?;
-    let metadata = header.metadata().clone().unwrap_or_default();
+    let (metadata, found) = read_safetensors(path, "anatomy train -o FILE")?;
     if metadata.get("format").map(String::as_str) != Some(FORMAT) {
         bail!("{} is not a checkpoint written by `anatomy train` (no {FORMAT:?} in its metadata)", path.display());
     }
@@ -114,20 +115,42 @@ pub fn load(path: &Path, device: Device) -> Result<TrainedModel> {
     let config: Seq2SeqConfig = serde_json::from_str(metadata.get("config").map_or("", String::as_str))
         .with_context(|| format!("{}: the configuration in the metadata does not parse", path.display()))?;
     let trained = TrainedModel::new(task, &config, device)?;
+    copy_into(&trained, found).with_context(|| format!("loading {}", path.display()))?;
+    Ok(trained)
+}
+
+/// Reads a safetensors file's metadata and float32 tensors; `how_to_make` names the command that writes
+/// one, for the error when the file is missing.
+pub(crate) fn read_safetensors(
+    path: &Path,
+    how_to_make: &str,
+) -> Result<(HashMap<String, String>, HashMap<String, Tensor>)> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read the checkpoint {}: make one with `{how_to_make}`", path.display()))?;
+    let unreadable = |e: safetensors::SafeTensorError| {
+        anyhow!("{} is not a readable checkpoint ({e:?}): it may be truncated; train it again", path.display())
+    };
+    let (_, header) = SafeTensors::read_metadata(&bytes).map_err(unreadable)?;
+    let file = SafeTensors::deserialize(&bytes).map_err(unreadable)?;
+    let metadata = header.metadata().clone().unwrap_or_default();
     let mut found: HashMap<String, Tensor> = HashMap::new();
     for (name, view) in file.tensors() {
         ensure!(view.dtype() == Dtype::F32, "{}: tensor {name} is not float32", path.display());
         let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
         found.insert(name, Tensor::from_data_size(view.data(), &shape, Kind::Float));
     }
-    copy_into(&trained, found).with_context(|| format!("loading {}", path.display()))?;
-    Ok(trained)
+    Ok((metadata, found))
 }
 
 /// Copies named tensors into the model's parameters, checking that every parameter is there with its shape.
-pub fn copy_into(trained: &TrainedModel, mut tensors: HashMap<String, Tensor>) -> Result<()> {
+pub fn copy_into(trained: &TrainedModel, tensors: HashMap<String, Tensor>) -> Result<()> {
+    copy_named(trained.named_parameters(), tensors)
+}
+
+/// Copies `tensors` into the variables `named` (name and variable), every one present with its shape.
+pub(crate) fn copy_named(named: Vec<(String, Tensor)>, mut tensors: HashMap<String, Tensor>) -> Result<()> {
     tch::no_grad(|| {
-        for (name, mut var) in trained.named_parameters() {
+        for (name, mut var) in named {
             let source = tensors.remove(&name).ok_or_else(|| anyhow!("the file has no tensor {name}"))?;
             ensure!(
                 source.size() == var.size(),

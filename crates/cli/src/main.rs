@@ -6,6 +6,7 @@ mod bench;
 mod doctor;
 mod encode;
 mod exercises;
+mod gpt;
 mod notebooks;
 mod progress;
 mod tokenize;
@@ -59,6 +60,8 @@ enum Command {
     Train(train::Args),
     /// Translate a text with a trained checkpoint: greedy or beam search, with or without the cache.
     Translate(translate::Args),
+    /// Chapter 11: train a character-level GPT on a book, and sample from it.
+    Gpt(gpt::Args),
 }
 
 /// The model folder option shared by every command that reads the tokenizer or a config.
@@ -116,6 +119,7 @@ fn run(cli: Cli) -> Result<Outcome> {
         Command::Attention(args) => attention::run(args, device()?)?,
         Command::Train(args) => train::run(args, device()?)?,
         Command::Translate(args) => translate::run(args, device()?)?,
+        Command::Gpt(args) => gpt::run(args, device()?)?,
         // The report said what is missing; the exit code says "not yet" to scripts.
         Command::Exercises(args) => return Ok(if exercises::run(args)? { Outcome::Done } else { Outcome::NotYet }),
     }
