@@ -142,7 +142,9 @@ fn the_attention_weights_are_kept_only_when_the_pass_asks_for_them() {
     assert!(plain.attentions.is_empty(), "{} weight tensors kept without being asked", plain.attentions.len());
     assert_eq!(shown.attentions.len(), 6);
     assert_eq!(shown.attentions[0].size(), [1, 12, 7, 7]);
-    common::assert_close(&plain.last_hidden_state, &shown.last_hidden_state, 0.0);
+    // Without the weights, evaluation runs libtorch's fused attention kernel instead of the chapter's
+    // steps (section 3): the same numbers up to float rounding.
+    common::assert_close(&plain.last_hidden_state, &shown.last_hidden_state, 1e-5);
 }
 
 #[test]
