@@ -11,6 +11,7 @@ Usage: python scripts/bench_pytorch.py [--repeats N] [--quick]   (prints the JSO
 import argparse
 import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -180,6 +181,14 @@ class Cases:
         self.train_steps = {}
 
     def time(self, name, batch, seq, repeats):
+        if name == "train_step_gpt":
+            # Chapter 11's peer (scripts/gpt_pytorch.py): one step of the nanoGPT-style model on Moby-Dick.
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import gpt_pytorch
+
+            trainer = self.train_steps.setdefault("gpt", gpt_pytorch.Trainer(gpt_pytorch.default_text()))
+            counter = iter(range(1, 10**9))
+            return median_seconds(repeats, lambda: trainer.step(next(counter), 2000))
         if name.startswith("train_step_copy_d"):
             d_model = int(name.removeprefix("train_step_copy_d"))
             step = self.train_steps.setdefault((batch, d_model), TrainStep(batch, d_model))

@@ -33,6 +33,8 @@ pub struct GptTrainOptions {
     pub warmup: u64,
     pub seed: i64,
     pub dropout: f64,
+    /// Measure the held-out loss every this many steps as well (0: only at the end).
+    pub eval_every: u64,
     pub device: Device,
 }
 
@@ -50,6 +52,7 @@ impl Default for GptTrainOptions {
             warmup: 100,
             seed: 1337,
             dropout: 0.0,
+            eval_every: 0,
             device: Device::Cpu,
         }
     }
@@ -129,9 +132,13 @@ pub struct GptStep {
 /// What a training run reports (`anatomy gpt train --json` prints it).
 #[derive(Debug, Clone, Serialize)]
 pub struct GptReport {
+    /// The training steps' time (the held-out evaluations not included).
     pub seconds: f64,
     pub steps: Vec<GptStep>,
+    /// The held-out loss after the last step.
     pub val_loss: f64,
+    /// `(step, held-out loss)` every `eval_every` steps, the last step included.
+    pub held_out: Vec<(u64, f64)>,
 }
 
 /// Progress after each step, for a bar or a printed line.
@@ -171,6 +178,8 @@ pub fn train_gpt(
     let mut optimizer = nn::AdamW { beta1: 0.9, beta2: 0.99, wd: 0.1, eps: 1e-8, amsgrad: false }
         .build(&trained.vs, options.lr)?;
     let began = Instant::now();
+    let mut evaluating = 0.0; // seconds spent on held-out evaluations, left out of the training time
+    let mut held_out = Vec::new();
     let mut steps = Vec::with_capacity(options.steps as usize);
     for step in 1..=options.steps {
         let lr = gpt_learning_rate(step, options.steps, options.lr, options.warmup);
@@ -184,13 +193,19 @@ pub fn train_gpt(
         let loss = loss.double_value(&[]);
         ensure!(loss.is_finite(), "the loss became {loss} at step {step}: try a smaller --lr");
         steps.push(GptStep { step, loss, lr });
-        let elapsed_s = began.elapsed().as_secs_f64();
+        if options.eval_every > 0 && step % options.eval_every == 0 && step < options.steps {
+            let start = Instant::now();
+            held_out.push((step, trained.val_loss(&corpus)?));
+            evaluating += start.elapsed().as_secs_f64();
+        }
+        let elapsed_s = began.elapsed().as_secs_f64() - evaluating;
         let chars_per_s = (step as i64 * options.batch * options.context) as f64 / elapsed_s.max(1e-9);
         progress(&GptProgress { step, steps: options.steps, loss, lr, chars_per_s, elapsed_s });
     }
-    let seconds = began.elapsed().as_secs_f64();
+    let seconds = began.elapsed().as_secs_f64() - evaluating;
     let val_loss = trained.val_loss(&corpus)?;
-    Ok((trained, corpus, GptReport { seconds, steps, val_loss }))
+    held_out.push((options.steps, val_loss));
+    Ok((trained, corpus, GptReport { seconds, steps, val_loss, held_out }))
 }
 
 /// Writes the model with its vocabulary and sizes in the metadata (atomically: the file appears whole).

@@ -206,6 +206,38 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         };
         measure(&format!("train_step_copy_d{d_model}"), 64, 10, &train_step)?;
     }
+    // Chapter 11: one training step of the character GPT at nanoGPT's CPU sizes, on Moby-Dick (when the
+    // set-up fetched it), against the same model in PyTorch (scripts/gpt_pytorch.py).
+    let text = transformer_anatomy::gpt::train::default_text();
+    if !args.quick && text.exists() {
+        let corpus = transformer_anatomy::gpt::Corpus::from_file(&text, 64)?;
+        let options = transformer_anatomy::gpt::GptTrainOptions::default();
+        let config = transformer_anatomy::gpt::GptConfig {
+            vocab_size: corpus.vocab.len() as i64,
+            layers: options.layers,
+            heads: options.heads,
+            d_model: options.d_model,
+            context: options.context,
+            dropout: options.dropout,
+        };
+        let gpt = transformer_anatomy::gpt::TrainedGpt::new(corpus.vocab.clone(), &config, device)?;
+        let optimizer = RefCell::new(
+            nn::AdamW { beta1: 0.9, beta2: 0.99, wd: 0.1, eps: 1e-8, amsgrad: false }.build(&gpt.vs, options.lr)?,
+        );
+        let gpt_step = || {
+            tch::with_grad(|| {
+                let (x, y) = corpus.batch(options.batch, options.context, device);
+                let loss = gpt.model.loss(&x, &y, Pass::TRAIN).expect("sizes checked above");
+                let mut optimizer = optimizer.borrow_mut();
+                optimizer.zero_grad();
+                loss.backward();
+                optimizer.clip_grad_norm(1.0);
+                optimizer.step();
+                loss
+            })
+        };
+        measure("train_step_gpt", options.batch, options.context, &gpt_step)?;
+    }
     // Decoding 64 tokens, with and without the key/value cache, on the small copy model (d_model 64,
     // 2 + 2 layers: each step is a few dozen tiny operations, so per-call overhead dominates) and on the
     // paper's base sizes (d_model 512, 8 heads, 6 + 6 layers: the recomputed prefix dominates).
