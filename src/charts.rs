@@ -327,7 +327,13 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
         );
     };
     for s in 0..steps {
-        let _ = write!(svg, r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">{}</text>"##, x(s), top - 12.0, s + 1);
+        let _ = write!(
+            svg,
+            r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">{}</text>"##,
+            x(s),
+            top - 12.0,
+            s + 1
+        );
         for (i, b) in search.steps.get(s).into_iter().flatten().enumerate() {
             node(&mut svg, (s, i), b.parent, &token(b.token), b.log_prob, on_best(s, i));
         }
@@ -352,7 +358,8 @@ fn best_path(search: &BeamSearch) -> Vec<usize> {
         };
         (search.steps.get(n).map_or(0, Vec::len) + k, search.ends[n][k].parent)
     } else {
-        let Some(i) = search.steps.get(n.wrapping_sub(1)).and_then(|b| b.iter().position(|b| b.log_prob == best.log_prob))
+        let Some(i) =
+            search.steps.get(n.wrapping_sub(1)).and_then(|b| b.iter().position(|b| b.log_prob == best.log_prob))
         else {
             return vec![];
         };

@@ -89,7 +89,8 @@ fn the_same_seed_writes_the_same_text_with_and_without_the_cache() {
     let vocab = transformer_anatomy::gpt::CharVocab::from_text("abcdefghij ");
     let config = GptConfig { vocab_size: 11, layers: 2, heads: 2, d_model: 16, context: 10, dropout: 0.0 };
     let trained = TrainedGpt::new(vocab, &config, Device::Cpu).unwrap();
-    for (temperature, top_k, top_p) in [(1.0, None, None), (0.8, Some(5), None), (1.2, None, Some(0.9)), (0.0, None, None)]
+    for (temperature, top_k, top_p) in
+        [(1.0, None, None), (0.8, Some(5), None), (1.2, None, Some(0.9)), (0.0, None, None)]
     {
         // 40 characters from a prompt of 3 with a context of 10: the window fills and restarts 7 times.
         let options = SampleOptions { max_new_tokens: 40, temperature, top_k, top_p, seed: 7, use_cache: true };
@@ -155,7 +156,8 @@ fn a_saved_model_loads_back_identical_and_a_foreign_file_is_refused() {
     assert!(format!("{:#}", load_gpt(&path, Device::Cpu).unwrap_err()).contains("truncated"));
     let seq2seq = transformer_anatomy::training::TrainedModel::new(
         transformer_anatomy::training::Task::Copy,
-        &transformer_anatomy::training::TrainOptions::for_task(transformer_anatomy::training::Task::Copy).model_config(),
+        &transformer_anatomy::training::TrainOptions::for_task(transformer_anatomy::training::Task::Copy)
+            .model_config(),
         Device::Cpu,
     )
     .unwrap();
@@ -171,7 +173,14 @@ fn one_batch_is_learned_by_heart() {
     let _generator = common::seed();
     let text = small_text("overfit.txt", 120);
     let corpus = Corpus::from_file(&text, 16).unwrap();
-    let config = GptConfig { vocab_size: corpus.vocab.len() as i64, layers: 2, heads: 2, d_model: 32, context: 16, dropout: 0.0 };
+    let config = GptConfig {
+        vocab_size: corpus.vocab.len() as i64,
+        layers: 2,
+        heads: 2,
+        d_model: 32,
+        context: 16,
+        dropout: 0.0,
+    };
     let trained = TrainedGpt::new(corpus.vocab.clone(), &config, Device::Cpu).unwrap();
     let (x, y) = corpus.batch(4, 16, Device::Cpu);
     let mut optimizer = nn::OptimizerConfig::build(nn::Adam::default(), &trained.vs, 3e-3).unwrap();
@@ -202,7 +211,9 @@ fn bad_text_and_sizes_are_errors_that_name_the_fix() {
     let short = small_text("short.txt", 3);
     assert!(err(&tiny_options(short.clone())).contains("too short"));
     let text = small_text("sizes.txt", 120);
-    assert!(err(&GptTrainOptions { heads: 3, ..tiny_options(text.clone()) }).contains("--heads 3 must divide --d-model 16"));
+    assert!(
+        err(&GptTrainOptions { heads: 3, ..tiny_options(text.clone()) }).contains("--heads 3 must divide --d-model 16")
+    );
     for path in [empty, binary, short, text] {
         std::fs::remove_file(path).unwrap();
     }

@@ -4,9 +4,7 @@ mod common;
 use std::path::Path;
 
 use tch::{Device, Kind, Tensor};
-use transformer_anatomy::display::{
-    attention_heatmap, cross_attention_heatmap, mask_grid, transformer_families, Rich,
-};
+use transformer_anatomy::display::{attention_heatmap, cross_attention_heatmap, mask_grid, transformer_families, Rich};
 use transformer_anatomy::notebook::{chapter_cells, chapter_notebooks, drift, notebook_json, Cell, SETUP_CELL};
 use transformer_anatomy::{causal_mask, BertConfig};
 

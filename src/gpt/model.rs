@@ -90,7 +90,13 @@ impl GptBlock {
 
     /// `x` `[batch, t_new, d_model]`; `mask` `[t_new, t_all]` (none when one new position may see all);
     /// with a `cache`, the new positions' keys and values join it — the decoder layer's own code.
-    pub fn forward(&self, x: &Tensor, mask: Option<&Tensor>, pass: Pass, cache: Option<&mut LayerCache>) -> BlockOutput {
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        mask: Option<&Tensor>,
+        pass: Pass,
+        cache: Option<&mut LayerCache>,
+    ) -> BlockOutput {
         let (attention, residual) = (&self.self_attention, &self.self_attention_residual);
         let attended = masked_self_attention(attention, residual, x, mask, pass, cache);
         let x = self.feed_forward_residual.apply(&attended.output, pass.train, |h| self.feed_forward.forward(h));

@@ -59,7 +59,11 @@ impl Corpus {
     pub fn from_file(path: &Path, context: i64) -> Result<Self> {
         let bytes = std::fs::read(path).with_context(|| format!("cannot read the text {}", path.display()))?;
         let text = String::from_utf8(bytes).map_err(|e| {
-            anyhow::anyhow!("{} is not UTF-8 text (invalid byte at {}): give a UTF-8 file", path.display(), e.utf8_error().valid_up_to())
+            anyhow::anyhow!(
+                "{} is not UTF-8 text (invalid byte at {}): give a UTF-8 file",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            )
         })?;
         Self::from_text(&text, context).with_context(|| format!("{}", path.display()))
     }

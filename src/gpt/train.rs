@@ -175,8 +175,8 @@ pub fn train_gpt(
     ensure!(options.lr > 0.0 && options.lr.is_finite(), "--lr must be a positive number, got {}", options.lr);
     tch::manual_seed(options.seed);
     let trained = TrainedGpt::new(corpus.vocab.clone(), &config, options.device)?;
-    let mut optimizer = nn::AdamW { beta1: 0.9, beta2: 0.99, wd: 0.1, eps: 1e-8, amsgrad: false }
-        .build(&trained.vs, options.lr)?;
+    let mut optimizer =
+        nn::AdamW { beta1: 0.9, beta2: 0.99, wd: 0.1, eps: 1e-8, amsgrad: false }.build(&trained.vs, options.lr)?;
     let began = Instant::now();
     let mut evaluating = 0.0; // seconds spent on held-out evaluations, left out of the training time
     let mut held_out = Vec::new();

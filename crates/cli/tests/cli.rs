@@ -257,3 +257,45 @@ fn the_device_is_resolved_only_by_commands_that_run_a_model() {
         assert_clean_error(&anatomy(&["--device", "cuda", "encode", "time flies"]), "no CUDA device");
     }
 }
+
+#[test]
+fn gpt_trains_on_a_text_writes_a_checkpoint_and_samples_the_same_text_with_and_without_the_cache() {
+    let dir = std::env::temp_dir().join(format!("anatomy-cli-gpt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = dir.join("text.txt");
+    std::fs::write(&text, "the whale is white and the sea is wide. ".repeat(40)).unwrap();
+    let model = dir.join("gpt.safetensors");
+    let (text_arg, model_arg) = (text.to_str().unwrap(), model.to_str().unwrap());
+    let sizes =
+        ["--layers", "1", "--heads", "2", "--d-model", "16", "--context", "16", "--batch", "4", "--warmup", "2"];
+    let trained = anatomy(
+        &[&["gpt", "train", "--text", text_arg, "--steps", "5", "--json", "-o", model_arg][..], &sizes].concat(),
+    );
+    assert!(trained.status.success(), "{}", stderr(&trained));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&trained)).unwrap();
+    assert_eq!(report["steps"].as_array().unwrap().len(), 5);
+    let val = report["eval"]["val_loss"].as_f64().unwrap();
+    assert!(val > 0.0 && val < 4.0, "held-out loss {val}");
+    let sample = |extra: &[&str]| {
+        let o =
+            anatomy(&[&["gpt", "sample", "--checkpoint", model_arg, "--prompt", "the ", "--json"][..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+    };
+    let (cached, recomputed) = (sample(&[]), sample(&["--no-cache"]));
+    assert_eq!(cached["text"], recomputed["text"]);
+    assert_eq!(cached["text"].as_str().unwrap().chars().count(), 256);
+    assert_clean_error(
+        &anatomy(&["gpt", "sample", "--checkpoint", model_arg, "--prompt", "Z"]),
+        "'Z' is not in the model's vocabulary",
+    );
+    assert_clean_error(
+        &anatomy(&[&["gpt", "train", "--text", text_arg, "--heads", "3"][..], &sizes[4..]].concat()),
+        "must divide --d-model",
+    );
+    assert_clean_error(
+        &anatomy(&["gpt", "train", "--text", dir.join("missing.txt").to_str().unwrap()]),
+        "cannot read the text",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
