@@ -58,6 +58,42 @@ impl Default for GptTrainOptions {
     }
 }
 
+impl GptTrainOptions {
+    /// The model these options train, for a vocabulary of `vocab_size` characters.
+    pub fn model_config(&self, vocab_size: usize) -> GptConfig {
+        GptConfig {
+            vocab_size: vocab_size as i64,
+            layers: self.layers,
+            heads: self.heads,
+            d_model: self.d_model,
+            context: self.context,
+            dropout: self.dropout,
+        }
+    }
+
+    /// nanoGPT's optimiser: AdamW with β₂ 0.99 and weight decay 0.1 (on every parameter, as tch applies it).
+    pub fn optimizer(&self, vs: &nn::VarStore) -> Result<nn::Optimizer> {
+        Ok(nn::AdamW { beta1: 0.9, beta2: 0.99, wd: 0.1, eps: 1e-8, amsgrad: false }.build(vs, self.lr)?)
+    }
+}
+
+/// One optimiser step on a random batch: the loss, back-propagation, gradients clipped at norm 1, the
+/// update. Returns the batch's loss (before the update).
+pub fn train_step(
+    trained: &TrainedGpt,
+    optimizer: &mut nn::Optimizer,
+    corpus: &Corpus,
+    options: &GptTrainOptions,
+) -> Result<Tensor> {
+    let (x, y) = corpus.batch(options.batch, options.context, options.device);
+    let loss = trained.model.loss(&x, &y, Pass::TRAIN)?;
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.clip_grad_norm(1.0);
+    optimizer.step();
+    Ok(loss)
+}
+
 /// Where the set-up puts Moby-Dick.
 pub fn default_text() -> PathBuf {
     PathBuf::from(env!("ANATOMY_PROJECT_ROOT")).join(".deps/text/moby-dick.txt")
@@ -162,21 +198,13 @@ pub fn train_gpt(
         bail!("Moby-Dick is not at {}: run `make setup` (or give --text FILE)", path.display());
     }
     let corpus = Corpus::from_file(&path, options.context)?;
-    let config = GptConfig {
-        vocab_size: corpus.vocab.len() as i64,
-        layers: options.layers,
-        heads: options.heads,
-        d_model: options.d_model,
-        context: options.context,
-        dropout: options.dropout,
-    };
+    let config = options.model_config(corpus.vocab.len());
     config.validate()?;
     ensure!(options.steps > 0 && options.batch > 0, "--steps and --batch must be at least 1");
     ensure!(options.lr > 0.0 && options.lr.is_finite(), "--lr must be a positive number, got {}", options.lr);
     tch::manual_seed(options.seed);
     let trained = TrainedGpt::new(corpus.vocab.clone(), &config, options.device)?;
-    let mut optimizer =
-        nn::AdamW { beta1: 0.9, beta2: 0.99, wd: 0.1, eps: 1e-8, amsgrad: false }.build(&trained.vs, options.lr)?;
+    let mut optimizer = options.optimizer(&trained.vs)?;
     let began = Instant::now();
     let mut evaluating = 0.0; // seconds spent on held-out evaluations, left out of the training time
     let mut held_out = Vec::new();
@@ -184,13 +212,7 @@ pub fn train_gpt(
     for step in 1..=options.steps {
         let lr = gpt_learning_rate(step, options.steps, options.lr, options.warmup);
         optimizer.set_lr(lr);
-        let (x, y) = corpus.batch(options.batch, options.context, options.device);
-        let loss = trained.model.loss(&x, &y, Pass::TRAIN)?;
-        optimizer.zero_grad();
-        loss.backward();
-        optimizer.clip_grad_norm(1.0);
-        optimizer.step();
-        let loss = loss.double_value(&[]);
+        let loss = train_step(&trained, &mut optimizer, &corpus, options)?.double_value(&[]);
         ensure!(loss.is_finite(), "the loss became {loss} at step {step}: try a smaller --lr");
         steps.push(GptStep { step, loss, lr });
         if options.eval_every > 0 && step % options.eval_every == 0 && step < options.steps {

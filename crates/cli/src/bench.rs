@@ -210,30 +210,14 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     // set-up fetched it), against the same model in PyTorch (scripts/gpt_pytorch.py).
     let text = transformer_anatomy::gpt::train::default_text();
     if !args.quick && text.exists() {
-        let corpus = transformer_anatomy::gpt::Corpus::from_file(&text, 64)?;
-        let options = transformer_anatomy::gpt::GptTrainOptions::default();
-        let config = transformer_anatomy::gpt::GptConfig {
-            vocab_size: corpus.vocab.len() as i64,
-            layers: options.layers,
-            heads: options.heads,
-            d_model: options.d_model,
-            context: options.context,
-            dropout: options.dropout,
-        };
-        let gpt = transformer_anatomy::gpt::TrainedGpt::new(corpus.vocab.clone(), &config, device)?;
-        let optimizer = RefCell::new(
-            nn::AdamW { beta1: 0.9, beta2: 0.99, wd: 0.1, eps: 1e-8, amsgrad: false }.build(&gpt.vs, options.lr)?,
-        );
+        use transformer_anatomy::gpt::{train::train_step, Corpus, GptTrainOptions, TrainedGpt};
+        let options = GptTrainOptions { device, ..GptTrainOptions::default() };
+        let corpus = Corpus::from_file(&text, options.context)?;
+        let gpt = TrainedGpt::new(corpus.vocab.clone(), &options.model_config(corpus.vocab.len()), device)?;
+        let optimizer = RefCell::new(options.optimizer(&gpt.vs)?);
         let gpt_step = || {
             tch::with_grad(|| {
-                let (x, y) = corpus.batch(options.batch, options.context, device);
-                let loss = gpt.model.loss(&x, &y, Pass::TRAIN).expect("sizes checked above");
-                let mut optimizer = optimizer.borrow_mut();
-                optimizer.zero_grad();
-                loss.backward();
-                optimizer.clip_grad_norm(1.0);
-                optimizer.step();
-                loss
+                train_step(&gpt, &mut optimizer.borrow_mut(), &corpus, &options).expect("sizes checked above")
             })
         };
         measure("train_step_gpt", options.batch, options.context, &gpt_step)?;
