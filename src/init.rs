@@ -33,15 +33,20 @@ pub fn embedding<'a, P: std::borrow::Borrow<nn::Path<'a>>>(p: P, rows: i64, dim:
     nn::embedding(p, rows, dim, config)
 }
 
+/// Every variable of `vs` with its name, sorted by name: a stable order for drawing random starts,
+/// saving and loading (a `VarStore`'s own order changes from run to run, and so would the draws).
+pub fn sorted_variables(vs: &nn::VarStore) -> Vec<(String, tch::Tensor)> {
+    let mut variables: Vec<(String, tch::Tensor)> = vs.variables().into_iter().collect();
+    variables.sort_by(|a, b| a.0.cmp(&b.0));
+    variables
+}
+
 /// Xavier/Glorot-uniform for every matrix of `vs`, `U(-b, b)` with `b = √(6 / (fan_in + fan_out))`, and
 /// zeros for biases; LayerNorm weights (ones) are vectors and stay as they are. The 2017 paper's
 /// reference code starts the encoder-decoder this way.
 pub fn xavier_uniform(vs: &nn::VarStore) {
     tch::no_grad(|| {
-        // Sorted by name: a HashMap's order changes from run to run, and so would the random draws.
-        let mut variables: Vec<(String, tch::Tensor)> = vs.variables().into_iter().collect();
-        variables.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, mut t) in variables {
+        for (name, mut t) in sorted_variables(vs) {
             let size = t.size();
             if size.len() >= 2 {
                 let bound = (6.0 / (size[0] + size[1]) as f64).sqrt();

@@ -180,8 +180,7 @@ pub fn load_safetensors(vs: &mut nn::VarStore, path: &Path, head_dim: i64) -> Re
         named.into_iter().filter_map(|(n, t)| normalize_name(&n).map(|n| (n, t))).collect();
     let mut used = BTreeSet::new();
     let mut report = LoadReport::default();
-    let mut variables: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
-    variables.sort_by(|a, b| a.0.cmp(&b.0));
+    let variables = crate::init::sorted_variables(vs);
     tch::no_grad(|| -> Result<()> {
         for (name, mut var) in variables {
             let source = match per_head_source(&name) {

@@ -191,9 +191,7 @@ impl GptModel {
     pub fn init_weights(&self, vs: &nn::VarStore) {
         let residual_std = 0.02 / ((2 * self.config.layers) as f64).sqrt();
         tch::no_grad(|| {
-            let mut variables: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
-            variables.sort_by(|a, b| a.0.cmp(&b.0)); // a stable order of draws
-            for (name, mut t) in variables {
+            for (name, mut t) in crate::init::sorted_variables(vs) {
                 if name.ends_with("layer_norm.weight") || name.ends_with("layer_norm.bias") {
                     continue;
                 }

@@ -127,9 +127,7 @@ impl TrainedGpt {
     }
 
     pub fn named_parameters(&self) -> Vec<(String, Tensor)> {
-        let mut variables: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
-        variables.sort_by(|a, b| a.0.cmp(&b.0));
-        variables
+        crate::init::sorted_variables(&self.vs)
     }
 
     /// The mean cross-entropy, in nats per character, over every non-overlapping block of the held-out

@@ -42,9 +42,7 @@ impl TrainedModel {
 
     /// The parameters in name order (a stable order for saving and averaging).
     pub fn named_parameters(&self) -> Vec<(String, Tensor)> {
-        let mut variables: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
-        variables.sort_by(|a, b| a.0.cmp(&b.0));
-        variables
+        crate::init::sorted_variables(&self.vs)
     }
 }
 

@@ -2,11 +2,12 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tch::Device;
 use transformer_anatomy::gpt::train::default_text;
 use transformer_anatomy::gpt::{load_gpt, sample, save_gpt, train_gpt, GptTrainOptions, SampleOptions};
 use transformer_anatomy::training::checkpoint::check_output_path;
+
+use crate::progress::TrainingBar;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -108,18 +109,10 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
         device,
         ..GptTrainOptions::default()
     };
-    let target = if args.json { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
-    let bar = ProgressBar::with_draw_target(Some(options.steps), target);
-    bar.set_style(
-        ProgressStyle::with_template("training {bar:30} {pos}/{len} steps  {msg}  eta {eta}")
-            .expect("a valid template")
-            .progress_chars("█▉ "),
-    );
+    let mut bar = TrainingBar::new(options.steps, !args.json);
     let (trained, _, report) = train_gpt(&options, &mut |p| {
-        bar.set_position(p.step);
-        bar.set_message(format!("loss {:.3}  lr {:.2e}  {:.0} chars/s", p.loss, p.lr, p.chars_per_s));
+        bar.show(p.step, p.steps, p.loss, p.lr, &format!("{:.0} chars/s", p.chars_per_s))
     })?;
-    bar.finish_and_clear();
     if let Some(path) = &args.output {
         save_gpt(&trained, path)?;
     }

@@ -1,5 +1,6 @@
-//! The training progress bar: the library reports where a run stands (`training::Progress`), the
-//! command line draws it with indicatif (loss, learning rate, tokens/s, ETA).
+//! The training progress bar: the library reports where a run stands (`training::Progress`, or chapter
+//! 11's `gpt::train::GptProgress`), the command line draws it with indicatif (loss, learning rate,
+//! speed, ETA).
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use transformer_anatomy::training::Progress;
 
@@ -19,10 +20,15 @@ impl TrainingBar {
     }
 
     pub fn update(&mut self, p: &Progress) {
+        self.show(p.step, p.steps, p.loss, p.lr, &format!("{:.0} tokens/s", p.tokens_per_s));
+    }
+
+    /// Moves the bar to `step` of `steps` with the loss, the rate and a speed; clears it after the last.
+    pub fn show(&mut self, step: u64, steps: u64, loss: f64, lr: f64, speed: &str) {
         if let Some(bar) = &self.0 {
-            bar.set_position(p.step);
-            bar.set_message(format!("loss {:.3}  lr {:.2e}  {:.0} tokens/s", p.loss, p.lr, p.tokens_per_s));
-            if p.step == p.steps {
+            bar.set_position(step);
+            bar.set_message(format!("loss {loss:.3}  lr {lr:.2e}  {speed}"));
+            if step == steps {
                 bar.finish_and_clear();
             }
         }
