@@ -5,7 +5,7 @@
 # (solutions/), the instructors' tests of the exercises and of the grader (crates/cli/tests/exercises.rs,
 # tests/exercise-mistakes/, crates/cli/tests/grading_hostile.rs, tests/hostile-class/, scripts/test-grading.sh) and
 # this script. It is then built on its own (in target/handout-build/ of this project, so that a second
-# handout reuses the compiled dependencies) and must list all sixteen exercises as "not done" and keep the
+# handout reuses the compiled dependencies) and must list all seventeen exercises as "not done" and keep the
 # solutions closed. Nothing is written when DIR already exists.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,7 +55,7 @@ fi
 scratch=$(mktemp -d)
 list=$(ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises list)
 not_done=$(grep -c ' not done ' <<<"$list" || true)
-[[ $not_done == 16 ]] || die "expected 16 exercises listed as not done in the copy, got $not_done:"$'\n'"$list"
+[[ $not_done == 17 ]] || die "expected 17 exercises listed as not done in the copy, got $not_done:"$'\n'"$list"
 grep -q '^0 of 16 done' <<<"$list" || die "the copy's list does not start from 0 of 16 done:"$'\n'"$list"
 if ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises solution cross_attention 2>"$scratch/err"; then
   die "the copy shows a solution"
@@ -64,4 +64,4 @@ grep -q 'no solutions/ folder' "$scratch/err" || die "the copy's solution comman
 rm -rf "$scratch"
 mv "$partial" "$dir"
 trap - EXIT
-say "the students' copy is in $dir: it builds, lists 16 exercises as not done and keeps the solutions back"
+say "the students' copy is in $dir: it builds, lists 17 exercises as not done and keeps the solutions back"

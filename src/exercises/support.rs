@@ -33,3 +33,35 @@ pub struct DecoderLayerParts<'a> {
     pub norm_2: &'a nn::LayerNorm,
     pub norm_3: &'a nn::LayerNorm,
 }
+
+/// The parts of one decoder-only (GPT) block: the four linear maps of its self-attention, how many heads
+/// share the width, its two LayerNorms and its feed-forward — without the code that connects them (that
+/// is the exercise).
+#[derive(Debug)]
+pub struct GptBlockParts<'a> {
+    pub query: &'a nn::Linear,
+    pub key: &'a nn::Linear,
+    pub value: &'a nn::Linear,
+    pub output: &'a nn::Linear,
+    pub heads: i64,
+    pub norm_1: &'a nn::LayerNorm,
+    pub norm_2: &'a nn::LayerNorm,
+    pub feed_forward: &'a FeedForward,
+}
+
+impl<'a> GptBlockParts<'a> {
+    /// The parts of the crate's own block, borrowed.
+    pub fn of(block: &'a crate::gpt::GptBlock) -> Self {
+        let attention = &block.self_attention;
+        GptBlockParts {
+            query: &attention.query,
+            key: &attention.key,
+            value: &attention.value,
+            output: &attention.output,
+            heads: attention.num_heads,
+            norm_1: &block.self_attention_residual.layer_norm,
+            norm_2: &block.feed_forward_residual.layer_norm,
+            feed_forward: &block.feed_forward,
+        }
+    }
+}

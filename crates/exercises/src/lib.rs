@@ -56,7 +56,8 @@ macro_rules! exercise {
     };
 }
 
-/// Every exercise, in the order to do them: the chapter's steps, the decoder, then training and decoding.
+/// Every exercise, in the order to do them: the chapter's steps, the decoder, training and decoding, then
+/// the decoder-only block of chapter 11.
 pub const EXERCISES: &[Exercise] = &[
     exercise!(
         "scaled_dot_product",
@@ -169,6 +170,13 @@ pub const EXERCISES: &[Exercise] = &[
         false,
         ["cached_attention" / 5],
         "one decoding step with a key/value cache: append, then attend"
+    ),
+    exercise!(
+        "gpt_block",
+        "11-gpt",
+        false,
+        ["gpt_block" / 2],
+        "one decoder-only block with its attention written out: heads, causal mask, softmax, feed-forward"
     ),
 ];
 

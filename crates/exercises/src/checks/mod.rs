@@ -19,11 +19,13 @@ use transformer_anatomy::inspect::max_abs_diff;
 mod attention;
 mod decoder;
 mod encoder;
+mod gpt;
 mod training;
 
 pub use attention::{attention_head, scaled_dot_product, split_heads};
 pub use decoder::{causal_mask, cross_attention, decoder_layer, sinusoidal_positions};
 pub use encoder::{classifier_head, embeddings, feed_forward, layer_norm};
+pub use gpt::gpt_block;
 pub use training::{beam_step, cached_attention, label_smoothed_loss, shift_right, warmup_schedule};
 
 pub type CheckResult = Result<(), String>;
@@ -122,6 +124,7 @@ pub fn replayed(name: &str) -> CheckResult {
         "warmup_schedule" => warmup_schedule(&|_, _, _| r()),
         "beam_step" => beam_step(&|_, _, _| r()),
         "cached_attention" => cached_attention(&|_, _, _, _, _| r()),
+        "gpt_block" => gpt_block(&|_, _| r()),
         other => Err(format!("no check is named {other}")),
     }
 }
