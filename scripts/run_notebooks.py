@@ -147,12 +147,13 @@ def main():
     if not every:  # only the notebooks whose names start with these prefixes, e.g. "10"
         notebooks = [n for n in notebooks if any(os.path.basename(n).startswith(p) for p in sys.argv[2:])]
     warm(folder)
-    failed = 0
+    failed, failures = 0, []
     began = time.perf_counter()
     for path in notebooks:
         problems = check(path, root)
         for p in problems:
             print(f"[notebooks] FAILED {os.path.basename(path)}: {p}", flush=True)
+            failures.append(f"{os.path.basename(path)}: {p}")
         failed += bool(problems)
     passed = len(notebooks) - failed
     if every:
@@ -160,8 +161,12 @@ def main():
         problems = side_by_side(pair, root)
         for p in problems:
             print(f"[notebooks] FAILED {p}", flush=True)
+            failures.append(p)
         failed += bool(problems)
     print(f"[notebooks] all notebooks: {time.perf_counter() - began:.0f} s")
+    # Again at the very end, where a log cut to its last lines (CI's) still shows which notebook and why.
+    for p in failures:
+        print(f"[notebooks] FAILED {p[:1500]}", flush=True)
     print(f"notebooks: {passed} passed, {failed} failed" + (" (and two side by side)" if every and not problems else ""))
     sys.exit(1 if failed or not notebooks else 0)
 
