@@ -38,6 +38,14 @@ pub fn format_value(x: f64) -> String {
     }
 }
 
+/// Every value of a tensor, four decimals each: `[1.0000, 0.5000]`. What a notebook prints when the last
+/// bits depend on the CPU: a float32 softmax row sums to 1.0 on one processor and to 0.99999994 on
+/// another (its vector width changes the order of the additions), and both read `1.0000`.
+pub fn format_values(t: &Tensor) -> String {
+    let shown: Vec<String> = values(t).into_iter().map(format_value).collect();
+    format!("[{}]", shown.join(", "))
+}
+
 /// The largest absolute difference between two tensors of the same shape: how the tests, the tour and
 /// the exercise checks compare a result with an independent computation.
 ///

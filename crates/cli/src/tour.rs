@@ -7,7 +7,7 @@ use anyhow::{ensure, Result};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, IndexOp, Kind, Tensor};
 use transformer_anatomy::decoding::greedy;
-use transformer_anatomy::inspect::{format_value, max_abs_diff, preview_first_row, shape, values};
+use transformer_anatomy::inspect::{format_values, max_abs_diff, preview_first_row, shape, values};
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::scaled_dot_product::apply_mask;
 use transformer_anatomy::training::data::{Task, BOS, EOS};
@@ -85,9 +85,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     heading("5", "softmax");
     let weights = attention_weights(&scores);
     show("softmax(scores, dim=-1)", &weights);
-    let sums: Vec<String> =
-        values(&weights.sum_dim_intlist(-1, false, Kind::Float)).iter().map(|v| format_value(*v)).collect();
-    println!("   sums   [{}] (each row sums to 1)", sums.join(", "));
+    let sums = format_values(&weights.sum_dim_intlist(-1, false, Kind::Float));
+    println!("   sums   {sums} (each row sums to 1)");
 
     heading("6", "weighted sum of values");
     let updated = attend(&weights, &x);
@@ -144,8 +143,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     let masked = apply_mask(&scores, &mask);
     println!("   scores.masked_fill(mask == 0, -inf), row 0: {}", preview_first_row(&masked, 5));
     let masked_weights = masked_attention_weights(&scores, &mask);
-    let row1: Vec<String> = values(&masked_weights.i((0, 1.min(seq - 1)))).iter().map(|v| format_value(*v)).collect();
-    println!("   softmax, row 1:                        [{}]", row1.join(", "));
+    println!("   softmax, row 1:                        {}", format_values(&masked_weights.i((0, 1.min(seq - 1)))));
     let above = (&masked_weights * mask.ones_like().g_sub(&mask)).abs().sum(Kind::Float).double_value(&[]);
     ensure!(above == 0.0, "weights above the diagonal should be exactly 0, got a sum of {above}");
     println!("   check  every weight above the diagonal is exactly 0");
