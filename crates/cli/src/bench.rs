@@ -210,7 +210,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     // set-up fetched it), against the same model in PyTorch (scripts/gpt_pytorch.py).
     let text = transformer_anatomy::gpt::train::default_text();
     if !args.quick && text.exists() {
-        use transformer_anatomy::gpt::{train::train_step, Corpus, GptTrainOptions, TrainedGpt};
+        use transformer_anatomy::gpt::{self, train::train_step, Corpus, GptTrainOptions, SampleOptions, TrainedGpt};
         let options = GptTrainOptions { device, ..GptTrainOptions::default() };
         let corpus = Corpus::from_file(&text, options.context)?;
         let gpt = TrainedGpt::new(corpus.vocab.clone(), &options.model_config(corpus.vocab.len()), device)?;
@@ -221,6 +221,23 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             })
         };
         measure("train_step_gpt", options.batch, options.context, &gpt_step)?;
+        // Writing 256 characters with and without the key/value cache, alternating round by round. The
+        // weights are untrained, so every character is a fresh draw; both variants draw the same ones
+        // (tests/gpt.rs checks that the text is identical).
+        let write = |use_cache: bool| {
+            let options = SampleOptions { max_new_tokens: 256, use_cache, ..SampleOptions::default() };
+            let written = gpt::sample(&gpt, "Call me ", &options).expect("a prompt from the vocabulary");
+            Tensor::from(written.log_prob)
+        };
+        let (mut cached, mut recomputed) = (Vec::new(), Vec::new());
+        for _ in 0..args.rounds.max(3) {
+            cached.push(median_seconds(args.repeats.min(5), &|| write(true)));
+            recomputed.push(median_seconds(args.repeats.min(5), &|| write(false)));
+        }
+        for (variant, times) in [("cached", cached), ("recompute", recomputed)] {
+            let name = format!("sample_{variant}_gpt");
+            results.push(Timing { name, batch: 1, seq: 256, median_s: median(times), pytorch_median_s: None });
+        }
     }
     // Decoding 64 tokens, with and without the key/value cache, on the small copy model (d_model 64,
     // 2 + 2 layers: each step is a few dozen tiny operations, so per-call overhead dominates) and on the
@@ -282,6 +299,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         println!("ratio = ours / PyTorch's, interleaved in one run: below 1 means the Rust version is faster");
     }
     let time_of = |name: &str| results.iter().find(|t| t.name == name).map(|t| t.median_s);
+    if let (Some(c), Some(r)) = (time_of("sample_cached_gpt"), time_of("sample_recompute_gpt")) {
+        println!("sampling 256 characters, GPT: the key/value cache is {:.2}× as fast as recomputing", r / c);
+    }
     for (size, _) in models {
         if let (Some(c), Some(r)) =
             (time_of(&format!("decode_cached_{size}")), time_of(&format!("decode_recompute_{size}")))
