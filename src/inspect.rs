@@ -41,6 +41,14 @@ pub fn format_value(x: f64) -> String {
 /// Every value of a tensor, four decimals each: `[1.0000, 0.5000]`. What a notebook prints when the last
 /// bits depend on the CPU: a float32 softmax row sums to 1.0 on one processor and to 0.99999994 on
 /// another (its vector width changes the order of the additions), and both read `1.0000`.
+///
+/// ```
+/// use tch::Tensor;
+/// use transformer_anatomy::inspect::format_values;
+///
+/// let sums = Tensor::from_slice(&[1.0f32, 0.99999994, 1.0000001]);
+/// assert_eq!(format_values(&sums), "[1.0000, 1.0000, 1.0000]");
+/// ```
 pub fn format_values(t: &Tensor) -> String {
     let shown: Vec<String> = values(t).into_iter().map(format_value).collect();
     format!("[{}]", shown.join(", "))
