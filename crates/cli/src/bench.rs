@@ -70,6 +70,28 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// Our own two variants of one job, with and without the key/value cache, alternating round by round so
+/// that the machine's drift falls on both alike: `{prefix}_cached_{suffix}` and `{prefix}_recompute_{suffix}`.
+fn cached_and_recomputed(
+    (prefix, suffix): (&str, &str),
+    seq: i64,
+    (rounds, repeats): (usize, usize),
+    run: &dyn Fn(bool) -> Tensor,
+) -> [Timing; 2] {
+    let (mut cached, mut recomputed) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(3) {
+        cached.push(median_seconds(repeats, &|| run(true)));
+        recomputed.push(median_seconds(repeats, &|| run(false)));
+    }
+    [("cached", cached), ("recompute", recomputed)].map(|(variant, times)| Timing {
+        name: format!("{prefix}_{variant}_{suffix}"),
+        batch: 1,
+        seq,
+        median_s: median(times),
+        pytorch_median_s: None,
+    })
+}
+
 fn median_seconds(repeats: usize, f: &dyn Fn() -> Tensor) -> f64 {
     for _ in 0..2 {
         let _ = f();
@@ -229,15 +251,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             let written = gpt::sample(&gpt, "Call me ", &options).expect("a prompt from the vocabulary");
             Tensor::from(written.log_prob)
         };
-        let (mut cached, mut recomputed) = (Vec::new(), Vec::new());
-        for _ in 0..args.rounds.max(3) {
-            cached.push(median_seconds(args.repeats.min(5), &|| write(true)));
-            recomputed.push(median_seconds(args.repeats.min(5), &|| write(false)));
-        }
-        for (variant, times) in [("cached", cached), ("recompute", recomputed)] {
-            let name = format!("sample_{variant}_gpt");
-            results.push(Timing { name, batch: 1, seq: 256, median_s: median(times), pytorch_median_s: None });
-        }
+        results.extend(cached_and_recomputed(("sample", "gpt"), 256, (args.rounds, args.repeats.min(5)), &write));
     }
     // Decoding 64 tokens, with and without the key/value cache, on the small copy model (d_model 64,
     // 2 + 2 layers: each step is a few dozen tiny operations, so per-call overhead dominates) and on the
@@ -265,16 +279,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             }
             steps.written().shallow_clone()
         };
-        // The two variants alternate, round by round, so that the machine's drift falls on both alike.
-        let (mut cached, mut recomputed) = (Vec::new(), Vec::new());
-        for _ in 0..args.rounds.max(3) {
-            cached.push(median_seconds(args.repeats, &|| decode(true)));
-            recomputed.push(median_seconds(args.repeats, &|| decode(false)));
-        }
-        for (variant, times) in [("cached", cached), ("recompute", recomputed)] {
-            let name = format!("decode_{variant}_{size}");
-            results.push(Timing { name, batch: 1, seq: generated, median_s: median(times), pytorch_median_s: None });
-        }
+        results.extend(cached_and_recomputed(("decode", size), generated, (args.rounds, args.repeats), &decode));
     }
 
     if args.json {
