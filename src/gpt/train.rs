@@ -196,8 +196,7 @@ pub fn train_gpt(
         bail!("Moby-Dick is not at {}: run `make setup` (or give --text FILE)", path.display());
     }
     let corpus = Corpus::from_file(&path, options.context)?;
-    let config = options.model_config(corpus.vocab.len());
-    config.validate()?;
+    let config = options.model_config(corpus.vocab.len()); // GptModel::new validates it
     ensure!(options.steps > 0 && options.batch > 0, "--steps and --batch must be at least 1");
     ensure!(options.lr > 0.0 && options.lr.is_finite(), "--lr must be a positive number, got {}", options.lr);
     tch::manual_seed(options.seed);
