@@ -23,10 +23,25 @@ fn main() {
         println!("cargo:warning=LIBTORCH is not set: run `make setup` (or scripts/setup.sh) first");
         return;
     };
-    let lib = PathBuf::from(libtorch).join("lib");
+    let libtorch = PathBuf::from(libtorch);
+    let lib = libtorch.join("lib");
     // The rpath must name the real files: libtorch_cpu.so finds the CUDA runtime stubs through
     // `$ORIGIN/../../nvidia/...`, which a symlinked folder would break.
     let lib = lib.canonicalize().unwrap_or(lib);
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib.display());
     println!("cargo:rustc-env=ANATOMY_LIBTORCH_LIB={}", lib.display());
+
+    // The learner's crate only: LibTorch's inference mode, which tch does not expose (src/inference_mode.rs).
+    if std::env::var("CARGO_PKG_NAME").as_deref() == Ok("transformer-anatomy") {
+        let shim = manifest.join("src/inference_mode.cpp");
+        println!("cargo:rerun-if-changed={}", shim.display());
+        cc::Build::new()
+            .cpp(true)
+            .std("c++17")
+            .file(shim)
+            .include(libtorch.join("include"))
+            .flag("-w") // LibTorch's headers warn about C++20 extensions; they are not ours to fix
+            .cargo_warnings(false)
+            .compile("anatomy_inference_mode");
+    }
 }

@@ -51,6 +51,7 @@ pub mod encoder_decoder;
 // Training it and decoding with it (chapter 10).
 pub mod training;
 pub mod decoding;
+pub mod inference_mode; // evaluation without autograd's bookkeeping, for decoding step by step
 pub mod gpt; // chapter 11: the decoder branch, a small GPT
 
 // Real weights, and the chapters as notebooks.

@@ -338,6 +338,28 @@ fn the_cache_changes_nothing_but_the_speed() {
     }
 }
 
+/// Each decoding step runs in LibTorch's inference mode (src/inference_mode.rs) and leaves it on return:
+/// what it hands back is an inference tensor, what the caller makes next is not, and the same model still
+/// trains afterwards.
+#[test]
+fn decoding_steps_run_in_inference_mode_and_leave_it() {
+    let _generator = common::generator();
+    tch::manual_seed(0);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let model = EncoderDecoder::new(&vs, &Seq2SeqConfig { dropout: 0.0, ..Seq2SeqConfig::tiny(12, 12) }).unwrap();
+    let source = Tensor::from_slice(&[4i64, 5, 6, 7, 8]).view([1, 5]);
+    for use_cache in [true, false] {
+        let mut steps = transformer_anatomy::decoding::StepDecoder::new(&model, &source, BOS, use_cache);
+        let log_probs = steps.next_log_probs();
+        assert!(log_probs.is_inference() && !log_probs.requires_grad());
+        assert!(!Tensor::zeros([1], (Kind::Float, Device::Cpu)).is_inference(), "the step left inference mode on");
+    }
+    let loss = model.forward(&source, &source, true).mean(Kind::Float);
+    loss.backward();
+    let grads = vs.trainable_variables().iter().filter(|v| v.grad().defined()).count();
+    assert_eq!(grads, vs.trainable_variables().len(), "every parameter gets a gradient after decoding");
+}
+
 #[test]
 fn beam_width_one_is_greedy_and_beams_are_sorted() {
     let _generator = common::generator();

@@ -15,6 +15,7 @@ use tch::{Kind, Tensor};
 use crate::attention::Pass;
 use crate::decoder_layer::LayerCache;
 use crate::encoder_decoder::EncoderDecoder;
+use crate::inference_mode::inference_mode_guard;
 use crate::masks::{decoder_mask, padding_mask};
 
 /// Runs the decoder of an [`EncoderDecoder`] step by step for `k` sequences at once (a batch, or the
@@ -34,7 +35,7 @@ pub struct StepDecoder<'m> {
 impl<'m> StepDecoder<'m> {
     /// Encodes `source` `[k, s]` once; with `use_cache`, the decoder will keep its keys and values.
     pub fn new(model: &'m EncoderDecoder, source: &Tensor, start_id: i64, use_cache: bool) -> Self {
-        let _no_grad = tch::no_grad_guard();
+        let _inference = inference_mode_guard();
         let has_padding = source.eq(model.config.pad_id).any().int64_value(&[]) != 0;
         let source_mask = has_padding.then(|| padding_mask(source, model.config.pad_id)); // [k, 1, s]
         let memory = model.encode(source, source_mask.as_ref(), false); // [k, s, d_model]
@@ -48,9 +49,11 @@ impl<'m> StepDecoder<'m> {
         &self.written
     }
 
-    /// The log-probabilities `[k, V]` of the next token after what has been written.
+    /// The log-probabilities `[k, V]` of the next token after what has been written. The step runs in
+    /// [inference mode](crate::inference_mode), so the tensor returned is for reading (argmax, top-k, …):
+    /// changing it in place needs a `copy()` first.
     pub fn next_log_probs(&mut self) -> Tensor {
-        let _no_grad = tch::no_grad_guard();
+        let _inference = inference_mode_guard();
         let model = self.model;
         let t = self.written.size()[1];
         // With a cache, only the newest token goes in, at position t − 1; its one query may see every

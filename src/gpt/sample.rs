@@ -13,6 +13,7 @@ use tch::{Kind, Tensor};
 
 use super::train::TrainedGpt;
 use crate::attention::Pass;
+use crate::inference_mode::inference_mode_guard;
 
 /// How to sample.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,7 +57,7 @@ pub fn sample(trained: &TrainedGpt, prompt: &str, options: &SampleOptions) -> Re
     let context = model.config.context;
     let device = trained.vs.device();
     let mut ids = trained.vocab.encode(prompt)?;
-    let _no_grad = tch::no_grad_guard();
+    let _inference = inference_mode_guard(); // the text is only read: no autograd bookkeeping at all
     tch::manual_seed(options.seed);
     let greedy = options.temperature == 0.0 || options.top_k == Some(1);
     let mut window_start = ids.len().saturating_sub(context as usize); // a long prompt keeps its last part
