@@ -1,9 +1,9 @@
 """The PyTorch peer of `anatomy gpt train` (chapter 11), for `anatomy bench --pytorch` and for comparing
 what the two learn: a nanoGPT-style character model with the same sizes (4 layers, 4 heads, width 128,
-context 64, batch 12, no dropout), the same text and split (the first 90 % trains, the last 10 % is held
-out), the same optimiser and schedule (AdamW, betas 0.9/0.99, weight decay 0.1 on every parameter as
-tch applies it, 100 warm-up steps then a cosine to lr/10, gradients clipped at norm 1) and the same
-evaluation (mean cross-entropy over every non-overlapping block of the held-out part).
+context 64, batch 12, no dropout) and GPT-2's tanh GELU, the same text and split (the first 90 % trains,
+the last 10 % is held out), the same optimiser and schedule (AdamW, betas 0.9/0.99, weight decay 0.1 on
+every parameter as tch applies it, 100 warm-up steps then a cosine to lr/10, gradients clipped at norm 1)
+and the same evaluation (mean cross-entropy over every non-overlapping block of the held-out part).
 
 Usage: python scripts/gpt_pytorch.py [--text FILE] [--steps N] [--seed S]
 Prints {"seconds", "steps": [{"step", "loss", "lr"}, ...], "eval": {"val_loss"}} like `--json`.
@@ -36,7 +36,7 @@ class Block(nn.Module):
         split = lambda z: z.view(b, t, self.heads, d // self.heads).transpose(1, 2)
         y = F.scaled_dot_product_attention(split(q), split(k), split(v), is_causal=True)
         x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, d))
-        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))  # GPT-2's GELU, as ours
 
 
 class Gpt(nn.Module):
