@@ -303,19 +303,17 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     if pytorch.is_some() {
         println!("ratio = ours / PyTorch's, interleaved in one run: below 1 means the Rust version is faster");
     }
-    let time_of = |name: &str| results.iter().find(|t| t.name == name).map(|t| t.median_s);
-    if let (Some(c), Some(r)) = (time_of("sample_cached_gpt"), time_of("sample_recompute_gpt")) {
-        println!("sampling 256 characters, GPT: the key/value cache is {:.2}× as fast as recomputing", r / c);
-    }
-    for (size, _) in models {
-        if let (Some(c), Some(r)) =
-            (time_of(&format!("decode_cached_{size}")), time_of(&format!("decode_recompute_{size}")))
-        {
-            println!(
-                "decoding {generated} tokens, {size}: the key/value cache is {:.2}× as fast as recomputing",
-                r / c
-            );
+    // One line per pair that `cached_and_recomputed` timed.
+    let time_of = |name: String| results.iter().find(|t| t.name == name).map(|t| t.median_s);
+    let cache_ratio = |(prefix, suffix): (&str, &str), what: &str| {
+        let times = (time_of(format!("{prefix}_cached_{suffix}")), time_of(format!("{prefix}_recompute_{suffix}")));
+        if let (Some(c), Some(r)) = times {
+            println!("{what}: the key/value cache is {:.2}× as fast as recomputing", r / c);
         }
+    };
+    cache_ratio(("sample", "gpt"), "sampling 256 characters, GPT");
+    for (size, _) in models {
+        cache_ratio(("decode", size), &format!("decoding {generated} tokens, {size}"));
     }
     Ok(())
 }
