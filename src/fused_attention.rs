@@ -66,11 +66,13 @@ impl FusedMultiHeadAttention {
     /// gathered step by step in a decoder's cache). [`Attention::forward`] is this with fresh keys and
     /// values.
     ///
-    /// When the pass neither trains nor asks for the weights, nobody will look at the `[s_q, s_k]`
-    /// weights, so libtorch's fused `scaled_dot_product_attention` kernel computes the same context in
-    /// one call instead of the chapter's five (scores, scale, mask, softmax, weighted sum). Hugging Face's
-    /// BERT ("sdpa" attention) and PyTorch's `nn.MultiheadAttention` make the same choice; the tests
-    /// check that both ways give the same numbers, masked rows included.
+    /// When the pass does not ask for the weights and has no dropout to apply to them (evaluation, or
+    /// training with a dropout rate of 0, as chapter 11's GPT trains), nobody will look at the
+    /// `[s_q, s_k]` weights, so libtorch's fused `scaled_dot_product_attention` kernel computes the same
+    /// context in one call instead of the chapter's five (scores, scale, mask, softmax, weighted sum), and
+    /// its backward pass in one more. Hugging Face's BERT ("sdpa" attention), nanoGPT and PyTorch's
+    /// `nn.MultiheadAttention` make the same choice; the tests check that both ways give the same
+    /// numbers, masked rows and gradients included.
     pub fn attention_over(
         &self,
         query_input: &Tensor,
@@ -80,7 +82,7 @@ impl FusedMultiHeadAttention {
         pass: Pass,
     ) -> AttentionOutput {
         let q = self.split_heads(&self.query.forward(query_input)); // [batch, heads, s_q, head_dim]
-        if !pass.train && !pass.weights {
+        if !pass.weights && (!pass.train || self.dropout == 0.0) {
             // libtorch reads a boolean mask as "true = may attend", as ours does; a query that may see
             // nothing gets a zero context, as in `masked_attention_weights`.
             let mask = mask.map(|m| with_head_axis(&m.ne(0)));

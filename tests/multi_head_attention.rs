@@ -85,6 +85,42 @@ fn the_kernel_and_the_chapter_steps_agree_on_padding_and_on_a_query_that_sees_no
 }
 
 #[test]
+fn training_without_dropout_runs_the_kernel_with_the_same_outputs_and_gradients() {
+    // With no dropout to apply, a training pass that does not ask for the weights also runs libtorch's
+    // kernel (chapter 11's GPT trains this way). Its outputs and every gradient must match the chapter's
+    // steps, which a pass asking for the weights still takes, under the causal mask of a decoder.
+    let _generator = common::seed();
+    let config = BertConfig { attention_probs_dropout_prob: 0.0, hidden_dropout_prob: 0.0, ..BertConfig::tiny() };
+    let vs = nn::VarStore::new(Device::Cpu);
+    let fused = FusedMultiHeadAttention::new(vs.root(), &config);
+    let mask = causal_mask(5, Device::Cpu);
+    let run = |pass: Pass| {
+        let x = Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu)).set_requires_grad(true);
+        let out = fused.forward(&x, &x, Some(&mask), pass);
+        assert_eq!(out.weights.is_some(), pass.weights);
+        // A weighted sum, so that each output number gets its own gradient.
+        let loss = (&out.output * Tensor::linspace(-1.0, 1.0, config.hidden_size, (Kind::Float, Device::Cpu)))
+            .sum(Kind::Float);
+        for mut w in vs.trainable_variables() {
+            w.zero_grad();
+        }
+        loss.backward();
+        let mut grads = vec![out.output.detach(), x.grad()];
+        grads.extend(vs.trainable_variables().iter().map(|w| w.grad()));
+        grads
+    };
+    tch::manual_seed(1);
+    let kernel = run(Pass::TRAIN);
+    tch::manual_seed(1);
+    let steps = run(Pass { train: true, weights: true });
+    assert_eq!(kernel.len(), 2 + 8, "output, input gradient, and 4 weights + 4 biases");
+    for (k, s) in kernel.iter().zip(&steps) {
+        assert!(s.abs().sum(Kind::Float).double_value(&[]) > 0.0, "every gradient is non-zero");
+        common::assert_close(k, s, 1e-5);
+    }
+}
+
+#[test]
 fn without_copying_the_weights_the_two_differ() {
     let _generator = common::seed();
     // Guards the test above: it passes because of the copy, not because both ignore their weights.
