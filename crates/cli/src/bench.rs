@@ -41,6 +41,9 @@ pub struct Args {
     /// Only batch 1 and sequence length 5, to check that the benchmark runs.
     #[arg(long)]
     quick: bool,
+    /// Only the cases whose name contains this text (e.g. `train_step_gpt`, `decode`, `mha_fused`).
+    #[arg(long, value_name = "TEXT")]
+    only: Option<String>,
     /// A Python with torch 2.13 (`scripts/reference-venv.sh` makes one): time the same cases in PyTorch,
     /// interleaved with ours, and print the ratio.
     #[arg(long, value_name = "PYTHON")]
@@ -170,8 +173,12 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         ("encoder_bert_base_bert", TransformerEncoder::new(vs.root() / "bert", &config, EncoderOptions::bert())?),
     ];
 
+    let wanted = |name: &str| args.only.as_deref().is_none_or(|only| name.contains(only));
     let mut results = Vec::new();
     let mut measure = |name: &str, batch: i64, seq: i64, f: &dyn Fn() -> Tensor| -> Result<()> {
+        if !wanted(name) {
+            return Ok(());
+        }
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..if pytorch.is_some() { args.rounds.max(1) } else { 1 } {
             ours.push(median_seconds(args.repeats, f));
@@ -251,7 +258,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             let written = gpt::sample(&gpt, "Call me ", &options).expect("a prompt from the vocabulary");
             Tensor::from(written.log_prob)
         };
-        results.extend(cached_and_recomputed(("sample", "gpt"), 256, (args.rounds, args.repeats.min(5)), &write));
+        if wanted("sample_cached_gpt") || wanted("sample_recompute_gpt") {
+            results.extend(cached_and_recomputed(("sample", "gpt"), 256, (args.rounds, args.repeats.min(5)), &write));
+        }
     }
     // Decoding 64 tokens, with and without the key/value cache, on the small copy model (d_model 64,
     // 2 + 2 layers: each step is a few dozen tiny operations, so per-call overhead dominates) and on the
@@ -279,7 +288,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             }
             steps.written().shallow_clone()
         };
-        results.extend(cached_and_recomputed(("decode", size), generated, (args.rounds, args.repeats), &decode));
+        if wanted(&format!("decode_cached_{size}")) || wanted(&format!("decode_recompute_{size}")) {
+            results.extend(cached_and_recomputed(("decode", size), generated, (args.rounds, args.repeats), &decode));
+        }
     }
 
     if args.json {
