@@ -28,14 +28,15 @@ use transformer_anatomy::{
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Print {"results": [{"name", "batch", "seq", "median_s"}, ...]} instead of a table.
+    /// Print {"results": [{"name", "batch", "seq", "median_s"}, ...], "cache_ratios": [{"name", "pairs",
+    /// "ratio"}, ...]} instead of a table.
     #[arg(long)]
     json: bool,
     /// Timed runs per case and round; the median is reported.
     #[arg(long, default_value_t = 10)]
     repeats: usize,
-    /// Rounds per case when comparing with PyTorch (ours, theirs, ours, theirs, ...), and (at least 3)
-    /// for the two decoding variants, which alternate the same way.
+    /// Rounds per case when comparing with PyTorch (ours, theirs, ours, theirs, ...). The cached and
+    /// recomputing variants of decoding alternate run by run, rounds × repeats pairs (at least 3).
     #[arg(long, default_value_t = 3)]
     rounds: usize,
     /// Only batch 1 and sequence length 5, to check that the benchmark runs.
@@ -66,6 +67,7 @@ struct Timing {
 #[derive(Serialize)]
 struct Report {
     results: Vec<Timing>,
+    cache_ratios: Vec<CacheRatio>,
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -73,43 +75,59 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// Our own two variants of one job, with and without the key/value cache, alternating round by round so
-/// that the machine's drift falls on both alike: `{prefix}_cached_{suffix}` and `{prefix}_recompute_{suffix}`.
+/// Our own two variants of one job, with and without the key/value cache: `{prefix}_cached_{suffix}` and
+/// `{prefix}_recompute_{suffix}`, and the cache's speed-up. The variants alternate run by run, and the
+/// speed-up is the median of each pair's ratio: the machine's speed drifts by tens of percent from one
+/// second to the next, and a pair run back to back sees the same speed, where two blocks of runs need not.
 fn cached_and_recomputed(
     (prefix, suffix): (&str, &str),
     seq: i64,
-    (rounds, repeats): (usize, usize),
+    pairs: usize,
     run: &dyn Fn(bool) -> Tensor,
-) -> [Timing; 2] {
-    let (mut cached, mut recomputed) = (Vec::new(), Vec::new());
-    for _ in 0..rounds.max(3) {
-        cached.push(median_seconds(repeats, &|| run(true)));
-        recomputed.push(median_seconds(repeats, &|| run(false)));
+) -> ([Timing; 2], CacheRatio) {
+    for _ in 0..2 {
+        let _ = (run(true), run(false));
     }
-    [("cached", cached), ("recompute", recomputed)].map(|(variant, times)| Timing {
+    let (mut cached, mut recomputed, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..pairs.max(3) {
+        let (c, r) = (seconds(&|| run(true)), seconds(&|| run(false)));
+        cached.push(c);
+        recomputed.push(r);
+        ratios.push(r / c);
+    }
+    let timings = [("cached", cached), ("recompute", recomputed)].map(|(variant, times)| Timing {
         name: format!("{prefix}_{variant}_{suffix}"),
         batch: 1,
         seq,
         median_s: median(times),
         pytorch_median_s: None,
-    })
+    });
+    (timings, CacheRatio { name: format!("{prefix}_{suffix}"), pairs: ratios.len(), ratio: median(ratios) })
+}
+
+/// How much faster the cached variant of a job is: the median over `pairs` back-to-back pairs.
+#[derive(Serialize)]
+struct CacheRatio {
+    name: String,
+    pairs: usize,
+    ratio: f64,
+}
+
+/// One timed run (on a GPU, until its work is done).
+fn seconds(f: &dyn Fn() -> Tensor) -> f64 {
+    let start = Instant::now();
+    let out = f();
+    if let Device::Cuda(i) = out.device() {
+        tch::Cuda::synchronize(i as i64);
+    }
+    start.elapsed().as_secs_f64()
 }
 
 fn median_seconds(repeats: usize, f: &dyn Fn() -> Tensor) -> f64 {
     for _ in 0..2 {
         let _ = f();
     }
-    let times = (0..repeats.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            let out = f();
-            if let Device::Cuda(i) = out.device() {
-                tch::Cuda::synchronize(i as i64);
-            }
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    median(times)
+    median((0..repeats.max(1)).map(|_| seconds(f)).collect())
 }
 
 /// The PyTorch side: a process that times one case per request line.
@@ -174,7 +192,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     ];
 
     let wanted = |name: &str| args.only.as_deref().is_none_or(|only| name.contains(only));
-    let mut results = Vec::new();
+    let (mut results, mut cache_ratios) = (Vec::new(), Vec::new());
     let mut measure = |name: &str, batch: i64, seq: i64, f: &dyn Fn() -> Tensor| -> Result<()> {
         if !wanted(name) {
             return Ok(());
@@ -259,7 +277,10 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             Tensor::from(written.log_prob)
         };
         if wanted("sample_cached_gpt") || wanted("sample_recompute_gpt") {
-            results.extend(cached_and_recomputed(("sample", "gpt"), 256, (args.rounds, args.repeats.min(5)), &write));
+            let (timings, ratio) =
+                cached_and_recomputed(("sample", "gpt"), 256, args.rounds * args.repeats.min(5), &write);
+            results.extend(timings);
+            cache_ratios.push(ratio);
         }
     }
     // Decoding 64 tokens, with and without the key/value cache, on the small copy model (d_model 64,
@@ -289,12 +310,15 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             steps.written().shallow_clone()
         };
         if wanted(&format!("decode_cached_{size}")) || wanted(&format!("decode_recompute_{size}")) {
-            results.extend(cached_and_recomputed(("decode", size), generated, (args.rounds, args.repeats), &decode));
+            let (timings, ratio) =
+                cached_and_recomputed(("decode", size), generated, args.rounds * args.repeats, &decode);
+            results.extend(timings);
+            cache_ratios.push(ratio);
         }
     }
 
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&Report { results })?);
+        println!("{}", serde_json::to_string_pretty(&Report { results, cache_ratios })?);
         return Ok(());
     }
     let mode = if cfg!(debug_assertions) {
@@ -314,17 +338,14 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     if pytorch.is_some() {
         println!("ratio = ours / PyTorch's, interleaved in one run: below 1 means the Rust version is faster");
     }
-    // One line per pair that `cached_and_recomputed` timed.
-    let time_of = |name: String| results.iter().find(|t| t.name == name).map(|t| t.median_s);
-    let cache_ratio = |(prefix, suffix): (&str, &str), what: &str| {
-        let times = (time_of(format!("{prefix}_cached_{suffix}")), time_of(format!("{prefix}_recompute_{suffix}")));
-        if let (Some(c), Some(r)) = times {
-            println!("{what}: the key/value cache is {:.2}× as fast as recomputing", r / c);
-        }
-    };
-    cache_ratio(("sample", "gpt"), "sampling 256 characters, GPT");
-    for (size, _) in models {
-        cache_ratio(("decode", size), &format!("decoding {generated} tokens, {size}"));
+    // One line per job that `cached_and_recomputed` timed both ways.
+    for CacheRatio { name, pairs, ratio } in &cache_ratios {
+        let what = match name.split_once('_') {
+            Some(("sample", _)) => "sampling 256 characters, GPT".to_string(),
+            Some((_, size)) => format!("decoding {generated} tokens, {size}"),
+            None => name.clone(),
+        };
+        println!("{what}: the key/value cache is {ratio:.2}× as fast as recomputing (median of {pairs} pairs)");
     }
     Ok(())
 }
