@@ -86,10 +86,10 @@ fn the_kernel_and_the_chapter_steps_agree_on_padding_and_on_a_query_that_sees_no
 
 #[test]
 fn training_without_dropout_runs_the_kernel_with_the_same_outputs_and_gradients() {
+    let _generator = common::seed();
     // With no dropout to apply, a training pass that does not ask for the weights also runs libtorch's
     // kernel (chapter 11's GPT trains this way). Its outputs and every gradient must match the chapter's
     // steps, which a pass asking for the weights still takes, under the causal mask of a decoder.
-    let _generator = common::seed();
     let config = BertConfig { attention_probs_dropout_prob: 0.0, hidden_dropout_prob: 0.0, ..BertConfig::tiny() };
     let vs = nn::VarStore::new(Device::Cpu);
     let fused = FusedMultiHeadAttention::new(vs.root(), &config);
