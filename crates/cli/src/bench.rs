@@ -81,6 +81,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 /// second to the next, and a pair run back to back sees the same speed, where two blocks of runs need not.
 fn cached_and_recomputed(
     (prefix, suffix): (&str, &str),
+    what: String,
     seq: i64,
     pairs: usize,
     run: &dyn Fn(bool) -> Tensor,
@@ -102,13 +103,17 @@ fn cached_and_recomputed(
         median_s: median(times),
         pytorch_median_s: None,
     });
-    (timings, CacheRatio { name: format!("{prefix}_{suffix}"), pairs: ratios.len(), ratio: median(ratios) })
+    let ratio = CacheRatio { name: format!("{prefix}_{suffix}"), what, pairs: ratios.len(), ratio: median(ratios) };
+    (timings, ratio)
 }
 
 /// How much faster the cached variant of a job is: the median over `pairs` back-to-back pairs.
 #[derive(Serialize)]
 struct CacheRatio {
     name: String,
+    /// The job in words, for the table's closing line.
+    #[serde(skip)]
+    what: String,
     pairs: usize,
     ratio: f64,
 }
@@ -277,8 +282,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             Tensor::from(written.log_prob)
         };
         if wanted("sample_cached_gpt") || wanted("sample_recompute_gpt") {
+            let what = "sampling 256 characters, GPT".to_string();
             let (timings, ratio) =
-                cached_and_recomputed(("sample", "gpt"), 256, args.rounds * args.repeats.min(5), &write);
+                cached_and_recomputed(("sample", "gpt"), what, 256, args.rounds * args.repeats.min(5), &write);
             results.extend(timings);
             cache_ratios.push(ratio);
         }
@@ -310,8 +316,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             steps.written().shallow_clone()
         };
         if wanted(&format!("decode_cached_{size}")) || wanted(&format!("decode_recompute_{size}")) {
+            let what = format!("decoding {generated} tokens, {size}");
             let (timings, ratio) =
-                cached_and_recomputed(("decode", size), generated, args.rounds * args.repeats, &decode);
+                cached_and_recomputed(("decode", size), what, generated, args.rounds * args.repeats, &decode);
             results.extend(timings);
             cache_ratios.push(ratio);
         }
@@ -339,12 +346,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         println!("ratio = ours / PyTorch's, interleaved in one run: below 1 means the Rust version is faster");
     }
     // One line per job that `cached_and_recomputed` timed both ways.
-    for CacheRatio { name, pairs, ratio } in &cache_ratios {
-        let what = match name.split_once('_') {
-            Some(("sample", _)) => "sampling 256 characters, GPT".to_string(),
-            Some((_, size)) => format!("decoding {generated} tokens, {size}"),
-            None => name.clone(),
-        };
+    for CacheRatio { what, pairs, ratio, .. } in &cache_ratios {
         println!("{what}: the key/value cache is {ratio:.2}× as fast as recomputing (median of {pairs} pairs)");
     }
     Ok(())
