@@ -31,17 +31,20 @@ fn main() {
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib.display());
     println!("cargo:rustc-env=ANATOMY_LIBTORCH_LIB={}", lib.display());
 
-    // The learner's crate only: LibTorch's inference mode, which tch does not expose (src/inference_mode.rs).
+    // The learner's crate only: what tch does not expose of LibTorch, its inference mode
+    // (src/inference_mode.rs) and its fused AdamW (src/training/fused_adamw.rs).
     if std::env::var("CARGO_PKG_NAME").as_deref() == Ok("transformer-anatomy") {
-        let shim = manifest.join("src/inference_mode.cpp");
-        println!("cargo:rerun-if-changed={}", shim.display());
+        let shims = ["src/inference_mode.cpp", "src/fused_adamw.cpp"].map(|f| manifest.join(f));
+        for shim in &shims {
+            println!("cargo:rerun-if-changed={}", shim.display());
+        }
         cc::Build::new()
             .cpp(true)
             .std("c++17")
-            .file(shim)
+            .files(&shims)
             .include(libtorch.join("include"))
             .flag("-w") // LibTorch's headers warn about C++20 extensions; they are not ours to fix
             .cargo_warnings(false)
-            .compile("anatomy_inference_mode");
+            .compile("anatomy_libtorch_shims");
     }
 }

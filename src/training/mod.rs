@@ -8,12 +8,14 @@
 //! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
 pub mod checkpoint;
 pub mod data;
+pub mod fused_adamw;
 pub mod loss;
 pub mod schedule;
 pub mod trainer;
 
 pub use checkpoint::{average, load, save, TrainedModel};
 pub use data::{Batch, Example, Task, Vocab};
+pub use fused_adamw::FusedAdamW;
 pub use loss::{label_smoothed_loss, LossOutput};
 pub use schedule::learning_rate;
 pub use trainer::{
