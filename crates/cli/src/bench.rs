@@ -5,7 +5,8 @@
 //! drifts by tens of percent from one minute to the next, so a comparison must not time one side and
 //! then the other: with `--pytorch`, a PyTorch process (`scripts/bench_pytorch.py --serve`) times each
 //! case right after we do, and this alternates for `--rounds` rounds; each side reports the median of
-//! its rounds. Both sides run the same LibTorch (2.13.0) on the same threads, without autograd. Build in
+//! its rounds, and the ratio is the median of the rounds' own ratios (each round's two halves saw about
+//! the same machine). Both sides run the same LibTorch (2.13.0) on the same threads, without autograd. Build in
 //! release mode (`make bench`).
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -29,7 +30,8 @@ use transformer_anatomy::{
 #[derive(clap::Args)]
 pub struct Args {
     /// Print {"results": [{"name", "batch", "seq", "median_s"}, ...], "cache_ratios": [{"name", "pairs",
-    /// "ratio"}, ...]} instead of a table.
+    /// "ratio"}, ...]} instead of a table (with --pytorch, results also carry "pytorch_median_s" and
+    /// "ratio").
     #[arg(long)]
     json: bool,
     /// Timed runs per case and round; the median is reported.
@@ -62,6 +64,9 @@ struct Timing {
     median_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pytorch_median_s: Option<f64>,
+    /// Ours / PyTorch's: the median over the rounds of each round's ratio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ratio: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -102,6 +107,7 @@ fn cached_and_recomputed(
         seq,
         median_s: median(times),
         pytorch_median_s: None,
+        ratio: None,
     });
     let ratio = CacheRatio { name: format!("{prefix}_{suffix}"), what, pairs: ratios.len(), ratio: median(ratios) };
     (timings, ratio)
@@ -213,8 +219,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
                 std::thread::sleep(SETTLE);
             }
         }
+        let ratio = (!theirs.is_empty()).then(|| median(ours.iter().zip(&theirs).map(|(o, t)| o / t).collect()));
         let pytorch_median_s = (!theirs.is_empty()).then(|| median(theirs));
-        results.push(Timing { name: name.into(), batch, seq, median_s: median(ours), pytorch_median_s });
+        results.push(Timing { name: name.into(), batch, seq, median_s: median(ours), pytorch_median_s, ratio });
         Ok(())
     };
     let (batches, seqs): (&[i64], &[i64]) = if args.quick { (&[1], &[5]) } else { (&[1, 8], &[5, 128, 512]) };
@@ -336,14 +343,17 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     println!("{} threads, {device:?}, {mode}", tch::get_num_threads());
     println!("{:<24} {:>5} {:>5} {:>10} {:>11} {:>7}", "case", "batch", "seq", "ours ms", "PyTorch ms", "ratio");
     for t in &results {
-        let (theirs, ratio) = match t.pytorch_median_s {
-            Some(s) => (format!("{:.3}", s * 1e3), format!("{:.2}", t.median_s / s)),
-            None => ("-".into(), "-".into()),
+        let (theirs, ratio) = match (t.pytorch_median_s, t.ratio) {
+            (Some(s), Some(r)) => (format!("{:.3}", s * 1e3), format!("{r:.2}")),
+            _ => ("-".into(), "-".into()),
         };
         println!("{:<24} {:>5} {:>5} {:>10.3} {:>11} {:>7}", t.name, t.batch, t.seq, t.median_s * 1e3, theirs, ratio);
     }
     if pytorch.is_some() {
-        println!("ratio = ours / PyTorch's, interleaved in one run: below 1 means the Rust version is faster");
+        println!(
+            "ratio = ours / PyTorch's, the median of {} interleaved rounds' ratios: below 1 means the Rust version is faster",
+            args.rounds.max(1)
+        );
     }
     // One line per job that `cached_and_recomputed` timed both ways.
     for CacheRatio { what, pairs, ratio, .. } in &cache_ratios {
