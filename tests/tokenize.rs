@@ -81,8 +81,7 @@ fn empty_text_is_an_error(#[case] text: &str) {
 #[test]
 fn a_missing_tokenizer_is_a_clear_error() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    let dir = std::env::temp_dir().join("anatomy-no-tokenizer");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("no-tokenizer");
     let err = transformer_anatomy::Tokenizer::from_model_dir(&dir).err().unwrap().to_string();
     assert!(err.contains("make setup"), "unexpected error: {err}");
 }

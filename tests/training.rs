@@ -1,7 +1,7 @@
 //! Chapter section 10: the loss, the schedule, the training loop, checkpoints and decoding.
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use rstest::rstest;
@@ -12,10 +12,6 @@ use transformer_anatomy::training::data::{Batch, Task, BOS, EOS, PAD};
 use transformer_anatomy::training::loss::{label_smoothed_loss, smoothed_target_entropy, smoothed_targets};
 use transformer_anatomy::training::{average, learning_rate, load, save, train, TrainOptions, TrainedModel};
 use transformer_anatomy::{EncoderDecoder, Seq2SeqConfig};
-
-fn temp_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("anatomy-training-{}-{name}", std::process::id()))
-}
 
 // --- the loss ---
 
@@ -185,10 +181,11 @@ fn a_seed_gives_the_same_loss_trace() {
     snapshot!("training_first_losses", trace.join("\n"));
 }
 
-/// A copy model trained here, once for the whole file, and saved: the decoding tests load it.
-fn trained_copy_model() -> &'static PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
+/// A copy model trained here, once for the whole file, kept as its checkpoint's bytes: a test that needs
+/// the file writes its own copy into its scratch folder.
+fn copy_model_checkpoint() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
         let options = TrainOptions {
             d_model: 32,
             heads: 4,
@@ -205,16 +202,29 @@ fn trained_copy_model() -> &'static PathBuf {
             report.eval.exact_match,
             options.steps
         );
-        let path = temp_path("copy.safetensors");
-        save(&trained, &path).unwrap();
-        path
+        let dir = common::Scratch::new("training-copy");
+        save(&trained, &dir.join("copy.safetensors")).unwrap();
+        std::fs::read(dir.join("copy.safetensors")).unwrap()
     })
+}
+
+/// The trained copy model's checkpoint, written into `dir`.
+fn copy_model_file(dir: &Path) -> PathBuf {
+    let path = dir.join("copy.safetensors");
+    std::fs::write(&path, copy_model_checkpoint()).unwrap();
+    path
+}
+
+/// The trained copy model, loaded from a checkpoint file as a user's would be.
+fn trained_copy_model() -> TrainedModel {
+    let dir = common::Scratch::new("training-load");
+    load(&copy_model_file(&dir), Device::Cpu).unwrap()
 }
 
 #[test]
 fn a_tiny_copy_model_learns_the_task() {
     let _generator = common::generator();
-    let trained = load(trained_copy_model(), Device::Cpu).unwrap();
+    let trained = trained_copy_model();
     let examples = Task::Copy.held_out(100, 99);
     let eval = transformer_anatomy::training::evaluate(&trained, &examples).unwrap();
     assert!(eval.exact_match >= 0.95 && eval.token_accuracy >= 0.98, "{eval:?}");
@@ -223,12 +233,11 @@ fn a_tiny_copy_model_learns_the_task() {
 #[test]
 fn save_and_load_give_identical_outputs() {
     let _generator = common::generator();
-    let path = trained_copy_model();
-    let a = load(path, Device::Cpu).unwrap();
-    let copy = temp_path("copy-again.safetensors");
+    let dir = common::Scratch::new("training-save-load");
+    let a = load(&copy_model_file(&dir), Device::Cpu).unwrap();
+    let copy = dir.join("copy-again.safetensors");
     save(&a, &copy).unwrap();
     let b = load(&copy, Device::Cpu).unwrap();
-    std::fs::remove_file(&copy).ok();
     assert_eq!(a.config, b.config);
     let source = Tensor::from_slice(&[5i64, 6, 7, 8, 9, 10, 11, 12, 13, 4]).view([1, 10]);
     let target = Tensor::from_slice(&[BOS, 5, 6, 7]).view([1, 4]);
@@ -239,7 +248,7 @@ fn save_and_load_give_identical_outputs() {
 fn averaging_identical_checkpoints_is_the_identity() {
     let _generator = common::generator();
     tch::manual_seed(0);
-    let trained = load(trained_copy_model(), Device::Cpu).unwrap();
+    let trained = trained_copy_model();
     let params: Vec<Tensor> = trained.named_parameters().into_iter().map(|(_, t)| t.detach().copy()).collect();
     let copies = || params.iter().map(Tensor::copy).collect::<Vec<_>>();
     let averaged = average(&[copies(), copies(), copies()]).unwrap();
@@ -258,8 +267,9 @@ fn averaging_identical_checkpoints_is_the_identity() {
 #[case::other_sizes("other_sizes", "has shape [")]
 fn bad_checkpoints_are_clear_errors(#[case] kind: &str, #[case] expected: &str) {
     let _generator = common::generator();
-    let good = trained_copy_model();
-    let path = temp_path(&format!("bad-{kind}.safetensors"));
+    let dir = common::Scratch::new("training-bad-checkpoint");
+    let good = copy_model_file(&dir);
+    let path = dir.join(format!("bad-{kind}.safetensors"));
     match kind {
         "missing" => {}
         "truncated" => {
@@ -268,14 +278,13 @@ fn bad_checkpoints_are_clear_errors(#[case] kind: &str, #[case] expected: &str) 
         }
         _ => {
             // The tensors of a d_model 32 model under the configuration of a d_model 64 one.
-            let trained = load(good, Device::Cpu).unwrap();
+            let trained = load(&good, Device::Cpu).unwrap();
             let wider = Seq2SeqConfig { d_model: 64, d_ff: 256, ..trained.config.clone() };
             let impostor = TrainedModel { config: wider, ..trained };
             save(&impostor, &path).unwrap();
         }
     }
     let err = format!("{:#}", load(&path, Device::Cpu).unwrap_err());
-    std::fs::remove_file(&path).ok();
     assert!(err.contains(expected), "expected {expected:?} in: {err}");
     if kind == "other_sizes" {
         assert!(err.contains("[64") && err.contains("[32") || err.contains(", 64]") && err.contains(", 32]"), "{err}");
@@ -301,7 +310,7 @@ fn unknown_tasks_and_words_are_named() {
     let _generator = common::generator();
     let err = Task::from_name("translate").unwrap_err().to_string();
     assert!(err.contains("copy, reverse, dates"), "{err}");
-    let trained = load(trained_copy_model(), Device::Cpu).unwrap();
+    let trained = trained_copy_model();
     let err = transformer_anatomy::training::encode_source(&trained, "1 2 x 3").unwrap_err().to_string();
     assert!(err.contains("\"x\"") && err.contains("copy"), "{err}");
 }
@@ -311,7 +320,7 @@ fn unknown_tasks_and_words_are_named() {
 #[test]
 fn the_cache_changes_nothing_but_the_speed() {
     let _generator = common::generator();
-    let trained = load(trained_copy_model(), Device::Cpu).unwrap();
+    let trained = trained_copy_model();
     let batch = Batch::new(&Task::Copy.held_out(20, 11), &Task::Copy.vocab(), Task::Copy, Device::Cpu).unwrap();
     let cached = greedy(&trained.model, &batch.source, BOS, EOS, 12, true).unwrap();
     let recomputed = greedy(&trained.model, &batch.source, BOS, EOS, 12, false).unwrap();
@@ -363,7 +372,7 @@ fn decoding_steps_run_in_inference_mode_and_leave_it() {
 #[test]
 fn beam_width_one_is_greedy_and_beams_are_sorted() {
     let _generator = common::generator();
-    let trained = load(trained_copy_model(), Device::Cpu).unwrap();
+    let trained = trained_copy_model();
     let examples = Task::Copy.held_out(10, 21);
     let batch = Batch::new(&examples, &Task::Copy.vocab(), Task::Copy, Device::Cpu).unwrap();
     let greedy_out = greedy(&trained.model, &batch.source, BOS, EOS, 12, true).unwrap();

@@ -1,6 +1,10 @@
 //! Helpers shared by the test files (one file per chapter section).
 #![allow(dead_code)]
 pub mod html;
+pub mod scratch;
+
+#[allow(unused_imports)] // not every test file makes folders
+pub use scratch::Scratch;
 
 use tch::{Kind, Tensor};
 use transformer_anatomy::{model_dir::resolve_model_dir, Tokenizer};

@@ -8,6 +8,9 @@
 //! They need `solutions/`: in a student's copy (without it) this file compiles to nothing.
 #![cfg(anatomy_solutions)]
 
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -17,12 +20,11 @@ use std::time::{Duration, Instant};
 
 use anatomy_exercises::grading::{grade, project_root, stub_file, Submission};
 use anatomy_exercises::{find, Status, EXERCISES};
+use scratch::Scratch;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("anatomy-exercises-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A folder of this test's own, removed when it ends.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("exercises-{name}"))
 }
 
 /// Every wrong answer: (exercise, file, the words its message must contain).

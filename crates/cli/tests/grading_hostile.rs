@@ -7,6 +7,9 @@
 //! It needs the sandbox (bubblewrap, installed by `make setup`) and `solutions/`.
 #![cfg(anatomy_solutions)]
 
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::net::TcpListener;
@@ -16,6 +19,7 @@ use std::time::Instant;
 
 use anatomy_exercises::grading::project_root;
 use anatomy_exercises::{find, EXERCISES};
+use scratch::Scratch;
 
 struct Attack {
     student: String,
@@ -23,11 +27,9 @@ struct Attack {
     expect: String,
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("anatomy-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A folder of this test's own, removed when it ends.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("hostile-{name}"))
 }
 
 fn hand_in_solutions(student: &Path) {
