@@ -52,8 +52,8 @@ fn pointers(tensors: &[Tensor]) -> Vec<*const CTensor> {
     tensors.iter().map(|t| t.as_ptr().cast()).collect()
 }
 
-/// AdamW over every trainable variable of a `VarStore`, with the moment estimates and step counts it
-/// keeps between steps. Hyper-parameters as in `tch::nn::AdamW` (`wd` is the decoupled weight decay).
+/// AdamW over the trainable variables a `VarStore` holds when the optimiser is made, with the moment
+/// estimates and step counts it keeps between steps. Hyper-parameters as in `tch::nn::AdamW` (`wd` is the decoupled weight decay).
 ///
 /// ```
 /// use tch::{nn, Device, Kind};
@@ -91,7 +91,7 @@ impl FusedAdamW {
         }
         let params = vs.trainable_variables();
         let zeros = || params.iter().map(Tensor::zeros_like).collect::<Vec<_>>();
-        // PyTorch keeps each parameter's step count as a float scalar, on the CPU for the CPU kernel.
+        // As PyTorch does for the fused kernel: each parameter's step count, a float scalar on its device.
         let steps = params.iter().map(|p| Tensor::zeros([], (Kind::Float, p.device()))).collect();
         let (exp_avgs, exp_avg_sqs) = (zeros(), zeros());
         let tch::nn::AdamW { beta1, beta2, wd, eps, .. } = config;
