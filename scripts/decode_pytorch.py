@@ -1,10 +1,11 @@
-"""What the key/value cache buys in PyTorch at the sizes of `anatomy bench`'s decode_*_d64 case, for comparison
-with ours: the copy model's shape (d_model 64, 4 heads, 2 + 2 pre-LN layers, feed-forward 256, 14 tokens),
-a source of 11 tokens, 64 decoding steps of fixed tokens at batch 1, in inference mode, with and without a
-cache of the self-attention's keys and values and the source's (the same structure as our decoder layer:
-separate query/key/value projections, libtorch's attention kernel). The two variants alternate run by run
-and the speed-up is the median of the pairs' ratios, as in the bench. Random weights: both write the same
-tokens (checked). Run in the reference virtualenv (scripts/reference-venv.sh); never a test dependency.
+"""What the key/value cache buys in PyTorch at the sizes of `anatomy bench`'s decode_*_d64 case, for
+comparison with ours: the copy model's shape (d_model 64, 4 heads, 2 + 2 pre-LN layers, feed-forward 256,
+14 tokens), a source of 10 tokens (a copy example), 64 decoding steps of fixed tokens at batch 1, in
+inference mode, with and without a cache of the self-attention's keys and values and the source's (the
+same structure as our decoder layer: separate query/key/value projections, libtorch's attention kernel).
+The two variants alternate run by run and the speed-up is the median of the pairs' ratios, as in the
+bench. Random weights: both write the same tokens (checked). Run in the reference virtualenv
+(scripts/reference-venv.sh); never a test dependency.
 
 Usage: python scripts/decode_pytorch.py [--pairs N]
 Prints {"cached_ms", "recompute_ms", "ratio", "pairs", "threads"}.
@@ -102,7 +103,7 @@ class Model(nn.Module):
 
 
 model = Model().eval()
-source = torch.randint(4, VOCAB, (1, 11))
+source = torch.randint(4, VOCAB, (1, 10))
 
 
 def decode(use_cache):
