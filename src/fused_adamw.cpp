@@ -20,15 +20,15 @@ char *error_message(const std::exception &e) {
     return strdup(e.what());
 }
 
-// The gradients of the parameters that have one (a parameter no loss reached has none).
-std::vector<at::Tensor> defined_grads(const at::Tensor *const *params, size_t n) {
-    std::vector<at::Tensor> grads;
+// Which parameters have a gradient (a parameter no loss reached has none): only those take part.
+std::vector<size_t> with_grads(const at::Tensor *const *params, size_t n) {
+    std::vector<size_t> found;
     for (size_t i = 0; i < n; ++i) {
         if (params[i]->grad().defined()) {
-            grads.push_back(params[i]->grad());
+            found.push_back(i);
         }
     }
-    return grads;
+    return found;
 }
 
 }  // namespace
@@ -39,17 +39,15 @@ extern "C" void anatomy_free_error(char *message) {
 
 // One AdamW step on every parameter that has a gradient: its step count goes up by one, then the
 // kernel updates the parameters and both moment estimates in place, in one pass over each.
-extern "C" char *anatomy_fused_adamw_step(const at::Tensor *const *params, const at::Tensor *const *exp_avgs,
-                                          const at::Tensor *const *exp_avg_sqs, const at::Tensor *const *steps,
-                                          size_t n, double lr, double beta1, double beta2, double weight_decay,
-                                          double eps) {
+extern "C" char *anatomy_fused_adamw_step(const at::Tensor *const *params,
+                                          const at::Tensor *const *exp_avgs,
+                                          const at::Tensor *const *exp_avg_sqs,
+                                          const at::Tensor *const *steps, size_t n, double lr, double beta1,
+                                          double beta2, double weight_decay, double eps) {
     try {
         at::NoGradGuard no_grad;
         std::vector<at::Tensor> p, g, m, v, s;
-        for (size_t i = 0; i < n; ++i) {
-            if (!params[i]->grad().defined()) {
-                continue;
-            }
+        for (size_t i : with_grads(params, n)) {
             p.push_back(*params[i]);
             g.push_back(params[i]->grad());
             m.push_back(*exp_avgs[i]);
@@ -72,7 +70,10 @@ extern "C" char *anatomy_fused_adamw_step(const at::Tensor *const *params, const
 extern "C" char *anatomy_clip_grad_norm(const at::Tensor *const *params, size_t n, double max_norm) {
     try {
         at::NoGradGuard no_grad;
-        std::vector<at::Tensor> grads = defined_grads(params, n);
+        std::vector<at::Tensor> grads;
+        for (size_t i : with_grads(params, n)) {
+            grads.push_back(params[i]->grad());
+        }
         if (grads.empty()) {
             return nullptr;
         }

@@ -1,7 +1,8 @@
 //! Training: random blocks of the text, the next character as the target everywhere, AdamW with
 //! nanoGPT's settings (β₂ 0.99, weight decay 0.1) in LibTorch's fused kernel ([`FusedAdamW`]), a linear
-//! warm-up then a cosine decay to a tenth of the rate, and gradients clipped at norm 1. The held-out loss is measured on *every* non-overlapping block
-//! of the last 10 %, so two runs (or two implementations) compare exactly.
+//! warm-up then a cosine decay to a tenth of the rate, and gradients clipped at norm 1. The held-out loss
+//! is measured on *every* non-overlapping block of the last 10 %, so two runs (or two implementations)
+//! compare exactly.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -53,7 +53,8 @@ fn pointers(tensors: &[Tensor]) -> Vec<*const CTensor> {
 }
 
 /// AdamW over the trainable variables a `VarStore` holds when the optimiser is made, with the moment
-/// estimates and step counts it keeps between steps. Hyper-parameters as in `tch::nn::AdamW` (`wd` is the decoupled weight decay).
+/// estimates and step counts it keeps between steps. Hyper-parameters as in `tch::nn::AdamW` (`wd` is
+/// the decoupled weight decay).
 ///
 /// ```
 /// use tch::{nn, Device, Kind};
@@ -110,7 +111,7 @@ impl FusedAdamW {
     }
 
     /// Scales all gradients together so that their joint L2 norm is at most `max_norm`.
-    pub fn clip_grad_norm(&mut self, max_norm: f64) -> Result<()> {
+    pub fn clip_grad_norm(&self, max_norm: f64) -> Result<()> {
         let params = pointers(&self.params);
         // SAFETY: as in `zero_grad`.
         check(unsafe { anatomy_clip_grad_norm(params.as_ptr(), params.len(), max_norm) })
