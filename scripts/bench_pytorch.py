@@ -1,8 +1,9 @@
 """The PyTorch side of `make bench BENCH_PYTORCH=1`.
 
 Times the same cases as `anatomy bench`, written the way the chapter writes them in PyTorch (a list of
-attention heads, pre-layer-norm encoder layers), plus the fused and libtorch-kernel variants, and prints
-the same JSON: {"results": [{"name", "batch", "seq", "median_s"}, ...]}. Same LibTorch version (2.13.0),
+attention heads, pre-layer-norm encoder layers), plus the fused and libtorch-kernel variants, the training
+steps and the decoding with and without a key/value cache (scripts/gpt_pytorch.py, scripts/decode_pytorch.py),
+and prints the same JSON: {"results": [{"name", "batch", "seq", "median_s"}, ...]}. Same LibTorch version (2.13.0),
 same CPU, same thread count, no autograd: the ratio measures only what sits between the LibTorch calls.
 
 Usage: python scripts/bench_pytorch.py [--repeats N] [--quick]   (prints the JSON report)
@@ -178,7 +179,25 @@ class Cases:
         self.attention = {"mha_per_head": PerHead().eval(), "mha_fused": Fused().eval(), "mha_libtorch_sdpa": Fused(True).eval()}
         self.encoders = {"encoder_bert_base_book": Encoder(True).eval(), "encoder_bert_base_bert": Encoder(False).eval()}
         self.inputs = {}
-        self.train_steps = {}
+        self.built = {}
+
+    def build(self, key, make):
+        """The object under `key`, made by `make()` on first use only."""
+        if key not in self.built:
+            self.built[key] = make()
+        return self.built[key]
+
+    def decode_pairs(self, name, steps, pairs):
+        """Chapter 10's decoding (scripts/decode_pytorch.py) at the bench's sizes, "decode_d64" or
+        "decode_d512": `pairs` runs of `steps` steps with the key/value cache, each followed by one without,
+        as `anatomy bench` times its own."""
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import decode_pytorch
+
+        d_model = int(name.removeprefix("decode_d"))
+        decoding = self.build(name, lambda: decode_pytorch.Decoding(d_model))
+        cached, recomputed = decoding.pairs(pairs, steps)
+        return {"cached_s": cached, "recompute_s": recomputed}
 
     def time(self, name, batch, seq, repeats):
         if name == "train_step_gpt":
@@ -186,12 +205,12 @@ class Cases:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             import gpt_pytorch
 
-            trainer = self.train_steps.setdefault("gpt", gpt_pytorch.Trainer(gpt_pytorch.default_text()))
+            trainer = self.build("gpt", lambda: gpt_pytorch.Trainer(gpt_pytorch.default_text()))
             counter = iter(range(1, 10**9))
             return median_seconds(repeats, lambda: trainer.step(next(counter), 2000))
         if name.startswith("train_step_copy_d"):
             d_model = int(name.removeprefix("train_step_copy_d"))
-            step = self.train_steps.setdefault((batch, d_model), TrainStep(batch, d_model))
+            step = self.build((batch, d_model), lambda: TrainStep(batch, d_model))
             return median_seconds(repeats, step)
         with torch.no_grad():
             if name in self.attention:
@@ -214,7 +233,10 @@ def main():
         for line in sys.stdin:
             request = json.loads(line)
             try:
-                reply = {"median_s": cases.time(request["name"], request["batch"], request["seq"], request["repeats"])}
+                if "pairs" in request:
+                    reply = cases.decode_pairs(request["name"], request["seq"], request["pairs"])
+                else:
+                    reply = {"median_s": cases.time(request["name"], request["batch"], request["seq"], request["repeats"])}
             except Exception as e:  # report, keep serving
                 reply = {"error": repr(e)}
             print(json.dumps(reply), flush=True)

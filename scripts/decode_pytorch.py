@@ -1,13 +1,16 @@
-"""What the key/value cache buys in PyTorch at the sizes of `anatomy bench`'s decode_*_d64 case, for
-comparison with ours: the copy model's shape (d_model 64, 4 heads, 2 + 2 pre-LN layers, feed-forward 256,
-14 tokens), a source of 10 tokens (a copy example), 64 decoding steps of fixed tokens at batch 1, in
+"""What the key/value cache buys in PyTorch at the sizes of `anatomy bench`'s decode_* cases, for
+comparison with ours. The copy model's shape by default (d_model 64, 4 heads, 2 + 2 pre-LN layers,
+feed-forward 4 × d_model, 14 tokens; `--d-model 512` gives the bench's d512 case: 8 heads, 6 + 6
+layers), a source of 10 tokens (a copy example), 64 decoding steps of fixed tokens at batch 1, in
 inference mode, with and without a cache of the self-attention's keys and values and the source's (the
-same structure as our decoder layer: separate query/key/value projections, libtorch's attention kernel).
-The two variants alternate run by run and the speed-up is the median of the pairs' ratios, as in the
-bench. Random weights: both write the same tokens (checked). Run in the reference virtualenv
-(scripts/reference-venv.sh); never a test dependency.
+same structure as our decoder layer: separate query/key/value projections, libtorch's attention kernel,
+the final LayerNorm over every position before the last one is read). The two variants alternate run by
+run and the speed-up is the median of the pairs' ratios, as in the bench. Random weights: both write the
+same tokens (checked). `anatomy bench --pytorch` times the same thing through `scripts/bench_pytorch.py`,
+interleaved with ours. Run in the reference virtualenv (scripts/reference-venv.sh); never a test
+dependency.
 
-Usage: python scripts/decode_pytorch.py [--pairs N]
+Usage: python scripts/decode_pytorch.py [--pairs N] [--d-model 64|512]
 Prints {"cached_ms", "recompute_ms", "ratio", "pairs", "threads"}.
 """
 import argparse
@@ -19,18 +22,21 @@ import time
 import torch
 from torch import nn
 import torch.nn.functional as F
-torch.manual_seed(0)
-D, HEADS, LAYERS, FF, VOCAB = 64, 4, 2, 256, 14
+
+VOCAB, SOURCE_LEN, MAX_LEN = 14, 10, 80
+# The bench's two decoding sizes: (heads, layers) for each d_model; the feed-forward is 4 × d_model.
+SIZES = {64: (4, 2), 512: (8, 6)}
 
 
 class Attention(nn.Module):
-    def __init__(self):
+    def __init__(self, d, heads):
         super().__init__()
-        self.query, self.key, self.value, self.output = (nn.Linear(D, D) for _ in range(4))
+        self.d, self.heads = d, heads
+        self.query, self.key, self.value, self.output = (nn.Linear(d, d) for _ in range(4))
 
     def split(self, t):
         b, n, _ = t.shape
-        return t.view(b, n, HEADS, D // HEADS).transpose(1, 2)
+        return t.view(b, n, self.heads, self.d // self.heads).transpose(1, 2)
 
     def keys_and_values(self, x):
         return self.split(self.key(x)), self.split(self.value(x))
@@ -38,14 +44,14 @@ class Attention(nn.Module):
     def attend(self, x, keys, values, mask=None):
         context = F.scaled_dot_product_attention(self.split(self.query(x)), keys, values, attn_mask=mask)
         b, _, n, _ = context.shape
-        return self.output(context.transpose(1, 2).contiguous().view(b, n, D))
+        return self.output(context.transpose(1, 2).contiguous().view(b, n, self.d))
 
 
 class EncoderLayer(nn.Module):
-    def __init__(self):
+    def __init__(self, d, heads):
         super().__init__()
-        self.attention, self.ln1, self.ln2 = Attention(), nn.LayerNorm(D), nn.LayerNorm(D)
-        self.fc, self.out = nn.Linear(D, FF), nn.Linear(FF, D)
+        self.attention, self.ln1, self.ln2 = Attention(d, heads), nn.LayerNorm(d), nn.LayerNorm(d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
 
     def forward(self, x):
         h = self.ln1(x)
@@ -54,11 +60,11 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    def __init__(self):
+    def __init__(self, d, heads):
         super().__init__()
-        self.self_attention, self.cross_attention = Attention(), Attention()
-        self.ln1, self.ln2, self.ln3 = (nn.LayerNorm(D) for _ in range(3))
-        self.fc, self.out = nn.Linear(D, FF), nn.Linear(FF, D)
+        self.self_attention, self.cross_attention = Attention(d, heads), Attention(d, heads)
+        self.ln1, self.ln2, self.ln3 = (nn.LayerNorm(d) for _ in range(3))
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
 
     def forward(self, x, memory, mask, cache):
         h = self.ln1(x)
@@ -80,20 +86,22 @@ class DecoderLayer(nn.Module):
 
 
 class Model(nn.Module):
-    def __init__(self):
+    def __init__(self, d):
         super().__init__()
-        self.source_embedding, self.target_embedding = nn.Embedding(VOCAB, D), nn.Embedding(VOCAB, D)
-        position = torch.arange(80).unsqueeze(1)
-        frequency = torch.exp(torch.arange(0, D, 2) * (-math.log(10000.0) / D))
-        pe = torch.zeros(80, D)
+        heads, layers = SIZES[d]
+        self.d = d
+        self.source_embedding, self.target_embedding = nn.Embedding(VOCAB, d), nn.Embedding(VOCAB, d)
+        position = torch.arange(MAX_LEN).unsqueeze(1)
+        frequency = torch.exp(torch.arange(0, d, 2) * (-math.log(10000.0) / d))
+        pe = torch.zeros(MAX_LEN, d)
         pe[:, 0::2], pe[:, 1::2] = torch.sin(position * frequency), torch.cos(position * frequency)
         self.register_buffer("pe", pe)
-        self.encoder = nn.ModuleList(EncoderLayer() for _ in range(LAYERS))
-        self.decoder = nn.ModuleList(DecoderLayer() for _ in range(LAYERS))
-        self.encoder_ln, self.decoder_ln, self.generator = nn.LayerNorm(D), nn.LayerNorm(D), nn.Linear(D, VOCAB)
+        self.encoder = nn.ModuleList(EncoderLayer(d, heads) for _ in range(layers))
+        self.decoder = nn.ModuleList(DecoderLayer(d, heads) for _ in range(layers))
+        self.encoder_ln, self.decoder_ln, self.generator = nn.LayerNorm(d), nn.LayerNorm(d), nn.Linear(d, VOCAB)
 
     def embed(self, table, ids, first):
-        return table(ids) * math.sqrt(D) + self.pe[first : first + ids.shape[1]]
+        return table(ids) * math.sqrt(self.d) + self.pe[first : first + ids.shape[1]]
 
     def encode(self, source):
         x = self.embed(self.source_embedding, source, 0)
@@ -102,54 +110,61 @@ class Model(nn.Module):
         return self.encoder_ln(x)
 
 
-model = Model().eval()
-source = torch.randint(4, VOCAB, (1, 10))
+class Decoding:
+    """A model of one of the bench's sizes, a source, and `run(use_cache, steps)`."""
 
+    def __init__(self, d_model):
+        torch.manual_seed(0)
+        self.model = Model(d_model).eval()
+        self.source = torch.randint(4, VOCAB, (1, SOURCE_LEN))
+        assert torch.equal(self.run(True, 64), self.run(False, 64)), "the cache must not change the tokens"
 
-def decode(use_cache):
-    """64 steps, each writing a fixed token (digits in turn), as the bench's decoder does."""
-    with torch.inference_mode():
-        memory = model.encode(source)
-        written = torch.full((1, 1), 1, dtype=torch.long)
-        caches = [{} for _ in range(LAYERS)] if use_cache else [None] * LAYERS
-        for i in range(64):
-            t = written.shape[1]
-            if use_cache:  # only the newest token, at position t - 1; its one query may see everything
-                ids, first, mask = written[:, t - 1 :], t - 1, None
-            else:
-                ids, first, mask = written, 0, torch.ones(t, t, dtype=torch.bool).tril()
-            x = model.embed(model.target_embedding, ids, first)
-            for layer, cache in zip(model.decoder, caches):
-                x = layer(x, memory, mask, cache)
-            F.log_softmax(model.generator(model.decoder_ln(x[:, -1:])), -1)
-            written = torch.cat([written, torch.tensor([[4 + i % 10]])], 1)
-    return written
+    def run(self, use_cache, steps):
+        """`steps` steps, each writing a fixed token (digits in turn), as the bench's decoder does."""
+        model = self.model
+        with torch.inference_mode():
+            memory = model.encode(self.source)
+            written = torch.full((1, 1), 1, dtype=torch.long)
+            caches = [{} for _ in model.decoder] if use_cache else [None] * len(model.decoder)
+            for i in range(steps):
+                t = written.shape[1]
+                if use_cache:  # only the newest token, at position t - 1; its one query may see everything
+                    ids, first, mask = written[:, t - 1 :], t - 1, None
+                else:
+                    ids, first, mask = written, 0, torch.ones(t, t, dtype=torch.bool).tril()
+                x = model.embed(model.target_embedding, ids, first)
+                for layer, cache in zip(model.decoder, caches):
+                    x = layer(x, memory, mask, cache)
+                F.log_softmax(model.generator(model.decoder_ln(x)[:, -1:]), -1)
+                written = torch.cat([written, torch.tensor([[4 + i % 10]])], 1)
+        return written
 
+    def pairs(self, n, steps):
+        """`n` pairs, cached then recomputing, back to back: ([cached seconds], [recomputing seconds])."""
+        for _ in range(2):
+            self.run(True, steps)
+            self.run(False, steps)
+        cached, recomputed = [], []
+        for _ in range(n):
+            start = time.perf_counter()
+            self.run(True, steps)
+            cached.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            self.run(False, steps)
+            recomputed.append(time.perf_counter() - start)
+        return cached, recomputed
 
-assert torch.equal(decode(True), decode(False)), "the cache must not change the tokens"
-for _ in range(3):
-    decode(True)
-    decode(False)
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=30)
+    parser.add_argument("--d-model", type=int, choices=sorted(SIZES), default=64)
     args = parser.parse_args()
-    cached, recomputed, ratios = [], [], []
-    for _ in range(args.pairs):
-        start = time.perf_counter()
-        decode(True)
-        c = time.perf_counter() - start
-        start = time.perf_counter()
-        decode(False)
-        r = time.perf_counter() - start
-        cached.append(c)
-        recomputed.append(r)
-        ratios.append(r / c)
+    cached, recomputed = Decoding(args.d_model).pairs(args.pairs, 64)
     print(json.dumps({
         "cached_ms": statistics.median(cached) * 1e3,
         "recompute_ms": statistics.median(recomputed) * 1e3,
-        "ratio": statistics.median(ratios),
+        "ratio": statistics.median(r / c for c, r in zip(cached, recomputed)),
         "pairs": args.pairs,
         "threads": torch.get_num_threads(),
     }))

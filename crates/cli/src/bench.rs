@@ -31,14 +31,15 @@ use transformer_anatomy::{
 pub struct Args {
     /// Print {"results": [{"name", "batch", "seq", "median_s"}, ...], "cache_ratios": [{"name", "pairs",
     /// "ratio"}, ...]} instead of a table (with --pytorch, results also carry "pytorch_median_s" and
-    /// "ratio").
+    /// "ratio", and the decoding jobs' cache_ratios "pytorch_ratio").
     #[arg(long)]
     json: bool,
     /// Timed runs per case and round; the median is reported.
     #[arg(long, default_value_t = 10)]
     repeats: usize,
     /// Rounds per case when comparing with PyTorch (ours, theirs, ours, theirs, ...). The cached and
-    /// recomputing variants of decoding alternate run by run, rounds × repeats pairs (at least 3).
+    /// recomputing variants of decoding alternate run by run, rounds × repeats pairs (at least 3); with
+    /// PyTorch, each round runs `repeats` pairs of ours, then as many of PyTorch's.
     #[arg(long, default_value_t = 3)]
     rounds: usize,
     /// Only batch 1 and sequence length 5, to check that the benchmark runs.
@@ -84,33 +85,54 @@ fn median(mut xs: Vec<f64>) -> f64 {
 /// `{prefix}_recompute_{suffix}`, and the cache's speed-up. The variants alternate run by run, and the
 /// speed-up is the median of each pair's ratio: the machine's speed drifts by tens of percent from one
 /// second to the next, and a pair run back to back sees the same speed, where two blocks of runs need not.
+///
+/// With a PyTorch peer that has the same job (named `{prefix}_{suffix}`), each of `rounds` rounds runs
+/// `pairs` of ours and then `pairs` of PyTorch's: each variant's ratio to PyTorch is the median of the
+/// rounds' ratios, as for the other cases, and PyTorch's own cache speed-up is reported beside ours.
+/// Without one, `rounds × pairs` pairs of ours run in one go.
 fn cached_and_recomputed(
     (prefix, suffix): (&str, &str),
     what: String,
     seq: i64,
-    pairs: usize,
+    (rounds, pairs): (usize, usize),
+    mut pytorch: Option<&mut PyTorch>,
     run: &dyn Fn(bool) -> Tensor,
-) -> ([Timing; 2], CacheRatio) {
+) -> Result<([Timing; 2], CacheRatio)> {
+    let name = format!("{prefix}_{suffix}");
+    let (rounds, pairs) = if pytorch.is_some() { (rounds.max(1), pairs.max(3)) } else { (1, (rounds * pairs).max(3)) };
     for _ in 0..2 {
         let _ = (run(true), run(false));
     }
-    let (mut cached, mut recomputed, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..pairs.max(3) {
-        let (c, r) = (seconds(&|| run(true)), seconds(&|| run(false)));
-        cached.push(c);
-        recomputed.push(r);
-        ratios.push(r / c);
+    // Per side: every pair's two times, and each round's pairs apart (for the ratio to PyTorch).
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        ours.push((0..pairs).map(|_| (seconds(&|| run(true)), seconds(&|| run(false)))).collect::<Vec<_>>());
+        if let Some(py) = pytorch.as_deref_mut() {
+            std::thread::sleep(SETTLE);
+            theirs.push(py.pairs(&name, seq, pairs)?);
+            std::thread::sleep(SETTLE);
+        }
     }
-    let timings = [("cached", cached), ("recompute", recomputed)].map(|(variant, times)| Timing {
-        name: format!("{prefix}_{variant}_{suffix}"),
-        batch: 1,
-        seq,
-        median_s: median(times),
-        pytorch_median_s: None,
-        ratio: None,
+    let all = |rounds: &[Vec<(f64, f64)>]| rounds.concat();
+    let speed_up = |pairs: &[(f64, f64)]| median(pairs.iter().map(|(c, r)| r / c).collect());
+    let timings = [("cached", 0), ("recompute", 1)].map(|(variant, i)| {
+        let times = |pairs: &[(f64, f64)]| pairs.iter().map(|p| if i == 0 { p.0 } else { p.1 }).collect::<Vec<_>>();
+        let against = (!theirs.is_empty()).then(|| {
+            let per_round = ours.iter().zip(&theirs).map(|(o, t)| median(times(o)) / median(times(t))).collect();
+            (median(times(&all(&theirs))), median(per_round))
+        });
+        Timing {
+            name: format!("{prefix}_{variant}_{suffix}"),
+            batch: 1,
+            seq,
+            median_s: median(times(&all(&ours))),
+            pytorch_median_s: against.map(|a| a.0),
+            ratio: against.map(|a| a.1),
+        }
     });
-    let ratio = CacheRatio { name: format!("{prefix}_{suffix}"), what, pairs: ratios.len(), ratio: median(ratios) };
-    (timings, ratio)
+    let pytorch_ratio = (!theirs.is_empty()).then(|| speed_up(&all(&theirs)));
+    let ratio = CacheRatio { name, what, pairs: rounds * pairs, ratio: speed_up(&all(&ours)), pytorch_ratio };
+    Ok((timings, ratio))
 }
 
 /// How much faster the cached variant of a job is: the median over `pairs` back-to-back pairs.
@@ -122,6 +144,9 @@ struct CacheRatio {
     what: String,
     pairs: usize,
     ratio: f64,
+    /// The same for PyTorch's version of the job, over as many pairs, when it was compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pytorch_ratio: Option<f64>,
 }
 
 /// One timed run (on a GPU, until its work is done).
@@ -151,6 +176,9 @@ struct PyTorch {
 #[derive(Deserialize)]
 struct Reply {
     median_s: Option<f64>,
+    /// A decoding job's pairs: the cached run's seconds and the recomputing run's, pair by pair.
+    cached_s: Option<Vec<f64>>,
+    recompute_s: Option<Vec<f64>>,
     error: Option<String>,
 }
 
@@ -168,16 +196,31 @@ impl PyTorch {
         Ok(PyTorch { child, stdin, stdout })
     }
 
-    fn time(&mut self, name: &str, batch: i64, seq: i64, repeats: usize) -> Result<f64> {
-        let request = serde_json::json!({"name": name, "batch": batch, "seq": seq, "repeats": repeats});
+    fn ask(&mut self, name: &str, request: serde_json::Value) -> Result<Reply> {
         writeln!(self.stdin, "{request}").context("the PyTorch benchmark process has stopped")?;
         let mut line = String::new();
         self.stdout.read_line(&mut line)?;
         let reply: Reply =
             serde_json::from_str(&line).with_context(|| format!("the PyTorch side answered {line:?}"))?;
-        match (reply.median_s, reply.error) {
-            (Some(s), _) => Ok(s),
-            (None, e) => bail!("the PyTorch side failed on {name}: {}", e.unwrap_or_default()),
+        match reply.error {
+            Some(e) => bail!("the PyTorch side failed on {name}: {e}"),
+            None => Ok(reply),
+        }
+    }
+
+    /// The median of `repeats` runs of a case.
+    fn time(&mut self, name: &str, batch: i64, seq: i64, repeats: usize) -> Result<f64> {
+        let request = serde_json::json!({"name": name, "batch": batch, "seq": seq, "repeats": repeats});
+        self.ask(name, request)?.median_s.with_context(|| format!("the PyTorch side sent no time for {name}"))
+    }
+
+    /// `pairs` runs of a decoding job of `steps` steps with the cache, each followed by one without:
+    /// (cached seconds, recomputing seconds) pair by pair.
+    fn pairs(&mut self, name: &str, steps: i64, pairs: usize) -> Result<Vec<(f64, f64)>> {
+        let reply = self.ask(name, serde_json::json!({"name": name, "seq": steps, "pairs": pairs}))?;
+        match (reply.cached_s, reply.recompute_s) {
+            (Some(c), Some(r)) if c.len() == pairs && r.len() == pairs => Ok(c.into_iter().zip(r).collect()),
+            _ => bail!("the PyTorch side sent no {pairs} pairs of times for {name}"),
         }
     }
 }
@@ -291,7 +334,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         if wanted("sample_cached_gpt") || wanted("sample_recompute_gpt") {
             let what = "sampling 256 characters, GPT".to_string();
             let (timings, ratio) =
-                cached_and_recomputed(("sample", "gpt"), what, 256, args.rounds * args.repeats.min(5), &write);
+                cached_and_recomputed(("sample", "gpt"), what, 256, (args.rounds, args.repeats.min(5)), None, &write)?;
             results.extend(timings);
             cache_ratios.push(ratio);
         }
@@ -324,8 +367,14 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         };
         if wanted(&format!("decode_cached_{size}")) || wanted(&format!("decode_recompute_{size}")) {
             let what = format!("decoding {generated} tokens, {size}");
-            let (timings, ratio) =
-                cached_and_recomputed(("decode", size), what, generated, args.rounds * args.repeats, &decode);
+            let (timings, ratio) = cached_and_recomputed(
+                ("decode", size),
+                what,
+                generated,
+                (args.rounds, args.repeats),
+                pytorch.as_mut(),
+                &decode,
+            )?;
             results.extend(timings);
             cache_ratios.push(ratio);
         }
@@ -356,8 +405,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         );
     }
     // One line per job that `cached_and_recomputed` timed both ways.
-    for CacheRatio { what, pairs, ratio, .. } in &cache_ratios {
-        println!("{what}: the key/value cache is {ratio:.2}× as fast as recomputing (median of {pairs} pairs)");
+    for CacheRatio { what, pairs, ratio, pytorch_ratio, .. } in &cache_ratios {
+        let theirs = pytorch_ratio.map(|r| format!("; PyTorch's {r:.2}×")).unwrap_or_default();
+        println!("{what}: the key/value cache is {ratio:.2}× as fast as recomputing (median of {pairs} pairs{theirs})");
     }
     Ok(())
 }
