@@ -12,7 +12,6 @@ Usage: python scripts/bench_pytorch.py [--repeats N] [--quick]   (prints the JSO
 import argparse
 import json
 import math
-import os
 import sys
 import time
 import warnings
@@ -20,6 +19,10 @@ import warnings
 import torch
 from torch import nn
 import torch.nn.functional as F
+
+# The peers of chapters 10 and 11, beside this script (Python puts a script's own folder on the path).
+import decode_pytorch
+import gpt_pytorch
 
 HIDDEN, HEADS, LAYERS, INTERMEDIATE, VOCAB, MAX_POS = 768, 12, 12, 3072, 30522, 512
 HEAD_DIM = HIDDEN // HEADS
@@ -191,9 +194,6 @@ class Cases:
         """Chapter 10's decoding (scripts/decode_pytorch.py) at the bench's sizes, "decode_d64" or
         "decode_d512": `pairs` runs of `steps` steps with the key/value cache, each followed by one without,
         as `anatomy bench` times its own."""
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import decode_pytorch
-
         d_model = int(name.removeprefix("decode_d"))
         decoding = self.build(name, lambda: decode_pytorch.Decoding(d_model))
         cached, recomputed = decoding.pairs(pairs, steps)
@@ -202,9 +202,6 @@ class Cases:
     def time(self, name, batch, seq, repeats):
         if name == "train_step_gpt":
             # Chapter 11's peer (scripts/gpt_pytorch.py): one step of the nanoGPT-style model on Moby-Dick.
-            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-            import gpt_pytorch
-
             trainer = self.build("gpt", lambda: gpt_pytorch.Trainer(gpt_pytorch.default_text()))
             counter = iter(range(1, 10**9))
             return median_seconds(repeats, lambda: trainer.step(next(counter), 2000))

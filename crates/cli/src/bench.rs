@@ -81,6 +81,11 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// Ours / PyTorch's for a case timed in rounds: the median of the rounds' own ratios.
+fn ratio_of_rounds(ours: &[f64], theirs: &[f64]) -> f64 {
+    median(ours.iter().zip(theirs).map(|(o, t)| o / t).collect())
+}
+
 /// Our own two variants of one job, with and without the key/value cache: `{prefix}_cached_{suffix}` and
 /// `{prefix}_recompute_{suffix}`, and the cache's speed-up. The variants alternate run by run, and the
 /// speed-up is the median of each pair's ratio: the machine's speed drifts by tens of percent from one
@@ -113,25 +118,24 @@ fn cached_and_recomputed(
             std::thread::sleep(SETTLE);
         }
     }
-    let all = |rounds: &[Vec<(f64, f64)>]| rounds.concat();
+    let (all_ours, all_theirs) = (ours.concat(), theirs.concat());
     let speed_up = |pairs: &[(f64, f64)]| median(pairs.iter().map(|(c, r)| r / c).collect());
     let timings = [("cached", 0), ("recompute", 1)].map(|(variant, i)| {
         let times = |pairs: &[(f64, f64)]| pairs.iter().map(|p| if i == 0 { p.0 } else { p.1 }).collect::<Vec<_>>();
-        let against = (!theirs.is_empty()).then(|| {
-            let per_round = ours.iter().zip(&theirs).map(|(o, t)| median(times(o)) / median(times(t))).collect();
-            (median(times(&all(&theirs))), median(per_round))
-        });
+        let round_medians = |rounds: &[Vec<(f64, f64)>]| rounds.iter().map(|r| median(times(r))).collect::<Vec<_>>();
+        let against = (!theirs.is_empty())
+            .then(|| (median(times(&all_theirs)), ratio_of_rounds(&round_medians(&ours), &round_medians(&theirs))));
         Timing {
             name: format!("{prefix}_{variant}_{suffix}"),
             batch: 1,
             seq,
-            median_s: median(times(&all(&ours))),
+            median_s: median(times(&all_ours)),
             pytorch_median_s: against.map(|a| a.0),
             ratio: against.map(|a| a.1),
         }
     });
-    let pytorch_ratio = (!theirs.is_empty()).then(|| speed_up(&all(&theirs)));
-    let ratio = CacheRatio { name, what, pairs: rounds * pairs, ratio: speed_up(&all(&ours)), pytorch_ratio };
+    let pytorch_ratio = (!theirs.is_empty()).then(|| speed_up(&all_theirs));
+    let ratio = CacheRatio { name, what, pairs: rounds * pairs, ratio: speed_up(&all_ours), pytorch_ratio };
     Ok((timings, ratio))
 }
 
@@ -262,7 +266,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
                 std::thread::sleep(SETTLE);
             }
         }
-        let ratio = (!theirs.is_empty()).then(|| median(ours.iter().zip(&theirs).map(|(o, t)| o / t).collect()));
+        let ratio = (!theirs.is_empty()).then(|| ratio_of_rounds(&ours, &theirs));
         let pytorch_median_s = (!theirs.is_empty()).then(|| median(theirs));
         results.push(Timing { name: name.into(), batch, seq, median_s: median(ours), pytorch_median_s, ratio });
         Ok(())
