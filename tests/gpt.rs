@@ -2,7 +2,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use tch::{nn, Device, Kind, Tensor};
 use transformer_anatomy::gpt::{
@@ -11,15 +11,11 @@ use transformer_anatomy::gpt::{
 use transformer_anatomy::training::FusedAdamW;
 use transformer_anatomy::Pass;
 
-fn temp_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("anatomy-gpt-{}-{name}", std::process::id()))
-}
-
-/// A small text with some structure (a few sentences in turn), written to a temporary file.
-fn small_text(name: &str, repeats: usize) -> PathBuf {
+/// A small text with some structure (a few sentences in turn), written to the file `name` in `dir`.
+fn small_text(dir: &Path, name: &str, repeats: usize) -> PathBuf {
     let sentences = ["call me ishmael. ", "the whale is white. ", "a ship sails at dawn! ", "who knows? "];
     let text: String = (0..repeats).map(|i| sentences[(i * 7 + i / 3) % sentences.len()]).collect();
-    let path = temp_path(name);
+    let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -123,7 +119,8 @@ fn top_k_one_is_greedy_and_top_k_keeps_only_the_k_best() {
 #[test]
 fn the_same_seed_gives_the_same_loss_trace() {
     let _generator = common::seed();
-    let text = small_text("trace.txt", 120);
+    let dir = common::Scratch::new("gpt-trace");
+    let text = small_text(&dir, "trace.txt", 120);
     let (_, _, a) = train_gpt(&tiny_options(text.clone()), &mut |_| {}).unwrap();
     let (_, _, b) = train_gpt(&tiny_options(text.clone()), &mut |_| {}).unwrap();
     let losses = |r: &transformer_anatomy::gpt::GptReport| r.steps.iter().map(|s| s.loss).collect::<Vec<_>>();
@@ -134,15 +131,15 @@ fn the_same_seed_gives_the_same_loss_trace() {
     // The warm-up and the cosine: the rate rises for 2 steps, then falls to a tenth at the last.
     let lrs: Vec<f64> = a.steps.iter().map(|s| s.lr).collect();
     assert!((lrs[1] - 1e-3).abs() < 1e-12 && (lrs[5] - 1e-4).abs() < 1e-12, "{lrs:?}");
-    std::fs::remove_file(text).unwrap();
 }
 
 #[test]
 fn a_saved_model_loads_back_identical_and_a_foreign_file_is_refused() {
     let _generator = common::seed();
-    let text = small_text("save.txt", 120);
+    let dir = common::Scratch::new("gpt-save");
+    let text = small_text(&dir, "save.txt", 120);
     let (trained, corpus, _) = train_gpt(&tiny_options(text.clone()), &mut |_| {}).unwrap();
-    let path = temp_path("model.safetensors");
+    let path = dir.join("model.safetensors");
     save_gpt(&trained, &path).unwrap();
     let loaded = load_gpt(&path, Device::Cpu).unwrap();
     assert_eq!(loaded.vocab, trained.vocab);
@@ -166,14 +163,13 @@ fn a_saved_model_loads_back_identical_and_a_foreign_file_is_refused() {
     transformer_anatomy::training::save(&seq2seq, &path).unwrap();
     let err = format!("{:#}", load_gpt(&path, Device::Cpu).unwrap_err());
     assert!(err.contains("not a checkpoint of `anatomy gpt train`"), "{err}");
-    std::fs::remove_file(path).unwrap();
-    std::fs::remove_file(text).unwrap();
 }
 
 #[test]
 fn one_batch_is_learned_by_heart() {
     let _generator = common::seed();
-    let text = small_text("overfit.txt", 120);
+    let dir = common::Scratch::new("gpt-overfit");
+    let text = small_text(&dir, "overfit.txt", 120);
     let corpus = Corpus::from_file(&text, 16).unwrap();
     let config = GptConfig {
         vocab_size: corpus.vocab.len() as i64,
@@ -195,30 +191,25 @@ fn one_batch_is_learned_by_heart() {
     }
     assert!(first > 2.0, "an untrained model is unsure: {first}");
     assert!(last < 0.05, "one batch of 64 characters learned by heart: loss {first:.3} -> {last:.4}");
-    std::fs::remove_file(text).unwrap();
 }
 
 #[test]
 fn bad_text_and_sizes_are_errors_that_name_the_fix() {
     let _generator = common::generator();
-    let missing = temp_path("missing.txt");
+    let dir = common::Scratch::new("gpt-bad-text");
+    let missing = dir.join("missing.txt");
     let err = |options: &GptTrainOptions| format!("{:#}", train_gpt(options, &mut |_| {}).unwrap_err());
     assert!(err(&tiny_options(missing)).contains("cannot read the text"));
-    let empty = temp_path("empty.txt");
+    let empty = dir.join("empty.txt");
     std::fs::write(&empty, "").unwrap();
-    assert!(err(&tiny_options(empty.clone())).contains("too short"));
-    let binary = temp_path("binary.txt");
+    assert!(err(&tiny_options(empty)).contains("too short"));
+    let binary = dir.join("binary.txt");
     std::fs::write(&binary, [0x66u8, 0x6f, 0xff, 0xfe, 0x6f]).unwrap();
-    assert!(err(&tiny_options(binary.clone())).contains("not UTF-8"));
-    let short = small_text("short.txt", 3);
-    assert!(err(&tiny_options(short.clone())).contains("too short"));
-    let text = small_text("sizes.txt", 120);
-    assert!(
-        err(&GptTrainOptions { heads: 3, ..tiny_options(text.clone()) }).contains("--heads 3 must divide --d-model 16")
-    );
-    for path in [empty, binary, short, text] {
-        std::fs::remove_file(path).unwrap();
-    }
+    assert!(err(&tiny_options(binary)).contains("not UTF-8"));
+    let short = small_text(&dir, "short.txt", 3);
+    assert!(err(&tiny_options(short)).contains("too short"));
+    let text = small_text(&dir, "sizes.txt", 120);
+    assert!(err(&GptTrainOptions { heads: 3, ..tiny_options(text) }).contains("--heads 3 must divide --d-model 16"));
 }
 
 /// `FusedAdamW` is LibTorch's `torch::optim::AdamW` (tch's `nn::AdamW`) in one kernel: the same model

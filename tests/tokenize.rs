@@ -116,8 +116,9 @@ fn the_model_folders_config_is_minilm() {
     assert_eq!(c.type_vocab_size, 2);
 }
 
-fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("anatomy-test-{}-{name}", std::process::id()));
+/// `text` written to the file `name` in `dir`.
+fn write_in(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -131,9 +132,9 @@ fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
 #[case::unknown_activation(r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#, "unknown variant `swish`")]
 fn bad_configs_are_clear_errors(#[case] json: &str, #[case] expected: &str) {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    let path = write_temp("config.json", json);
+    let dir = common::Scratch::new("bad-config");
+    let path = write_in(&dir, "config.json", json);
     let err = format!("{:#}", BertConfig::from_file(&path).unwrap_err());
-    std::fs::remove_file(&path).ok();
     assert!(err.contains(expected), "expected {expected:?} in: {err}");
 }
 
@@ -144,9 +145,9 @@ fn an_unknown_activation_names_the_accepted_ones() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
     let json = r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1,
         "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#;
-    let path = write_temp("activation-config.json", json);
+    let dir = common::Scratch::new("activation-config");
+    let path = write_in(&dir, "activation-config.json", json);
     let err = format!("{:#}", BertConfig::from_file(&path).unwrap_err());
-    std::fs::remove_file(&path).ok();
     assert!(!err.contains('\n'), "one line: {err}");
     for needed in ["activation-config.json", "swish", "`gelu`", "`gelu_new`", "`gelu_pytorch_tanh`", "`relu`"] {
         assert!(err.contains(needed), "expected {needed:?} in: {err}");

@@ -1,6 +1,10 @@
 //! The `anatomy` command as a user runs it: output, JSON, and one-line errors for bad input.
 use std::process::{Command, Output};
 
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
 fn anatomy(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().expect("the anatomy binary runs")
 }
@@ -133,15 +137,12 @@ fn bench_quick_prints_json_with_every_case() {
     assert!(v["results"].as_array().unwrap().iter().all(|r| r["median_s"].as_f64().unwrap() > 0.0));
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("anatomy-cli-{}-{name}", std::process::id()))
-}
-
 /// `anatomy train` then `anatomy translate`, as a learner runs them: a small copy model, its JSON
 /// report, the checkpoint, greedy and beam decoding with and without the cache, and the attention picture.
 #[test]
 fn train_then_translate() {
-    let model = temp("copy.safetensors");
+    let dir = Scratch::new("cli-translate");
+    let model = dir.join("copy.safetensors");
     let o = anatomy(&[
         "train",
         "--task",
@@ -168,7 +169,7 @@ fn train_then_translate() {
     assert!(v["eval"]["exact_match"].as_f64().unwrap() >= 0.95, "{}", v["eval"]);
     assert!(v["eval"]["token_accuracy"].as_f64().unwrap() >= 0.98 && v["eval"]["loss"].as_f64().unwrap() > 0.0);
 
-    let picture = temp("alignment.html");
+    let picture = dir.join("alignment.html");
     let path = model.to_str().unwrap();
     for extra in [&[][..], &["--beam", "3"], &["--no-cache"], &["--beam", "3", "--no-cache"]] {
         let mut args = vec!["translate", "--checkpoint", path, "--json", "--attention", picture.to_str().unwrap()];
@@ -190,8 +191,6 @@ fn train_then_translate() {
     let o = anatomy(&["translate", "--checkpoint", path, "2718281828"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).starts_with("2 7 1 8 2 8 1 8 2 8\ntokens [\"2\", \"7\""), "{}", stdout(&o));
-    std::fs::remove_file(&model).ok();
-    std::fs::remove_file(&picture).ok();
 }
 
 #[test]
@@ -201,7 +200,8 @@ fn bad_training_and_translation_input_is_a_one_line_error() {
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--d-model", "30", "--heads", "4"]), "not divisible");
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--warmup", "0"]), "--warmup");
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--label-smoothing", "1.5"]), "--label-smoothing");
-    let nowhere = temp("no-such-folder/model.safetensors");
+    let dir = Scratch::new("cli-bad-input");
+    let nowhere = dir.join("no-such-folder/model.safetensors");
     assert_clean_error(
         &anatomy(&["train", "--task", "copy", "--steps", "2", "-o", nowhere.to_str().unwrap()]),
         "does not exist",
@@ -212,7 +212,7 @@ fn bad_training_and_translation_input_is_a_one_line_error() {
         "anatomy train",
     );
 
-    let model = temp("tiny.safetensors");
+    let model = dir.join("tiny.safetensors");
     let o = anatomy(&[
         "train",
         "--task",
@@ -226,23 +226,20 @@ fn bad_training_and_translation_input_is_a_one_line_error() {
         "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!temp("tiny.safetensors.partial").exists(), "no partial file is left behind");
+    assert!(!dir.join("tiny.safetensors.partial").exists(), "no partial file is left behind");
     let path = model.to_str().unwrap();
     assert_clean_error(
         &anatomy(&["translate", "--checkpoint", path, "the first of smarch 2026"]),
         "\"smarch\" is not in the dates task's vocabulary",
     );
     assert_clean_error(&anatomy(&["translate", "--checkpoint", path, "--beam", "0", "1 may 2000"]), "beam width");
-    let truncated = temp("truncated.safetensors");
+    let truncated = dir.join("truncated.safetensors");
     let bytes = std::fs::read(&model).unwrap();
     std::fs::write(&truncated, &bytes[..bytes.len() - 100]).unwrap();
     assert_clean_error(
         &anatomy(&["translate", "--checkpoint", truncated.to_str().unwrap(), "1 may 2000"]),
         "truncated",
     );
-    for f in [model, truncated] {
-        std::fs::remove_file(f).ok();
-    }
 }
 
 #[test]
@@ -260,8 +257,7 @@ fn the_device_is_resolved_only_by_commands_that_run_a_model() {
 
 #[test]
 fn gpt_trains_on_a_text_writes_a_checkpoint_and_samples_the_same_text_with_and_without_the_cache() {
-    let dir = std::env::temp_dir().join(format!("anatomy-cli-gpt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("cli-gpt");
     let text = dir.join("text.txt");
     std::fs::write(&text, "the whale is white and the sea is wide. ".repeat(40)).unwrap();
     let model = dir.join("gpt.safetensors");
@@ -297,5 +293,4 @@ fn gpt_trains_on_a_text_writes_a_checkpoint_and_samples_the_same_text_with_and_w
         &anatomy(&["gpt", "train", "--text", dir.join("missing.txt").to_str().unwrap()]),
         "cannot read the text",
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
