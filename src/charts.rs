@@ -201,7 +201,7 @@ pub fn heatmap(
         let (rstep, cstep) = (every(rows), every(cols));
         let x_tick = |x: &f64| {
             let i = x.floor() as usize;
-            if (x - x.floor() - 0.5).abs() < 1e-6 && i < cols && i % cstep == 0 {
+            if (x - x.floor() - 0.5).abs() < 1e-6 && i < cols && i.is_multiple_of(cstep) {
                 name(column_names, i)
             } else {
                 String::new()
@@ -210,7 +210,7 @@ pub fn heatmap(
         let y_tick = |y: &f64| {
             let flipped = rows as f64 - y; // row 0 at the top
             let i = flipped.floor() as usize;
-            if (flipped - flipped.floor() - 0.5).abs() < 1e-6 && i < rows && i % rstep == 0 {
+            if (flipped - flipped.floor() - 0.5).abs() < 1e-6 && i < rows && i.is_multiple_of(rstep) {
                 name(row_names, i)
             } else {
                 String::new()

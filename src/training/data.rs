@@ -279,7 +279,7 @@ impl Task {
 
 fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -371,6 +371,6 @@ impl Batch {
 pub fn padded(rows: &[Vec<i64>], device: Device) -> Tensor {
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
     let flat: Vec<i64> =
-        rows.iter().flat_map(|r| r.iter().copied().chain(std::iter::repeat(PAD).take(width - r.len()))).collect();
+        rows.iter().flat_map(|r| r.iter().copied().chain(std::iter::repeat_n(PAD, width - r.len()))).collect();
     Tensor::from_slice(&flat).view([rows.len() as i64, width as i64]).to_device(device)
 }

@@ -205,7 +205,7 @@ pub fn train_with_progress(
         optimizer.step();
         tokens += batch.tokens;
         records.push(StepRecord { step, loss: loss.double_value(&[]), lr });
-        if options.average_last > 1 && (options.steps - step) % snapshot_every == 0 {
+        if options.average_last > 1 && (options.steps - step).is_multiple_of(snapshot_every) {
             let copies = trained.named_parameters().iter().map(|(_, t)| t.detach().copy()).collect();
             snapshots.push_back(copies);
             if snapshots.len() > options.average_last {

@@ -204,8 +204,7 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     let telltale = honest_source
         .lines()
         .map(str::trim)
-        .filter(|l| l.len() > 30 && !l.starts_with("//") && !l.starts_with("pub fn"))
-        .next()
+        .find(|l| l.len() > 30 && !l.starts_with("//") && !l.starts_with("pub fn"))
         .unwrap();
     for f in &feedback_files {
         let text = std::fs::read_to_string(f).unwrap();

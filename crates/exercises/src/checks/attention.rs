@@ -91,7 +91,7 @@ pub fn split_heads(split: &dyn Fn(&Tensor, i64) -> Tensor, merge: &dyn Fn(&Tenso
 fn the_split(split: &dyn Fn(&Tensor, i64) -> Tensor, x: &Tensor, expected: &Tensor, heads: i64) -> CheckResult {
     let (batch, seq, hidden) = x.size3().expect("3 axes");
     let head_dim = hidden / heads;
-    let split_x = call(|| split(&x, heads), &[])?;
+    let split_x = call(|| split(x, heads), &[])?;
     expect_shape(
         "split_heads([2, 3, 20], 4)",
         &split_x,
@@ -115,7 +115,7 @@ fn the_split(split: &dyn Fn(&Tensor, i64) -> Tensor, x: &Tensor, expected: &Tens
 fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, x: &Tensor, expected: &Tensor) -> CheckResult {
     let (batch, seq, hidden) = x.size3().expect("3 axes");
     let merged = call(
-        || merge(&expected),
+        || merge(expected),
         &[(
             "view size is not compatible",
             "after a transpose the tensor is not contiguous: call `.contiguous()` before `.view`, or use `.reshape`",

@@ -61,7 +61,7 @@ pub fn gpt_block(gpt_block: &dyn Fn(&Tensor, &GptBlockParts) -> Tensor) -> Check
     tch::no_grad(|| {
         for (name, mut t) in transformer_anatomy::init::sorted_variables(&vs) {
             if name.contains("layer_norm") {
-                let _ = t.copy_(&(t.rand_like() + 0.5));
+                t.copy_(&(t.rand_like() + 0.5));
             }
         }
     });

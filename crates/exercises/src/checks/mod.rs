@@ -9,6 +9,9 @@
 //! the student's code, where each call is recorded, and in the judge, where [`replayed`] hands the check
 //! the recorded values instead. A check draws its inputs from LibTorch's generator, which the grader seeds
 //! afresh for every grading run, so the expected outputs cannot be known in advance.
+// A check takes the student's function as a `&dyn Fn` written out in full, so that the signature the
+// student must match is read where the check is, not behind a type alias.
+#![allow(clippy::type_complexity)]
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -141,7 +144,7 @@ pub fn take_parts() -> Option<(usize, usize)> {
 /// Runs the independent parts of a check, every one of them, so that each earns its share of the points.
 /// The first failure is the check's message; a check none of whose parts has been started is "not done".
 fn parts(list: &[&dyn Fn() -> CheckResult]) -> CheckResult {
-    let results: Vec<(super::Status, String)> = list.iter().map(|part| super::run_check(part)).collect();
+    let results: Vec<(super::Status, String)> = list.iter().map(super::run_check).collect();
     let passed = results.iter().filter(|(s, _)| *s == super::Status::Passed).count();
     PARTS.with(|p| p.set(Some((passed, list.len()))));
     if results.iter().all(|(s, _)| *s == super::Status::NotDone) {

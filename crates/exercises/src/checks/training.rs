@@ -144,7 +144,7 @@ pub fn warmup_schedule(f: &dyn Fn(u64, i64, u64) -> f64) -> CheckResult {
         .iter()
         .zip(&expected)
         .enumerate()
-        .find(|(_, (g, e))| !((*g - *e).abs() <= 1e-9 * e.abs()))
+        .find(|(_, (g, e))| (*g - *e).is_nan() || (*g - *e).abs() > 1e-9 * e.abs()) // NaN is a mismatch too
         .unwrap_or((0, (&got[0], &expected[0])));
     Err(format!(
         "learning_rate({}, {d_model}, {warmup}) is {:.6e}, expected d_model^(−1/2) · min(step^(−1/2), step · warmup^(−3/2)) = {:.6e}",

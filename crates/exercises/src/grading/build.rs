@@ -172,10 +172,8 @@ impl Recipe {
                         continue;
                     }
                     for f in m.filenames {
-                        if EXTERNS.contains(&name.as_str()) {
-                            if f.extension().is_some_and(|x| x == "rlib") {
-                                externs.push((name.clone(), f.clone()));
-                            }
+                        if EXTERNS.contains(&name.as_str()) && f.extension().is_some_and(|x| x == "rlib") {
+                            externs.push((name.clone(), f.clone()));
                         }
                         artifacts.push(f);
                     }
