@@ -404,6 +404,7 @@ fn beam_width_one_is_greedy_and_beams_are_sorted() {
                 assert_eq!(search.steps[n - 1][end.parent].token, *h.tokens.last().unwrap());
             }
         }
+        #[cfg(feature = "pictures")]
         if i == 0 {
             // The picture scales into a narrow output area instead of being cut off: it has a viewBox.
             let svg = transformer_anatomy::charts::beam_tree(&search, |id| id.to_string()).0;
