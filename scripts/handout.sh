@@ -3,8 +3,8 @@
 #
 # The copy holds every file git tracks except what instructors keep back: the reference solutions
 # (solutions/), the instructors' tests of the exercises and of the grader (crates/cli/tests/exercises.rs,
-# tests/exercise-mistakes/, crates/cli/tests/grading_hostile.rs, tests/hostile-class/, scripts/test-grading.sh) and
-# this script. It is then built on its own (in target/handout-build/ of this project, so that a second
+# tests/exercise-mistakes/, crates/cli/tests/grading_hostile.rs, tests/hostile-class/, the similarity report's
+# crates/cli/tests/similarity.rs and tests/similarity-class/, scripts/test-grading.sh) and this script. It is then built on its own (in target/handout-build/ of this project, so that a second
 # handout reuses the compiled dependencies) and must list all seventeen exercises as "not done" and keep the
 # solutions closed. Nothing is written when DIR already exists.
 set -euo pipefail
@@ -17,7 +17,7 @@ dir=${1:-}
 [[ ! -e $dir ]] || die "$dir already exists: name a new folder, so that nothing of yours is overwritten"
 command -v git >/dev/null || die "git is missing: the handout copies the files git tracks"
 
-kept_back='^(solutions/|crates/cli/tests/exercises\.rs$|tests/exercise-mistakes/|crates/cli/tests/grading_hostile\.rs$|tests/hostile-class/|scripts/test-grading\.sh$|scripts/handout\.sh$)'
+kept_back='^(solutions/|crates/cli/tests/exercises\.rs$|tests/exercise-mistakes/|crates/cli/tests/grading_hostile\.rs$|tests/hostile-class/|crates/cli/tests/similarity\.rs$|tests/similarity-class/|scripts/test-grading\.sh$|scripts/handout\.sh$)'
 partial="$dir.partial-$$"
 trap 'rm -rf "$partial"' EXIT
 mkdir -p "$partial"

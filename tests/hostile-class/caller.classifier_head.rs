@@ -1,5 +1,6 @@
-//! expect: couldn't read
-//! Takes a classmate's file as a module of its own and calls the classmate's function.
+//! expect: uses `#[path]`, which makes another file part of this one
+//! Takes a classmate's file as a module of its own and calls the classmate's function. Refused by the
+//! rules before compiling; behind them, the compiler's sandbox has no class folder to read it from.
 use tch::nn;
 use tch::Tensor;
 

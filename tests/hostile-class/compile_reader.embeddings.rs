@@ -1,5 +1,6 @@
-//! expect: couldn't read
-//! Reads the secret file while compiling, and hands it back as its answer's panic.
+//! expect: reads another file at compile time (`include_str!`)
+//! Reads the secret file while compiling, and hands it back as its answer's panic. Refused by the rules
+//! before compiling; behind them, the compiler's sandbox has no such file to read.
 use tch::nn;
 use tch::Tensor;
 

@@ -4,5 +4,8 @@ use tch::Tensor;
 
 pub fn layer_norm(x: &Tensor, weight: &Tensor, bias: &Tensor, eps: f64) -> Tensor {
     std::fs::write("{{OUTSIDE}}/written-by-a-student", "pwned").unwrap();
-    x.layer_norm([x.size()[x.dim() - 1]], Some(weight), Some(bias), eps, false)
+    let mean = x.mean_dim(-1, true, tch::Kind::Float);
+    let centred = x - &mean;
+    let variance = (&centred * &centred).mean_dim(-1, true, tch::Kind::Float);
+    centred / (variance + eps).sqrt() * weight + bias
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 use anatomy_exercises::course::{self, Course};
 use anatomy_exercises::grading::{self, Submission};
 use anatomy_exercises::sandbox::Limits;
-use anatomy_exercises::{self as exercises, progress, Exercise, Outcome, Status, EXERCISES};
+use anatomy_exercises::{self as exercises, handin, progress, Exercise, Outcome, Status, EXERCISES};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
@@ -68,6 +68,24 @@ enum Command {
         #[arg(long)]
         no_sandbox: bool,
     },
+    /// Which students handed in matching files: per exercise, the pairs whose files share more than the
+    /// stub, the reference solution and what most of the class wrote, robust to renamed names, reordered
+    /// items, comments and whitespace (winnowed fingerprints, as MOSS; see exercises/README.md).
+    Similarity {
+        submissions: PathBuf,
+        /// Only these exercises (comma-separated names).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Also write an HTML page with each pair's two files side by side, the matching lines marked.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// One JSON object per pair: {"exercise", "students": [a, b], "score" (0–1), "shared", "regions"}.
+        #[arg(long)]
+        json: bool,
+        /// Report pairs whose score (shared over all fingerprints of either, 0–1) is at least this.
+        #[arg(long, default_value_t = anatomy_exercises::similarity::THRESHOLD)]
+        threshold: f64,
+    },
     /// Print the table of exercises that exercises/README.md shows (from the one list in the crate).
     Table,
 }
@@ -104,19 +122,57 @@ pub fn run(args: Args) -> Result<bool> {
             Ok(true)
         }
         Command::Grade { submissions, only, csv, feedback, json, course, time_limit, no_sandbox } => {
-            let chosen = match only.is_empty() {
-                true => EXERCISES.iter().collect(),
-                false => only.iter().map(|n| exercises::find(n)).collect::<Result<Vec<_>>>()?,
-            };
+            let chosen = chosen(&only)?;
             let course = Course::load(&course.unwrap_or_else(course::default_file))?;
             let class = Class { chosen, course, sandbox: !no_sandbox, time_limit };
             class.grade(&submissions, json, csv.as_deref(), feedback.as_deref())
+        }
+        Command::Similarity { submissions, only, html, json, threshold } => {
+            let (chosen, students) = (chosen(&only)?, students(&submissions)?);
+            let report = crate::similarity::compare(&students, &chosen, threshold)?;
+            if let Some(path) = &html {
+                write_whole(path, &report.html(&submissions))?;
+            }
+            print!("{}", if json { report.json_lines()? } else { report.markdown() });
+            for why in &report.skipped {
+                eprintln!("not compared: {why}");
+            }
+            eprintln!(
+                "compared {} students × {} exercises: {} pairs at or above {threshold:.2}",
+                students.len(),
+                chosen.len(),
+                report.pairs.len()
+            );
+            Ok(true)
         }
         Command::Table => {
             print!("{}", table());
             Ok(true)
         }
     }
+}
+
+/// The exercises `--only` names, or all of them.
+fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
+    match only.is_empty() {
+        true => Ok(EXERCISES.iter().collect()),
+        false => only.iter().map(|n| exercises::find(n)).collect(),
+    }
+}
+
+/// A class folder's students, by name, in order: one folder each (the folders are the instructor's, so a
+/// folder that is a link is followed; what is inside is the student's, and read by `handin`).
+fn students(submissions: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
+        .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    students.sort();
+    if students.is_empty() {
+        bail!("{} holds no student folders (one folder per student, with their exercise files)", submissions.display());
+    }
+    Ok(students.into_iter().map(|s| (s.file_name().expect("a folder").to_string_lossy().to_string(), s)).collect())
 }
 
 fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {
@@ -234,13 +290,6 @@ pub fn relative(path: &Path) -> String {
     path.strip_prefix(grading::project_root()).unwrap_or(path).display().to_string()
 }
 
-/// The file a student handed in for an exercise: `DIR/exercises/NAME.rs` or `DIR/NAME.rs`.
-fn handed_in(student: &Path, e: &Exercise) -> Option<PathBuf> {
-    [student.join("exercises").join(format!("{}.rs", e.name)), student.join(format!("{}.rs", e.name))]
-        .into_iter()
-        .find(|p| p.is_file())
-}
-
 /// What a class is graded on.
 struct Class {
     chosen: Vec<&'static Exercise>,
@@ -264,32 +313,19 @@ impl Row {
 impl Class {
     fn grade(&self, submissions: &Path, json: bool, csv: Option<&Path>, feedback: Option<&Path>) -> Result<bool> {
         let started = Instant::now();
-        let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
-            .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.is_dir())
-            .collect();
-        students.sort();
-        if students.is_empty() {
-            bail!(
-                "{} holds no student folders (one folder per student, with their exercise files)",
-                submissions.display()
-            );
-        }
+        let (who, students): (Vec<String>, Vec<PathBuf>) = students(submissions)?.into_iter().unzip();
         // Nothing is written until the grades are known; say now if the CSV's folder is missing.
         if let Some(folder) = csv.and_then(Path::parent).filter(|f| !f.as_os_str().is_empty()) {
             if !folder.is_dir() {
                 bail!("--csv: the folder {} does not exist", folder.display());
             }
         }
-        let who: Vec<String> =
-            students.iter().map(|s| s.file_name().expect("a folder").to_string_lossy().to_string()).collect();
         // A file a student did not hand in is graded as the untouched stub.
         let mut units = Vec::new();
         for (student, who) in students.iter().zip(&who) {
             let mut unit = Vec::new();
             for &e in &self.chosen {
-                let file = match handed_in(student, e) {
+                let file = match handin::find(student, e.name) {
                     Some(f) => f,
                     None => grading::stub_file(e)?,
                 };

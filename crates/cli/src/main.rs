@@ -9,6 +9,7 @@ mod exercises;
 mod gpt;
 mod notebooks;
 mod progress;
+mod similarity;
 mod tokenize;
 mod tour;
 mod train;

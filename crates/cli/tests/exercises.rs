@@ -46,6 +46,37 @@ fn mistakes() -> Vec<(&'static str, PathBuf, String)> {
     found
 }
 
+/// The stubs' rules hold for the course's own files: a reference solution, an untouched stub and every
+/// named wrong answer use only what their exercise allows (a wrong answer must fail for its mistake, not
+/// for a rule) — and calling the finished operation instead is refused, for every exercise that has one.
+#[test]
+fn the_course_files_keep_the_rules_and_calling_the_finished_operation_is_refused() {
+    use anatomy_exercises::rules::{check, Verdict};
+    let mut files: Vec<(&'static str, PathBuf)> = EXERCISES.iter().map(|e| (e.name, e.solution_file())).collect();
+    files.extend(mistakes().into_iter().map(|(name, file, _)| (name, file)));
+    for (name, file) in &files {
+        let e = find(name).unwrap();
+        let text = std::fs::read_to_string(file).unwrap();
+        assert_eq!(check(&text, e.uses, e.forbids), Verdict::Allowed, "{}", file.display());
+    }
+    for e in EXERCISES {
+        assert_eq!(check(e.stub, e.uses, e.forbids), Verdict::Allowed, "the stub of {}", e.name);
+    }
+    let shortcut = project_root().join("tests").join("hostile-class").join("shortcuts");
+    let mut refused = 0;
+    for e in EXERCISES.iter().filter(|e| !e.forbids.is_empty()) {
+        let text = std::fs::read_to_string(shortcut.join(format!("{}.rs", e.name)))
+            .unwrap_or_else(|_| panic!("no shortcut for {} in tests/hostile-class/shortcuts/", e.name));
+        let expect = text.lines().find_map(|l| l.strip_prefix("//! expect: ")).expect("an expect line");
+        match check(&text, e.uses, e.forbids) {
+            Verdict::Refused(r) => assert!(r.message.contains(expect), "{}: {}", e.name, r.message),
+            other => panic!("{}: the shortcut was not refused: {other:?}", e.name),
+        }
+        refused += 1;
+    }
+    assert_eq!(refused, 9, "every exercise that forbids a finished operation has a shortcut");
+}
+
 #[test]
 fn solutions_pass_stubs_are_not_done_wrong_answers_fail_for_their_reason_and_a_broken_file_fails_alone() {
     let stubs = scratch("stubs");

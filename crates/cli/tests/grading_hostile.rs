@@ -93,7 +93,8 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     // One hostile student per attack.
     let mut attacks = Vec::new();
     let dir = project_root().join("tests").join("hostile-class");
-    for path in files_below(&dir).into_iter().filter(|p| p.extension().is_some_and(|x| x == "rs")) {
+    let top: Vec<PathBuf> = files_below(&dir).into_iter().filter(|p| p.parent() == Some(dir.as_path())).collect();
+    for path in top.into_iter().filter(|p| p.extension().is_some_and(|x| x == "rs")) {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let (kind, exercise) = stem.split_once('.').unwrap();
         let exercise = find(exercise).unwrap().name;
@@ -110,22 +111,71 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
         std::fs::write(student.join(format!("{exercise}.rs")), text).unwrap();
         attacks.push(Attack { student: kind.to_string(), exercise, expect });
     }
-    assert!(attacks.len() >= 11, "{} attacks", attacks.len());
+    assert!(attacks.len() >= 15, "{} attacks", attacks.len());
+
+    // One student takes every shortcut: the finished operation of each exercise that forbids one.
+    let shortcutter = class.join("shortcutter");
+    hand_in_solutions(&shortcutter);
+    let mut shortcuts = Vec::new();
+    for path in files_below(&dir.join("shortcuts")) {
+        let exercise = find(path.file_stem().unwrap().to_str().unwrap()).unwrap().name;
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expect = text.lines().find_map(|l| l.strip_prefix("//! expect: ")).unwrap().to_string();
+        std::fs::write(shortcutter.join(format!("{exercise}.rs")), text).unwrap();
+        shortcuts.push((exercise, expect));
+    }
+    assert_eq!(shortcuts.len(), EXERCISES.iter().filter(|e| !e.forbids.is_empty()).count());
+
+    // Links and other entries that are not files: to a classmate's file, to the secret outside the class,
+    // to /proc/self/environ (the grader's environment), to a folder; a FIFO; an exercises/ folder that is
+    // a link to a classmate's folder.
+    let links: [(&str, &str, PathBuf); 4] = [
+        ("link-classmate", "cross_attention", class.join("honest/cross_attention.rs")),
+        ("link-secret", "causal_mask", secret.clone()),
+        ("link-environ", "layer_norm", PathBuf::from("/proc/self/environ")),
+        ("link-folder", "feed_forward", outside.clone()),
+    ];
+    for (student, exercise, target) in &links {
+        hand_in_solutions(&class.join(student));
+        let file = class.join(student).join(format!("{exercise}.rs"));
+        std::fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(target, &file).unwrap();
+    }
+    hand_in_solutions(&class.join("fifo"));
+    let fifo = class.join("fifo/split_heads.rs");
+    std::fs::remove_file(&fifo).unwrap();
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::fs::create_dir_all(class.join("link-exercises")).unwrap();
+    std::os::unix::fs::symlink(class.join("honest"), class.join("link-exercises/exercises")).unwrap();
 
     let (csv, feedback) = (work.join("grades.csv"), work.join("feedback"));
+    let env_marker = format!("ENVIRONMENT-{}-do-not-leak", std::process::id());
     let started = Instant::now();
-    let (code, out, err) = anatomy(&[
-        "exercises",
-        "grade",
-        class.to_str().unwrap(),
-        "--json",
-        "--csv",
-        csv.to_str().unwrap(),
-        "--feedback",
-        feedback.to_str().unwrap(),
-    ]);
+    let watch = Growth::watch();
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "grade", class.to_str().unwrap(), "--json", "--csv", csv.to_str().unwrap()])
+        .args(["--feedback", feedback.to_str().unwrap()])
+        .env("HOSTILE_TEST_MARKER", &env_marker)
+        .output()
+        .unwrap();
+    let (shmem, disk) = watch.stop();
+    let (code, out, err) = (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
     let seconds = started.elapsed().as_secs_f64();
-    eprintln!("graded {} students in {seconds:.1} s; {}", rows_count(&class), err.trim());
+    eprintln!(
+        "graded {} students in {seconds:.1} s; the machine's shared memory grew by at most {} MiB, the grader's \
+         folder by at most {} MiB; {}",
+        rows_count(&class),
+        shmem >> 20,
+        disk >> 20,
+        err.trim()
+    );
+    // Two students are graded at a time, each with at most 256 MiB to write (and its probe on disk).
+    assert!(shmem < 2 * (256 << 20) + (64 << 20), "shared memory grew by {} MiB", shmem >> 20);
+    assert!(disk < 2 * (256 << 20) + (64 << 20), "the grader's folder grew by {} MiB", disk >> 20);
     assert_eq!(code, Some(0), "{err}");
     let rows: BTreeMap<String, serde_json::Value> = out
         .lines()
@@ -163,6 +213,42 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
             }
         }
     }
+    for (exercise, expect) in &shortcuts {
+        let (s, m) = (status("shortcutter", exercise), message("shortcutter", exercise));
+        if s != "failed" || !m.contains(expect.as_str()) {
+            problems.push(format!("shortcutter/{exercise}: expected a refusal saying {expect:?}, got {s}: {m}"));
+        }
+    }
+    for e in EXERCISES.iter().filter(|e| e.forbids.is_empty()) {
+        if status("shortcutter", e.name) != "passed" {
+            problems.push(format!("shortcutter/{}: {}", e.name, status("shortcutter", e.name)));
+        }
+    }
+    let mut not_files: Vec<(&str, &str, &str)> =
+        links.iter().map(|(student, exercise, _)| (*student, *exercise, "is a symbolic link")).collect();
+    not_files.push(("fifo", "split_heads", "is a FIFO"));
+    for (student, exercise, expect) in not_files {
+        let (s, m) = (status(student, exercise), message(student, exercise));
+        if s != "failed" || !m.contains(expect) {
+            problems.push(format!("{student}/{exercise}: expected a failure saying {expect:?}, got {s}: {m}"));
+        }
+        for e in EXERCISES.iter().filter(|e| e.name != exercise) {
+            if status(student, e.name) != "passed" {
+                problems.push(format!(
+                    "{student}/{}: {} {}",
+                    e.name,
+                    status(student, e.name),
+                    message(student, e.name)
+                ));
+            }
+        }
+    }
+    for e in EXERCISES {
+        let (s, m) = (status("link-exercises", e.name), message("link-exercises", e.name));
+        if s != "failed" || !m.contains("link-exercises/exercises is a symbolic link") {
+            problems.push(format!("link-exercises/{}: {s} {m}", e.name));
+        }
+    }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 
     for (twin, other) in [("twin-a", "twin-b"), ("twin-b", "twin-a")] {
@@ -185,6 +271,7 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     assert_eq!(partial["total_points"], 95.0);
     assert_eq!(rows["honest"]["total_points"], 100.0);
     assert_eq!(rows["nothing"]["total_points"], 0.0);
+    assert_eq!(rows["link-exercises"]["total_points"], 0.0);
 
     // Nothing written outside, nothing connected, nothing leaked.
     assert_eq!(files_below(&outside), vec![secret.clone()], "the sandbox let a student write outside its folder");
@@ -200,6 +287,7 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
         everything += &std::fs::read_to_string(f).unwrap();
     }
     assert!(!everything.contains(&marker), "the secret file leaked into the grades");
+    assert!(!everything.contains(&env_marker), "the grader's environment leaked into the grades");
     let honest_source = std::fs::read_to_string(class.join("honest/classifier_head.rs")).unwrap();
     let telltale = honest_source
         .lines()
@@ -243,6 +331,109 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     let (code, _, err) = anatomy(&["exercises", "grade", class.to_str().unwrap(), "--only", "cross_atention"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("no exercise named \"cross_atention\": choose one of"), "{err}");
+}
+
+/// The highest growth of the machine's shared memory (tmpfs pages: `Shmem` in /proc/meminfo) and of the
+/// grader's folder on disk (`target/exercise-grader`), sampled every 20 ms while it runs.
+struct Growth {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<(u64, u64)>,
+}
+
+impl Growth {
+    fn watch() -> Growth {
+        fn shmem() -> u64 {
+            let text = std::fs::read_to_string("/proc/meminfo").unwrap();
+            let line = text.lines().find(|l| l.starts_with("Shmem:")).unwrap();
+            line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() << 10
+        }
+        fn size(dir: &Path) -> u64 {
+            let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+            let mut total = 0;
+            for entry in entries.flatten() {
+                match entry.metadata() {
+                    Ok(m) if m.is_dir() => total += size(&entry.path()),
+                    Ok(m) => total += m.len(),
+                    Err(_) => {}
+                }
+            }
+            total
+        }
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let folder = project_root().join("target").join("exercise-grader");
+        let thread = std::thread::spawn(move || {
+            let (shmem_before, disk_before) = (shmem(), size(&folder));
+            let (mut shmem_most, mut disk_most) = (0u64, 0u64);
+            while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+                shmem_most = shmem_most.max(shmem().saturating_sub(shmem_before));
+                disk_most = disk_most.max(size(&folder).saturating_sub(disk_before));
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            (shmem_most, disk_most)
+        });
+        Growth { stop, thread }
+    }
+
+    fn stop(self) -> (u64, u64) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.thread.join().unwrap()
+    }
+}
+
+/// Stopped with SIGTERM in the middle of a class, the grader leaves no scratch folder and no process.
+#[test]
+fn a_grader_stopped_mid_class_leaves_nothing_behind() {
+    let class = scratch("stopped");
+    for student in ["a", "b", "c"] {
+        hand_in_solutions(&class.join(student));
+    }
+    // A looping student keeps the class busy for a time limit at least.
+    let looper = std::fs::read_to_string(project_root().join("tests/hostile-class/looper.warmup_schedule.rs")).unwrap();
+    std::fs::write(class.join("b/warmup_schedule.rs"), looper).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "grade", class.to_str().unwrap(), "--time-limit", "60"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let grader = project_root().join("target").join("exercise-grader");
+    let mine = |pid: u32| -> Vec<PathBuf> {
+        std::fs::read_dir(&grader)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("run-{pid}-")))
+            .collect()
+    };
+    let started = Instant::now();
+    // Wait until students are being probed (a unit's folder holds its probe), then stop it.
+    loop {
+        let probing = mine(child.id()).iter().any(|run| {
+            std::fs::read_dir(run).into_iter().flatten().flatten().any(|u| u.path().join("probe").is_file())
+        });
+        if probing {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 240, "the grader never started probing");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15), "{status}");
+    assert!(mine(child.id()).is_empty(), "scratch folders left behind: {:?}", mine(child.id()));
+    // No compiler, sandbox or probe of it is still running.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let class_text = class.to_string_lossy().to_string();
+    let leftovers: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&format!("run-{}-", child.id())) || c.contains(&class_text))
+        .collect();
+    assert!(leftovers.is_empty(), "processes left running: {leftovers:?}");
 }
 
 #[test]

@@ -31,6 +31,8 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
         "tests/exercise-mistakes",
         "crates/cli/tests/grading_hostile.rs",
         "tests/hostile-class",
+        "crates/cli/tests/similarity.rs",
+        "tests/similarity-class",
     ] {
         assert!(!dir.join(kept_back).exists(), "the handout contains {kept_back}");
     }

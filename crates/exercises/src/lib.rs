@@ -17,9 +17,12 @@ use serde::{Deserialize, Serialize};
 pub mod checks;
 pub mod course;
 pub mod grading;
+pub mod handin;
 pub mod probe;
 pub mod progress;
+pub mod rules;
 pub mod sandbox;
+pub mod similarity;
 
 pub mod tape;
 
@@ -40,10 +43,19 @@ pub struct Exercise {
     pub stub: &'static str,
     /// The hints, one numbered item per level.
     pub hints: &'static str,
+    /// What the file may import from the learner's crate (paths below `transformer_anatomy::`): what its
+    /// stub imports. Everything else of that crate is refused before compiling (see [`rules`]).
+    pub uses: &'static [&'static str],
+    /// The finished operations the exercise asks the student to write instead of call.
+    pub forbids: &'static [&'static rules::Forbidden],
 }
 
 macro_rules! exercise {
     ($name:literal, $chapter:literal, $homework:literal, [$($f:literal / $n:literal),+], $summary:literal) => {
+        exercise!($name, $chapter, $homework, [$($f / $n),+], $summary, uses [], forbids [])
+    };
+    ($name:literal, $chapter:literal, $homework:literal, [$($f:literal / $n:literal),+], $summary:literal,
+     uses [$($u:literal),*], forbids [$($x:expr),*]) => {
         Exercise {
             name: $name,
             summary: $summary,
@@ -52,6 +64,8 @@ macro_rules! exercise {
             functions: &[$(($f, $n)),+],
             stub: include_str!(concat!("stubs/", $name, ".rs")),
             hints: include_str!(concat!("../../../exercises/hints/", $name, ".md")),
+            uses: &[$($u),*],
+            forbids: &[$(&$x),*],
         }
     };
 }
@@ -64,14 +78,17 @@ pub const EXERCISES: &[Exercise] = &[
         "02-self-attention",
         false,
         ["scaled_dot_product" / 3],
-        "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values"
+        "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values",
+        uses [], forbids [rules::ATTENTION]
     ),
     exercise!(
         "attention_head",
         "02-self-attention",
         false,
         ["attention_head" / 2],
-        "one attention head: three linear maps, then scaled dot-product attention"
+        "one attention head: three linear maps, then scaled dot-product attention",
+        uses["exercises::support::Projections"],
+        forbids[rules::ATTENTION]
     ),
     exercise!(
         "split_heads",
@@ -92,7 +109,8 @@ pub const EXERCISES: &[Exercise] = &[
         "05-layer-norm-and-encoder-layer",
         false,
         ["layer_norm" / 4],
-        "layer normalization by hand: mean, biased variance, ε, scale and shift"
+        "layer normalization by hand: mean, biased variance, ε, scale and shift",
+        uses [], forbids [rules::NORMS]
     ),
     exercise!(
         "embeddings",
@@ -113,21 +131,25 @@ pub const EXERCISES: &[Exercise] = &[
         "08-decoder-and-masking",
         false,
         ["causal_mask" / 2, "masked_softmax" / 2],
-        "build the lower-triangular mask and hide the future from the softmax"
+        "build the lower-triangular mask and hide the future from the softmax",
+        uses [], forbids [rules::ATTENTION]
     ),
     exercise!(
         "cross_attention",
         "08-decoder-and-masking",
         true,
         ["cross_attention" / 4],
-        "encoder-decoder attention: queries from the decoder, keys and values from the encoder"
+        "encoder-decoder attention: queries from the decoder, keys and values from the encoder",
+        uses["exercises::support::Projections"],
+        forbids[rules::ATTENTION]
     ),
     exercise!(
         "decoder_layer",
         "08-decoder-and-masking",
         false,
         ["decoder_layer" / 5],
-        "masked self-attention, cross-attention and feed-forward, pre-layer-norm"
+        "masked self-attention, cross-attention and feed-forward, pre-layer-norm",
+        uses ["exercises::support::DecoderLayerParts", "Attention", "Pass"], forbids [rules::ATTENTION]
     ),
     exercise!(
         "sinusoidal_positions",
@@ -148,7 +170,8 @@ pub const EXERCISES: &[Exercise] = &[
         "10-training",
         false,
         ["label_smoothed_loss" / 4],
-        "cross-entropy against smoothed targets, padding left out"
+        "cross-entropy against smoothed targets, padding left out",
+        uses [], forbids [rules::CROSS_ENTROPY]
     ),
     exercise!(
         "warmup_schedule",
@@ -169,14 +192,17 @@ pub const EXERCISES: &[Exercise] = &[
         "10-training",
         false,
         ["cached_attention" / 5],
-        "one decoding step with a key/value cache: append, then attend"
+        "one decoding step with a key/value cache: append, then attend",
+        uses [], forbids [rules::ATTENTION]
     ),
     exercise!(
         "gpt_block",
         "11-gpt",
         false,
         ["gpt_block" / 2],
-        "one decoder-only block with its attention written out: heads, causal mask, softmax, feed-forward"
+        "one decoder-only block with its attention written out: heads, causal mask, softmax, feed-forward",
+        uses["exercises::support::GptBlockParts"],
+        forbids[rules::ATTENTION]
     ),
 ];
 

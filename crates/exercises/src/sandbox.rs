@@ -10,6 +10,10 @@
 //!   call is answered with SIGSYS, which the probe reports before it exits.
 //! - **setrlimit** caps memory (address space), CPU time, the size of files written and open files; the
 //!   grader itself kills a check that runs past its wall-time limit or prints past the output limit.
+//! - **one capped place to write**: the probe sees its scratch folder read-only and writes only to a
+//!   private `/tmp`, a tmpfs of [`Limits::disk`] bytes (256 MiB); `/dev` is read-only, and shared memory
+//!   (`memfd_create`, System V and POSIX) is refused by seccomp. A tmpfs lives in memory and an address-space
+//!   limit does not count it, so without the cap one student could fill the grader's memory and disk.
 //!
 //! A learner grading their own files (`check`, `watch`) runs without it: the limits apply, the sandbox
 //! does not.
@@ -32,11 +36,14 @@ pub struct Limits {
     pub memory: u64,
     /// What the probe may print (stdout and stderr together), in bytes.
     pub output: u64,
+    /// What the probe (and the compiler, in its own `/tmp`) may write, in bytes: the size of its private
+    /// `/tmp`, the one place it can write.
+    pub disk: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { time_per_check: Duration::from_secs(20), memory: 2 << 30, output: 1 << 20 }
+        Limits { time_per_check: Duration::from_secs(20), memory: 2 << 30, output: 1 << 20, disk: 256 << 20 }
     }
 }
 
@@ -44,6 +51,11 @@ impl Limits {
     /// "2 GiB", for messages.
     pub fn memory_words(&self) -> String {
         format!("{} GiB", self.memory >> 30)
+    }
+
+    /// "256 MiB", for messages.
+    pub fn disk_words(&self) -> String {
+        format!("{} MiB", self.disk >> 20)
     }
 }
 
@@ -101,8 +113,10 @@ fn ro(args: &mut Vec<String>, path: &Path) {
     args.extend(["--ro-bind".into(), p.clone(), p]);
 }
 
-/// The arguments every sandbox starts with: new namespaces, nothing of the host's environment.
-fn common(scratch: &Path) -> Vec<String> {
+/// The arguments every sandbox starts with: new namespaces, nothing of the host's environment, a
+/// read-only `/dev` and a private `/tmp` of `disk` bytes; the scratch folder writable (the compiler's) or
+/// read-only (the probe's, which works in `/tmp`).
+fn common(scratch: &Path, writable: bool, disk: u64) -> Vec<String> {
     let mut args: Vec<String> = [
         "--unshare-all",
         "--die-with-parent",
@@ -114,20 +128,22 @@ fn common(scratch: &Path) -> Vec<String> {
         "/proc",
         "--dev",
         "/dev",
-        "--tmpfs",
-        "/tmp",
+        "--remount-ro",
+        "/dev",
     ]
     .map(String::from)
     .to_vec();
+    args.extend(["--size".into(), disk.to_string(), "--tmpfs".into(), "/tmp".into()]);
     let s = scratch.display().to_string();
-    args.extend(["--bind".into(), s.clone(), s.clone(), "--chdir".into(), s]);
+    let (bind, cwd) = if writable { ("--bind", s.clone()) } else { ("--ro-bind", "/tmp".to_string()) };
+    args.extend([bind.into(), s.clone(), s, "--chdir".into(), cwd]);
     args
 }
 
 /// A sandbox for the compiler: the whole of /usr (the linker and C libraries), the Rust toolchain, the
 /// built libraries the student's files are linked with, and the student's scratch folder, writable.
-pub fn compile_command(bwrap: &Path, scratch: &Path, readable: &[PathBuf], program: &Path) -> Command {
-    let mut args = common(scratch);
+pub fn compile_command(bwrap: &Path, scratch: &Path, readable: &[PathBuf], program: &Path, disk: u64) -> Command {
+    let mut args = common(scratch, true, disk);
     args.extend(["--ro-bind".into(), "/usr".into(), "/usr".into()]);
     args.extend(system_links(true));
     for etc in ["/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"] {
@@ -144,8 +160,8 @@ pub fn compile_command(bwrap: &Path, scratch: &Path, readable: &[PathBuf], progr
 }
 
 /// A sandbox for the probe: the C libraries, the folders `libraries` (LibTorch), the probe itself and the
-/// scratch folder, with `library_path` as LD_LIBRARY_PATH; seccomp filters read from the descriptors
-/// `filters` (see [`seccomp_filters`]).
+/// scratch folder (read-only), with `library_path` as LD_LIBRARY_PATH, working in a private `/tmp` of
+/// `disk` bytes; seccomp filters read from the descriptors `filters` (see [`seccomp_filters`]).
 pub fn run_command(
     bwrap: &Path,
     scratch: &Path,
@@ -153,8 +169,9 @@ pub fn run_command(
     library_path: &Path,
     probe: &Path,
     filters: &[i32],
+    disk: u64,
 ) -> Command {
-    let mut args = common(scratch);
+    let mut args = common(scratch, false, disk);
     for dir in ["/usr/lib", "/usr/lib64"] {
         if Path::new(dir).is_dir() {
             ro(&mut args, Path::new(dir));
@@ -176,8 +193,8 @@ pub fn run_command(
     command
 }
 
-/// Two seccomp programs, as bytes: the first answers starting a process, opening a socket and tracing with
-/// SIGSYS; the second answers clone3 with ENOSYS, so that the C library falls back to clone, whose flags
+/// Two seccomp programs, as bytes: the first answers starting a process, opening a socket, tracing and
+/// making shared memory with SIGSYS; the second answers clone3 with ENOSYS, so that the C library falls back to clone, whose flags
 /// the first can read (threads — CLONE_THREAD — stay allowed: LibTorch uses them).
 pub fn seccomp_filters() -> Result<Vec<Vec<u8>>> {
     let arch = seccompiler::TargetArch::x86_64;
@@ -190,6 +207,11 @@ pub fn seccomp_filters() -> Result<Vec<Vec<u8>>> {
         libc::SYS_ptrace,
         libc::SYS_process_vm_readv,
         libc::SYS_process_vm_writev,
+        // Memory that no limit of the probe's counts: anonymous files and shared memory segments.
+        libc::SYS_memfd_create,
+        libc::SYS_shmget,
+        libc::SYS_msgget,
+        libc::SYS_mq_open,
     ] {
         trapped.insert(nr, vec![]);
     }

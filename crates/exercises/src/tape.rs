@@ -277,6 +277,10 @@ pub fn forbidden_call_words(nr: u32) -> String {
         (libc::SYS_ptrace, "tried to trace a process"),
         (libc::SYS_process_vm_readv, "tried to read another process's memory"),
         (libc::SYS_process_vm_writev, "tried to write another process's memory"),
+        (libc::SYS_memfd_create, "tried to make shared memory, which no limit of its own would count"),
+        (libc::SYS_shmget, "tried to make shared memory, which no limit of its own would count"),
+        (libc::SYS_msgget, "tried to make a message queue, which no limit of its own would count"),
+        (libc::SYS_mq_open, "tried to make a message queue, which no limit of its own would count"),
     ]
     .into_iter()
     .collect();

@@ -27,18 +27,24 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    pub(super) fn write(unit: &[Submission], chosen: &[usize], folder: &Path) -> Result<Self> {
+    /// Writes the chosen files (their bytes as read once, `sources`) and the `main.rs` that calls them.
+    pub(super) fn write(
+        unit: &[Submission],
+        sources: &[std::result::Result<Vec<u8>, String>],
+        chosen: &[usize],
+        folder: &Path,
+    ) -> Result<Self> {
         let mut source = String::from("// Written by anatomy_exercises::grading for one grading.\n");
         source += "#![allow(unused_variables, dead_code, unused_imports, unused_mut)]\n";
         let mut files: BTreeMap<String, (Vec<usize>, PathBuf)> = BTreeMap::new();
         let mut by_text: BTreeMap<Vec<u8>, String> = BTreeMap::new();
         let mut module_of = BTreeMap::new();
         for &i in chosen {
-            let text = fs::read(&unit[i].file).with_context(|| format!("cannot read {}", unit[i].file.display()))?;
+            let Ok(text) = &sources[i] else { bail!("{} was refused and cannot be compiled", unit[i].file.display()) };
             let next = format!("f{:03}", by_text.len());
             let module = by_text.entry(text.clone()).or_insert_with(|| next.clone()).clone();
             if module == next {
-                fs::write(folder.join(format!("{module}.rs")), &text)?;
+                fs::write(folder.join(format!("{module}.rs")), text)?;
                 source += &format!("#[path = \"{module}.rs\"]\nmod {module};\n");
             }
             files.entry(format!("{module}.rs")).or_insert_with(|| (Vec::new(), unit[i].file.clone())).0.push(i);
@@ -286,7 +292,7 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
             let mut readable = vec![r.sysroot.clone(), r.libs.clone()];
             readable.extend(r.native.iter().cloned());
             readable.extend(r.runtime_dirs());
-            sandbox::compile_command(bwrap, folder, &readable, &r.rustc)
+            sandbox::compile_command(bwrap, folder, &readable, &r.rustc, cx.limits.disk)
         }
         None => {
             let mut c = Command::new(&r.rustc);
@@ -295,10 +301,12 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
         }
     };
     command.args(&args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-    ChildSetup { memory: 8 << 30, cpu_seconds: 300, file_size: 1 << 30, open_at: vec![], dup_to: vec![] }
+    // The compiler writes the probe into the scratch folder: no file of it larger than the student's disk.
+    ChildSetup { memory: 8 << 30, cpu_seconds: 300, file_size: cx.limits.disk, open_at: vec![], dup_to: vec![] }
         .apply(&mut command);
     command.process_group(0);
     let mut child = command.spawn().with_context(|| format!("cannot run {}", r.rustc.display()))?;
+    let _group = super::cleanup::Group::new(child.id());
     let stderr = read_in_background(child.stderr.take().expect("piped"), 4 << 20);
     let status = wait_or_kill(&mut child, COMPILE_TIME)?;
     let text = stderr.join().unwrap_or_default();

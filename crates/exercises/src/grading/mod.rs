@@ -24,13 +24,16 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
+use super::rules::{self, Verdict};
 use super::sandbox::{self, Limits};
-use super::{checks, probe, tape, Exercise, Outcome, Status};
+use super::{checks, handin, probe, tape, Exercise, Outcome, Status};
 
 mod build;
+mod cleanup;
 mod run;
 
 use build::{compile, Compiled, Plan, Recipe};
+use cleanup::Scratch;
 
 /// One file to grade as one exercise. The label names it in the results ("ada/causal_mask").
 #[derive(Debug, Clone)]
@@ -91,12 +94,12 @@ pub fn grade_units(
     let bwrap = if options.sandbox { Some(sandbox::bwrap()?) } else { None };
     let recipe = Recipe::get(&work)?;
     let seed = options.seed.unwrap_or_else(fresh_seed);
-    let run = tempdir_in(&work, "run")?;
+    let run = Scratch::new(tempdir_in(&work, "run")?);
     let filters = match bwrap {
         Some(_) => {
             let mut paths = Vec::new();
             for (i, program) in sandbox::seccomp_filters()?.into_iter().enumerate() {
-                let path = run.join(format!("seccomp-{i}.bpf"));
+                let path = run.path().join(format!("seccomp-{i}.bpf"));
                 fs::write(&path, program)?;
                 paths.push(path);
             }
@@ -104,13 +107,14 @@ pub fn grade_units(
         }
         None => Vec::new(),
     };
+    // Every file is read once, here, with no link followed: only these bytes are graded.
+    let sources: Vec<Vec<Source>> = units.iter().map(|u| u.iter().map(|s| handin::read(&s.file)).collect()).collect();
     // Identical units (the same files under other names) are built and probed once.
     let mut distinct: Vec<usize> = Vec::new();
     let mut same_as: Vec<usize> = Vec::new();
-    let mut keys: BTreeMap<Vec<(&'static str, Vec<u8>)>, usize> = BTreeMap::new();
-    for unit in &units {
-        let key: Vec<(&'static str, Vec<u8>)> =
-            unit.iter().map(|s| (s.exercise.name, fs::read(&s.file).unwrap_or_default())).collect();
+    let mut keys: BTreeMap<Vec<(&'static str, &Source)>, usize> = BTreeMap::new();
+    for (unit, source) in units.iter().zip(&sources) {
+        let key: Vec<(&'static str, &Source)> = unit.iter().map(|s| s.exercise.name).zip(source).collect();
         let next = distinct.len();
         let index = *keys.entry(key).or_insert(next);
         if index == next {
@@ -130,14 +134,16 @@ pub fn grade_units(
                 if d >= distinct.len() {
                     break;
                 }
-                let folder = run.join(format!("u{d:03}"));
-                let result = grade_unit(&units[distinct[d]], &folder, &context);
+                let folder = run.path().join(format!("u{d:03}"));
+                let result = grade_unit(&units[distinct[d]], &sources[distinct[d]], &folder, &context);
+                // Its copies and its probe are no longer needed: the class's disk holds two units at a time.
+                let _ = fs::remove_dir_all(&folder);
                 *results[d].lock().expect("not poisoned") = Some(result);
                 done(finished.fetch_add(copies[d], Ordering::SeqCst) + copies[d]);
             });
         }
     });
-    let _ = fs::remove_dir_all(&run);
+    drop(run);
     let mut per_distinct = Vec::new();
     for r in results {
         per_distinct.push(r.into_inner().expect("not poisoned").expect("every unit graded")?);
@@ -192,25 +198,62 @@ fn outcome(s: &Submission, status: Status, message: String) -> Outcome {
     Outcome { name: s.exercise.name, label: s.label.clone(), status, message, parts: None }
 }
 
-/// Builds, probes and judges one unit in `folder`.
-fn grade_unit(unit: &[Submission], folder: &Path, cx: &Setup) -> Result<Vec<Outcome>> {
+/// A handed-in file's bytes, or why it was refused (see [`handin::read`]).
+type Source = std::result::Result<Vec<u8>, String>;
+
+/// Builds, probes and judges one unit in `folder`. Before anything is compiled, each file must be a
+/// regular file and keep its exercise's rules ([`rules`]).
+fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup) -> Result<Vec<Outcome>> {
     fs::create_dir_all(folder)?;
     let mut outcomes: Vec<Option<Outcome>> = vec![None; unit.len()];
     let mut remaining: Vec<usize> = Vec::new();
-    for (i, s) in unit.iter().enumerate() {
-        if s.file.is_file() {
-            remaining.push(i);
-        } else {
-            outcomes[i] = Some(outcome(s, Status::DoesNotCompile, format!("{} is missing", s.file.display())));
+    // Files the parser could not read: graded by the compiler's message, refused if the compiler accepts them.
+    let mut unreadable: BTreeMap<usize, String> = BTreeMap::new();
+    for (i, (s, source)) in unit.iter().zip(sources).enumerate() {
+        let shown = s.file.display();
+        let text = match source {
+            Err(why) => {
+                outcomes[i] = Some(outcome(s, Status::Failed, why.clone()));
+                continue;
+            }
+            Ok(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(_) => {
+                    let why = format!("{shown} is not UTF-8 text: save it as UTF-8");
+                    outcomes[i] = Some(outcome(s, Status::DoesNotCompile, why));
+                    continue;
+                }
+            },
+        };
+        match rules::check(text, s.exercise.uses, s.exercise.forbids) {
+            Verdict::Allowed => remaining.push(i),
+            Verdict::Refused(r) => {
+                outcomes[i] = Some(outcome(s, Status::Failed, format!("{shown}:{}: {}", r.line, r.message)));
+            }
+            Verdict::Unreadable(r) => {
+                unreadable.insert(i, format!("{shown}:{}: {}", r.line, r.message));
+                remaining.push(i);
+            }
         }
     }
     let plan = loop {
         if remaining.is_empty() {
             break None;
         }
-        let plan = Plan::write(unit, &remaining, folder)?;
+        let plan = Plan::write(unit, sources, &remaining, folder)?;
         match compile(cx, folder)? {
-            Compiled::Probe => break Some(plan),
+            Compiled::Probe => {
+                // The compiler read what the parser could not: refused, since the rules could not be checked.
+                let unchecked: Vec<usize> = remaining.iter().copied().filter(|i| unreadable.contains_key(i)).collect();
+                if unchecked.is_empty() {
+                    break Some(plan);
+                }
+                for i in unchecked {
+                    let why = unreadable.remove(&i).expect("listed");
+                    outcomes[i] = Some(outcome(&unit[i], Status::Failed, why));
+                    remaining.retain(|&j| j != i);
+                }
+            }
             Compiled::Errors(mut errors) => {
                 // An error in the student's own file says more than its echo in the plan's call.
                 errors.sort_by_key(|e| e.file == "main.rs");
@@ -270,6 +313,10 @@ fn tidy(message: &str, limits: &Limits) -> String {
     let mut m = message.to_string();
     if m.contains("can't allocate memory") || m.contains("memory allocation of") {
         m = format!("ran out of its {} of memory ({})", limits.memory_words(), m.lines().next().unwrap_or_default());
+    }
+    // Its private /tmp, the one place it may write, is full.
+    if m.contains("No space left on device") {
+        m = format!("wrote more than {} ({})", limits.disk_words(), m.lines().next().unwrap_or_default());
     }
     if m.chars().count() > 2000 {
         m = m.chars().take(2000).collect::<String>() + " …";

@@ -72,6 +72,7 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
                 &cx.recipe.libtorch_lib,
                 &probe_path,
                 &fds,
+                cx.limits.disk,
             );
             c.args(["--seed", &cx.seed.to_string(), "--from", &from.to_string()]);
             c
@@ -101,6 +102,7 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
     .apply(&mut command);
     command.process_group(0).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn().with_context(|| format!("cannot start {}", probe_path.display()))?;
+    let _group = super::cleanup::Group::new(child.id());
     drop(write_end);
 
     let (tx, events) = mpsc::channel::<Event>();
@@ -251,6 +253,7 @@ fn died(status: Option<std::process::ExitStatus>, stderr: &str, limits: &Limits)
                                stopped"
             .into(),
         Some(libc::SIGXCPU) => "used up its CPU time and was stopped".into(),
+        Some(libc::SIGXFSZ) => "wrote a file larger than 64 MiB and was stopped".into(),
         Some(libc::SIGABRT) => format!("aborted{}", last.map(|l| format!(": {l}")).unwrap_or_default()),
         Some(libc::SIGSEGV) => "crashed (segmentation fault)".into(),
         Some(n) => format!("was killed by signal {n}"),

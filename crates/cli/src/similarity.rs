@@ -1,0 +1,138 @@
+//! `anatomy exercises similarity CLASS`: the pairs of students whose files match beyond what the stub, the
+//! reference solution and the task force on everyone (see `anatomy_exercises::similarity` for the method).
+use std::path::Path;
+
+use anatomy_exercises::similarity::{self, Entry, Pair};
+use anatomy_exercises::{handin, Exercise};
+use anyhow::{bail, Result};
+
+/// What the report is made from.
+pub struct Report {
+    pub pairs: Vec<Pair>,
+    /// Each exercise's files, by student, for the side-by-side view.
+    files: Vec<(&'static str, Vec<Entry>)>,
+    /// Files not compared, with why (a link, not a regular file, …).
+    pub skipped: Vec<String>,
+    pub students: usize,
+}
+
+/// Compares every chosen exercise's files across the class. A file that is still the stub is left out
+/// (nothing was written); a file that cannot be read as a hand-in is listed in `skipped`.
+pub fn compare(
+    students: &[(String, std::path::PathBuf)],
+    chosen: &[&'static Exercise],
+    threshold: f64,
+) -> Result<Report> {
+    if !(0.0..=1.0).contains(&threshold) {
+        bail!("--threshold must lie between 0 and 1 (a share of fingerprints), not {threshold}");
+    }
+    let mut report = Report { pairs: Vec::new(), files: Vec::new(), skipped: Vec::new(), students: students.len() };
+    for &e in chosen {
+        let mut entries = Vec::new();
+        for (who, folder) in students {
+            let Some(file) = handin::find(folder, e.name) else { continue };
+            match handin::read(&file).map(String::from_utf8) {
+                Ok(Ok(text)) if text != e.stub => entries.push(Entry { student: who.clone(), text }),
+                Ok(Ok(_)) => {}
+                Ok(Err(_)) => report.skipped.push(format!("{}: not UTF-8 text", file.display())),
+                Err(why) => report.skipped.push(why),
+            }
+        }
+        let reference = std::fs::read_to_string(e.solution_file()).unwrap_or_default();
+        let base = [e.stub, reference.as_str()];
+        report.pairs.extend(similarity::compare(e.name, &entries, &base, threshold));
+        report.files.push((e.name, entries));
+    }
+    Ok(report)
+}
+
+impl Report {
+    /// Markdown: one section per exercise with pairs, each with its score and matching lines.
+    pub fn markdown(&self) -> String {
+        let mut text = String::new();
+        for (exercise, _) in &self.files {
+            let pairs: Vec<&Pair> = self.pairs.iter().filter(|p| p.exercise == *exercise).collect();
+            if pairs.is_empty() {
+                continue;
+            }
+            text += &format!("## `{exercise}`\n\n| students | score | shared | matching lines |\n|---|---|---|---|\n");
+            for p in pairs {
+                let lines: Vec<String> =
+                    p.regions.iter().map(|[a, b]| format!("{}–{} ↔ {}–{}", a[0], a[1], b[0], b[1])).collect();
+                text += &format!(
+                    "| {} and {} | {:.2} | {} | {} |\n",
+                    p.students[0],
+                    p.students[1],
+                    p.score,
+                    p.shared,
+                    lines.join(", ")
+                );
+            }
+            text += "\n";
+        }
+        if text.is_empty() {
+            text = "No two students' files match beyond the stub, the reference solution and what the task forces on everyone.\n".into();
+        }
+        text
+    }
+
+    /// One JSON object per pair.
+    pub fn json_lines(&self) -> Result<String> {
+        let mut text = String::new();
+        for p in &self.pairs {
+            text += &serde_json::to_string(p)?;
+            text.push('\n');
+        }
+        Ok(text)
+    }
+
+    /// A page with each pair's two files side by side, the matching lines marked.
+    pub fn html(&self, class: &Path) -> String {
+        let mut page = format!(
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Similarity report: {}</title>\n<style>\
+             body{{font-family:sans-serif;margin:2em}} table.files{{width:100%;border-collapse:collapse}} \
+             table.files td{{vertical-align:top;width:50%;border:1px solid #ccc;padding:0}} \
+             pre{{margin:0;padding:.5em;font-size:13px;overflow-x:auto}} mark{{background:#ffe08a;display:inline-block;width:100%}} \
+             .n{{color:#888;user-select:none}}</style></head><body>\n<h1>Similarity report</h1>\n<p>{} students; pairs whose \
+             files share fingerprints beyond the stub, the reference solution and what more than half the class wrote \
+             (score: shared over all fingerprints of either, 0 to 1). Marked lines match.</p>\n",
+            escape(&class.display().to_string()),
+            self.students
+        );
+        if self.pairs.is_empty() {
+            page += "<p>No pair reaches the threshold.</p>\n";
+        }
+        for p in &self.pairs {
+            let entries = &self.files.iter().find(|(e, _)| *e == p.exercise).expect("compared").1;
+            let text_of = |who: &str| entries.iter().find(|e| e.student == who).map(|e| e.text.as_str()).unwrap_or("");
+            page += &format!(
+                "<h2><code>{}</code>: {} and {} — score {:.2} ({} shared fingerprints)</h2>\n<table class=\"files\"><tr>",
+                p.exercise,
+                escape(&p.students[0]),
+                escape(&p.students[1]),
+                p.score,
+                p.shared
+            );
+            for (side, who) in p.students.iter().enumerate() {
+                let marked: Vec<[usize; 2]> = p.regions.iter().map(|r| r[side]).collect();
+                page += &format!("<td><pre><b>{}</b>\n", escape(who));
+                for (n, line) in text_of(who).lines().enumerate() {
+                    let number = n + 1;
+                    let body = format!("<span class=\"n\">{number:>3}</span> {}", escape(line));
+                    if marked.iter().any(|[from, to]| (*from..=*to).contains(&number)) {
+                        page += &format!("<mark>{body}</mark>\n");
+                    } else {
+                        page += &format!("{body}\n");
+                    }
+                }
+                page += "</pre></td>";
+            }
+            page += "</tr></table>\n";
+        }
+        page + "</body></html>\n"
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}

@@ -1,0 +1,125 @@
+//! The similarity report, through the binary as an instructor runs it, on the made-up class of
+//! `tests/similarity-class/` (see its README): the two copied pairs are found, with renamed names,
+//! moved items and changed comments; the genuinely different correct answers and the students who wrote
+//! the reference solution's shape are not.
+//!
+//! It needs `solutions/` (the reference solution is part of the base code the report takes out).
+#![cfg(anatomy_solutions)]
+
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+
+use std::process::Command;
+
+use anatomy_exercises::grading::project_root;
+use scratch::Scratch;
+
+fn anatomy(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn pairs(json: &str) -> Vec<(String, [String; 2], f64)> {
+    json.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|p| {
+            let s = |i: usize| p["students"][i].as_str().unwrap().to_string();
+            (p["exercise"].as_str().unwrap().to_string(), [s(0), s(1)], p["score"].as_f64().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn copied_pairs_are_found_and_independent_answers_and_the_references_shape_are_not() {
+    let class = project_root().join("tests").join("similarity-class");
+    let class = class.to_str().unwrap();
+    let only = ["--only", "scaled_dot_product,layer_norm"];
+    let (code, out, err) = anatomy(&[&["exercises", "similarity", class, "--json"][..], &only[..]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    let found = pairs(&out);
+    let names: Vec<(String, [String; 2])> = found.iter().map(|(e, s, _)| (e.clone(), s.clone())).collect();
+    assert_eq!(
+        names,
+        vec![
+            ("scaled_dot_product".to_string(), ["copy-fay".to_string(), "loop-eve".to_string()]),
+            ("layer_norm".to_string(), ["copy-ivy".to_string(), "sums-gus".to_string()]),
+        ],
+        "{out}"
+    );
+    for (_, _, score) in &found {
+        assert!((0.5..=1.0).contains(score), "{out}");
+    }
+    assert!(err.contains("2 pairs at or above 0.50"), "{err}");
+
+    // With no threshold, every other pair is listed with its score: all well below the copies, and the
+    // two students who wrote the reference's shape share nothing beyond it.
+    let (_, all, _) =
+        anatomy(&[&["exercises", "similarity", class, "--json", "--threshold", "0"][..], &only[..]].concat());
+    for (exercise, students, score) in pairs(&all) {
+        let copied = students == ["copy-fay", "loop-eve"] || students == ["copy-ivy", "sums-gus"];
+        if !copied {
+            assert!(score < 0.25, "{exercise}: {students:?} scored {score}");
+        }
+        assert!(!(students.contains(&"ref-ana".to_string()) && students.contains(&"ref-ben".to_string())), "{all}");
+    }
+
+    // The Markdown table and the side-by-side page.
+    let work = Scratch::new("similarity-html");
+    let page = work.join("report.html");
+    let (code, table, _) =
+        anatomy(&[&["exercises", "similarity", class, "--html", page.to_str().unwrap()][..], &only[..]].concat());
+    assert_eq!(code, Some(0));
+    assert!(table.contains("## `scaled_dot_product`") && table.contains("| copy-fay and loop-eve | 0."), "{table}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<title>Similarity report") && html.contains("copy-ivy and sums-gus"), "{html}");
+    assert!(html.contains("<mark>") && html.contains("sum_dim_intlist"), "the matching lines are shown and marked");
+}
+
+#[test]
+fn links_are_not_followed_and_bad_input_gets_one_line() {
+    let work = Scratch::new("similarity-links");
+    let class = work.join("class");
+    let source = project_root().join("tests/similarity-class/loop-eve/scaled_dot_product.rs");
+    for student in ["a", "b"] {
+        std::fs::create_dir_all(class.join(student)).unwrap();
+    }
+    std::fs::copy(&source, class.join("a/scaled_dot_product.rs")).unwrap();
+    std::os::unix::fs::symlink(&source, class.join("b/scaled_dot_product.rs")).unwrap();
+    let (code, out, err) =
+        anatomy(&["exercises", "similarity", class.to_str().unwrap(), "--only", "scaled_dot_product", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.is_empty(), "a link is not compared: {out}");
+    assert!(err.contains("b/scaled_dot_product.rs is a symbolic link"), "{err}");
+
+    for (args, words) in [
+        (vec!["--threshold", "2"], "--threshold must lie between 0 and 1"),
+        (vec!["--only", "layer_nrom"], "no exercise named \"layer_nrom\""),
+    ] {
+        let (code, out, err) =
+            anatomy(&[&["exercises", "similarity", class.to_str().unwrap()][..], &args[..]].concat());
+        assert_eq!(code, Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(words) && out.is_empty(), "{err}");
+    }
+    let (code, _, err) = anatomy(&["exercises", "similarity", work.join("nowhere").to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("is not a folder of student folders"), "{err}");
+}
+
+/// The base code is what keeps the reference solution's shape from being a match: without it, the two
+/// students who wrote that shape would be reported.
+#[test]
+fn without_the_base_code_the_references_shape_would_be_a_match() {
+    use anatomy_exercises::similarity::{compare, Entry};
+    let e = anatomy_exercises::find("layer_norm").unwrap();
+    let read = |student: &str| {
+        std::fs::read_to_string(project_root().join(format!("tests/similarity-class/{student}/layer_norm.rs"))).unwrap()
+    };
+    let entries: Vec<Entry> =
+        ["ref-ana", "ref-ben"].iter().map(|s| Entry { student: s.to_string(), text: read(s) }).collect();
+    let alone = compare("layer_norm", &entries, &[], 0.5);
+    assert_eq!(alone.len(), 1, "{alone:?}");
+    assert!(alone[0].score > 0.9, "{alone:?}");
+    let reference = std::fs::read_to_string(e.solution_file()).unwrap();
+    assert!(compare("layer_norm", &entries, &[e.stub, &reference], 0.0).is_empty());
+}

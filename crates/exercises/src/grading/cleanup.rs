@@ -1,0 +1,70 @@
+//! Nothing left behind when the grader is stopped: a SIGTERM, SIGINT or SIGHUP in the middle of a class
+//! kills the compilers and probes still running (their process groups) and removes every scratch folder,
+//! then ends the grader with the usual status (128 + the signal). Without it, each stopped grading left its
+//! students' copies and probes (tens of megabytes each) in `target/exercise-grader/`.
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, Once};
+
+static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// A scratch folder removed when dropped, or when the grader is stopped by a signal.
+pub(super) struct Scratch(PathBuf);
+
+impl Scratch {
+    pub(super) fn new(folder: PathBuf) -> Scratch {
+        install();
+        FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).push(folder.clone());
+        Scratch(folder)
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+        FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).retain(|f| f != &self.0);
+    }
+}
+
+/// A child's process group (its pid: children are started with `process_group(0)`), killed if the
+/// grader is stopped while it runs.
+pub(super) struct Group(i32);
+
+impl Group {
+    pub(super) fn new(pid: u32) -> Group {
+        GROUPS.lock().unwrap_or_else(|e| e.into_inner()).insert(pid as i32);
+        Group(pid as i32)
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        GROUPS.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.0);
+    }
+}
+
+fn install() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else { return };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                for &group in GROUPS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                    unsafe {
+                        libc::kill(-group, libc::SIGKILL);
+                    }
+                }
+                for folder in FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                    let _ = std::fs::remove_dir_all(folder);
+                }
+                std::process::exit(128 + signal);
+            }
+        });
+    });
+}

@@ -1,0 +1,473 @@
+//! The stubs' rules, checked before a file is compiled: what an exercise file may use.
+//!
+//! A stub says "write it with tensor operations, not with `layer_norm`"; a check alone cannot tell a
+//! student who did from one who called the finished operation, since both return the right numbers. So
+//! every file is read by a Rust parser first and refused, with a message that names what it used, when it
+//! reaches for something its exercise does not allow:
+//!
+//! - **the learner's crate** only through the items the stub imports (e.g.
+//!   `transformer_anatomy::exercises::support::Projections`): every other mention of `transformer_anatomy`
+//!   is refused, so a rename (`use … as`), a glob or a path written inside a macro cannot reach the
+//!   crate's finished modules; the grader's own crate, `anatomy_exercises`, not at all;
+//! - **the finished operations the exercise is about** ([`Forbidden`]): libtorch's attention kernels, its
+//!   layer norm, its cross-entropy — by name, anywhere in the file (method calls, paths, `use` trees,
+//!   function pointers, macro bodies), except as the name of a function the file defines itself;
+//! - **anything that reads beyond the file or escapes Rust's checks**, in every exercise: `unsafe`,
+//!   `extern` (crates and foreign functions), `include!`/`include_str!`/`include_bytes!`, `#[path]` and
+//!   `mod name;`, `crate::` and `super::` above the file, linker attributes (`#[no_mangle]`, …), inline
+//!   assembly, and TorchScript (`CModule`), which runs code no parser here reads.
+//!
+//! The rules look at identifiers, which stable Rust has no way to assemble from pieces (a macro can paste
+//! tokens it was given, never make a new name out of strings), so a name the rules forbid cannot appear
+//! without being spelled. The sandbox still stands behind them: a file that passes the rules is compiled
+//! and run exactly as before.
+use std::collections::BTreeSet;
+use std::str::FromStr;
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use syn::visit::Visit;
+
+/// A family of finished operations an exercise asks the student to write instead of call.
+#[derive(Debug)]
+pub struct Forbidden {
+    /// What the family is, for the message ("libtorch's attention kernels").
+    pub what: &'static str,
+    /// Parts of names, matched against each identifier with its case and underscores ignored, so that
+    /// `layer_norm`, `f_layer_norm`, `native_layer_norm` and `LayerNorm` are all one match.
+    pub names: &'static [&'static str],
+}
+
+/// libtorch's attention: `scaled_dot_product_attention` and the kernels behind it, the fused multi-head
+/// attention and the transformer layers.
+pub const ATTENTION: Forbidden = Forbidden {
+    what: "libtorch's finished attention",
+    names: &[
+        "scaleddotproductattention",
+        "scaleddotproductefficient",
+        "scaleddotproductflash",
+        "scaleddotproductcudnn",
+        "flashattention",
+        "efficientattention",
+        "cudnnattention",
+        "multiheadattention",
+        "scaleddotattention",
+        "transformerencoderlayer",
+        "fusedsdp",
+        "internalmaskedsoftmax",
+    ],
+};
+
+/// Every normalisation layer of libtorch (a group norm with one group is a layer norm, too).
+pub const NORMS: Forbidden = Forbidden {
+    what: "libtorch's finished normalisation",
+    names: &["layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm"],
+};
+
+/// libtorch's cross-entropy, which takes a label-smoothing argument of its own.
+pub const CROSS_ENTROPY: Forbidden = Forbidden {
+    what: "libtorch's finished cross-entropy",
+    names: &["crossentropyloss", "crossentropyforlogits", "binarycrossentropy"],
+};
+
+/// Why a file was refused, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// 1-based line of the first thing refused.
+    pub line: usize,
+    pub message: String,
+}
+
+/// What reading the file found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nothing the rules refuse.
+    Allowed,
+    Refused(Refusal),
+    /// The parser cannot read it (a syntax error, most likely): the compiler's message says more, and a
+    /// file the compiler accepts but the parser cannot read is refused with this message.
+    Unreadable(Refusal),
+}
+
+/// Checks one file's text against the rules of an exercise: `uses` are the learner's crate's items its
+/// stub imports (paths below `transformer_anatomy::`), `forbidden` the finished operations it asks for.
+pub fn check(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let tokens = match TokenStream::from_str(text) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = e.span().start().line;
+            return Verdict::Unreadable(Refusal { line, message: format!("the grader cannot read it: {e}") });
+        }
+    };
+    let file = match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let line = e.span().start().line;
+            return Verdict::Unreadable(Refusal { line, message: format!("the grader cannot read it: {e}") });
+        }
+    };
+    let mut imports = Imports { uses, allowed: BTreeSet::new(), refused: None };
+    imports.visit_file(&file);
+    if let Some(r) = imports.refused {
+        return Verdict::Refused(r);
+    }
+    let mut scan = Scan { allowed: &imports.allowed, forbidden, uses, refused: None };
+    scan.stream(tokens, 0);
+    match scan.refused {
+        Some(r) => Verdict::Refused(r),
+        None => Verdict::Allowed,
+    }
+}
+
+/// An identifier's place in the file: (line, column).
+type Place = (usize, usize);
+
+fn place(ident: &proc_macro2::Ident) -> Place {
+    let start = ident.span().start();
+    (start.line, start.column)
+}
+
+/// The `use transformer_anatomy::…` items that import only what the stub hands over: the places of their
+/// `transformer_anatomy`, which the token scan then lets pass.
+struct Imports<'a> {
+    uses: &'a [&'a str],
+    allowed: BTreeSet<Place>,
+    refused: Option<Refusal>,
+}
+
+impl<'ast> Visit<'ast> for Imports<'_> {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        let mut leaves = Vec::new();
+        let mut roots = Vec::new();
+        flatten(&item.tree, &mut Vec::new(), &mut leaves, &mut roots);
+        let ours: Vec<&(Vec<String>, bool, usize)> =
+            leaves.iter().filter(|(path, _, _)| path.first().is_some_and(|s| s == "transformer_anatomy")).collect();
+        if ours.is_empty() {
+            return;
+        }
+        for (path, glob, line) in &ours {
+            let below = path[1..].join("::");
+            if *glob || !self.uses.contains(&below.as_str()) {
+                let shown = if *glob { format!("{}::*", path.join("::")) } else { path.join("::") };
+                self.refused.get_or_insert(Refusal {
+                    line: *line,
+                    message: format!("imports `{shown}`, {}", allowance(self.uses)),
+                });
+                return;
+            }
+        }
+        self.allowed.extend(roots);
+    }
+}
+
+/// What an exercise may take from the learner's crate, as the end of a sentence.
+fn allowance(uses: &[&str]) -> String {
+    if uses.is_empty() {
+        "but this exercise uses nothing of the learner's crate: write it with `tch` alone".into()
+    } else {
+        let names: Vec<String> = uses.iter().map(|u| format!("`transformer_anatomy::{u}`")).collect();
+        format!("but of the learner's crate this exercise may use only {} (what its stub imports)", names.join(", "))
+    }
+}
+
+/// Every path a `use` tree imports: its segments, whether it is a glob, its line; and the places of the
+/// `transformer_anatomy` segments that start a path.
+fn flatten(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    leaves: &mut Vec<(Vec<String>, bool, usize)>,
+    roots: &mut Vec<Place>,
+) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            if prefix.is_empty() && p.ident == "transformer_anatomy" {
+                roots.push(place(&p.ident));
+            }
+            prefix.push(p.ident.to_string());
+            flatten(&p.tree, prefix, leaves, roots);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let mut path = prefix.clone();
+            path.push(n.ident.to_string());
+            leaves.push((path, false, n.ident.span().start().line));
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            path.push(r.ident.to_string());
+            leaves.push((path, false, r.ident.span().start().line));
+        }
+        syn::UseTree::Glob(g) => leaves.push((prefix.clone(), true, g.star_token.spans[0].start().line)),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                flatten(t, prefix, leaves, roots);
+            }
+        }
+    }
+}
+
+/// The scan over every token of the file, macro bodies included.
+struct Scan<'a> {
+    allowed: &'a BTreeSet<Place>,
+    forbidden: &'a [&'a Forbidden],
+    uses: &'a [&'a str],
+    refused: Option<Refusal>,
+}
+
+/// An identifier as the rules compare it: no `r#`, no underscores, lower case.
+fn folded(name: &str) -> String {
+    name.trim_start_matches("r#").chars().filter(|&c| c != '_').flat_map(char::to_lowercase).collect()
+}
+
+impl Scan<'_> {
+    fn refuse(&mut self, line: usize, message: String) {
+        if self.refused.as_ref().is_none_or(|r| line < r.line) {
+            self.refused = Some(Refusal { line, message });
+        }
+    }
+
+    /// Scans a token stream; `depth` is how many inline modules (`mod name { … }`) it is inside.
+    fn stream(&mut self, stream: TokenStream, depth: usize) {
+        let tokens: Vec<TokenTree> = stream.into_iter().collect();
+        let ident_at = |i: usize| match tokens.get(i) {
+            Some(TokenTree::Ident(id)) => Some(id.to_string()),
+            _ => None,
+        };
+        let punct_at = |i: usize, c: char| matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+        let mut inner_module = BTreeSet::new();
+        for (i, token) in tokens.iter().enumerate() {
+            match token {
+                TokenTree::Group(g) => {
+                    // `pub(crate)`, `pub(super)`, `pub(in …)`: a visibility, naming nothing to call.
+                    if g.delimiter() == Delimiter::Parenthesis && ident_at(i.wrapping_sub(1)).as_deref() == Some("pub")
+                    {
+                        continue;
+                    }
+                    // An attribute: `#[…]` or `#![…]`.
+                    let attribute = g.delimiter() == Delimiter::Bracket
+                        && (punct_at(i.wrapping_sub(1), '#')
+                            || (punct_at(i.wrapping_sub(1), '!') && punct_at(i.wrapping_sub(2), '#')));
+                    if attribute {
+                        if let Some(TokenTree::Ident(name)) = g.stream().into_iter().next() {
+                            self.attribute(&name);
+                        }
+                    }
+                    let deeper = usize::from(inner_module.contains(&i));
+                    self.stream(g.stream(), depth + deeper);
+                }
+                TokenTree::Ident(id) => {
+                    let name = id.to_string();
+                    let line = id.span().start().line;
+                    let defined = ident_at(i.wrapping_sub(1)).as_deref() == Some("fn");
+                    let macro_call = punct_at(i + 1, '!');
+                    match name.trim_start_matches("r#") {
+                        "mod" => match tokens.get(i + 2) {
+                            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => {
+                                inner_module.insert(i + 2);
+                            }
+                            _ if punct_at(i + 2, ';') => self.refuse(
+                                line,
+                                "declares `mod … ;`, a module in another file: an exercise is one file (write the \
+                                 module inline, `mod name { … }`, or not at all)"
+                                    .into(),
+                            ),
+                            _ => {}
+                        },
+                        "unsafe" => self.refuse(line, "uses `unsafe`, which no exercise needs: remove it".into()),
+                        "extern" => self.refuse(
+                            line,
+                            "uses `extern` (another crate or foreign functions): an exercise file uses `tch`, `std` \
+                             and what its stub imports"
+                                .into(),
+                        ),
+                        "anatomy_exercises" => self.refuse(
+                            line,
+                            "names the grader's crate `anatomy_exercises`, which an exercise file may not use".into(),
+                        ),
+                        "transformer_anatomy" if !self.allowed.contains(&place(id)) => {
+                            let message = format!(
+                                "uses the learner's crate `transformer_anatomy` here, {}",
+                                allowance(self.uses)
+                            );
+                            self.refuse(line, message)
+                        }
+                        "crate" => self.refuse(
+                            line,
+                            "reaches outside its own file with `crate`: an exercise file uses only what it defines, \
+                             `tch`, `std` and what its stub imports"
+                                .into(),
+                        ),
+                        "super" => {
+                            // `super::super::…`: how many levels up, counted from this one.
+                            let mut up = 1;
+                            while punct_at(i + 3 * up - 2, ':') && ident_at(i + 3 * up).as_deref() == Some("super") {
+                                up += 1;
+                            }
+                            let previous_is_super = punct_at(i.wrapping_sub(1), ':')
+                                && ident_at(i.wrapping_sub(3)).as_deref() == Some("super");
+                            if !previous_is_super && up > depth {
+                                self.refuse(
+                                    line,
+                                    "reaches outside its own file with `super`: an exercise file uses only what it \
+                                     defines, `tch`, `std` and what its stub imports"
+                                        .into(),
+                                );
+                            }
+                        }
+                        "include" | "include_str" | "include_bytes" if macro_call => self.refuse(
+                            line,
+                            format!("reads another file at compile time (`{name}!`): an exercise file is read alone"),
+                        ),
+                        "asm" | "global_asm" | "naked_asm" if macro_call => {
+                            self.refuse(line, format!("uses inline assembly (`{name}!`), which no exercise needs"))
+                        }
+                        "jit" | "CModule" | "TrainableCModule" | "IValue" => self.refuse(
+                            line,
+                            format!(
+                                "uses TorchScript (`{name}`), which runs code the grader cannot read: write the \
+                                 exercise with tensor operations"
+                            ),
+                        ),
+                        _ => {}
+                    }
+                    if !defined {
+                        let key = folded(&name);
+                        if let Some(f) = self.forbidden.iter().find(|f| f.names.iter().any(|n| key.contains(n))) {
+                            self.refuse(
+                                line,
+                                format!(
+                                    "uses `{name}`, {} — this exercise asks you to write that step yourself with \
+                                     tensor operations (the task at the top of the stub says which)",
+                                    f.what
+                                ),
+                            );
+                        }
+                    }
+                }
+                TokenTree::Punct(_) | TokenTree::Literal(_) => {}
+            }
+        }
+    }
+
+    /// Attributes that point outside the file or at the linker.
+    fn attribute(&mut self, name: &proc_macro2::Ident) {
+        let line = name.span().start().line;
+        match name.to_string().as_str() {
+            "path" => self.refuse(
+                line,
+                "uses `#[path]`, which makes another file part of this one: an exercise file is read alone".into(),
+            ),
+            "no_mangle" | "export_name" | "link_section" | "link_name" | "link" | "used" => {
+                self.refuse(line, format!("uses `#[{name}]`, which changes what the linker sees: no exercise needs it"))
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUPPORT: &[&str] = &["exercises::support::Projections"];
+
+    fn refused(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> String {
+        match check(text, uses, forbidden) {
+            Verdict::Refused(r) => format!("{}: {}", r.line, r.message),
+            other => panic!("not refused: {other:?}\n{text}"),
+        }
+    }
+
+    #[test]
+    fn tensor_operations_and_the_stubs_imports_pass() {
+        let text = "use tch::{Kind, Tensor};\npub use transformer_anatomy::exercises::support::Projections;\n\
+                    pub fn f(q: &Tensor, p: &Projections) -> Tensor { q.softmax(-1, Kind::Float) }\n\
+                    #[cfg(test)] mod tests { use super::*; pub(crate) fn g() {} }\n";
+        assert_eq!(check(text, SUPPORT, &[&ATTENTION]), Verdict::Allowed);
+        // The exercise's own function may carry the forbidden name; a variable named after a layer may not
+        // be mistaken for a call either when the family is another exercise's.
+        let own = "use tch::Tensor;\npub fn layer_norm(x: &Tensor) -> Tensor { x.shallow_clone() }\n";
+        assert_eq!(check(own, &[], &[&NORMS]), Verdict::Allowed);
+        let param = "pub fn embeddings(layer_norm: &tch::nn::LayerNorm) {}\n";
+        assert_eq!(check(param, &[], &[]), Verdict::Allowed);
+    }
+
+    #[test]
+    fn finished_operations_are_refused_however_they_are_named() {
+        let cases = [
+            "fn f(x: &tch::Tensor) { x.layer_norm([4], None::<&tch::Tensor>, None::<&tch::Tensor>, 1e-5, false); }",
+            "use tch::Tensor as T;\nfn f(x: &T) { let g = T::f_layer_norm; }",
+            "use tch::nn::layer_norm as ln;\nfn f() {}",
+            "fn f() { let c = tch::nn::LayerNormConfig::default(); }",
+            "macro_rules! m { ($x:expr) => { $x.native_layer_norm() } }\nfn f() {}",
+            "fn f(x: &tch::Tensor) { x.r#group_norm(1); }",
+        ];
+        for text in cases {
+            assert!(refused(text, &[], &[&NORMS]).contains("libtorch's finished normalisation"), "{text}");
+        }
+        let sdpa = "fn f(q: &tch::Tensor) {\n    let o = tch::Tensor::scaled_dot_product_attention(q, q, q);\n}";
+        assert!(refused(sdpa, &[], &[&ATTENTION]).starts_with("2: uses `scaled_dot_product_attention`"));
+        let pointer = "fn f() { let g: fn() = tch::Tensor::internal_scaled_dot_product_flash_attention_for_cpu; }";
+        assert!(refused(pointer, &[], &[&ATTENTION]).contains("finished attention"));
+        let loss =
+            "fn f(x: &tch::Tensor) { x.cross_entropy_loss::<tch::Tensor>(x, None, tch::Reduction::Mean, -1, 0.1); }";
+        assert!(refused(loss, &[], &[&CROSS_ENTROPY]).contains("cross-entropy"));
+    }
+
+    #[test]
+    fn the_learners_crate_only_through_what_the_stub_imports() {
+        for text in [
+            "use transformer_anatomy::scaled_dot_product::scaled_dot_product_attention;\nfn f() {}",
+            "use transformer_anatomy::*;\nfn f() {}",
+            "use transformer_anatomy::exercises::support::*;\nfn f() {}",
+            "use transformer_anatomy as ta;\nfn f() {}",
+            "use transformer_anatomy::{exercises::support::Projections, Attention};\nfn f() {}",
+        ] {
+            assert!(
+                refused(text, SUPPORT, &[])
+                    .contains("may use only `transformer_anatomy::exercises::support::Projections`"),
+                "{text}"
+            );
+        }
+        for text in [
+            "pub use transformer_anatomy::exercises::support::Projections;\nfn f() { transformer_anatomy::causal_mask(3); }",
+            "macro_rules! m { ($c:ident) => { $c::attention::Attention } }\nfn f() { let _ = m!(transformer_anatomy); }",
+            "extern crate transformer_anatomy as other;\nfn f() {}",
+        ] {
+            let r = refused(text, SUPPORT, &[]);
+            assert!(r.contains("transformer_anatomy") || r.contains("extern"), "{text}: {r}");
+        }
+        assert!(refused("fn f() { anatomy_exercises::tape::record(|| 1); }", &[], &[]).contains("grader's crate"));
+        let renamed = "pub use transformer_anatomy::exercises::support::Projections as P;\nfn f(p: &P) {}";
+        assert_eq!(check(renamed, SUPPORT, &[]), Verdict::Allowed);
+    }
+
+    #[test]
+    fn reading_beyond_the_file_and_escaping_rusts_checks_are_refused() {
+        let cases = [
+            ("const S: &str = include_str!(\"/etc/passwd\");", "reads another file"),
+            ("#[path = \"/tmp/x.rs\"]\nmod other;", "`#[path]`"),
+            ("mod other;", "`mod … ;`"),
+            ("fn f() { crate::f001::g(); }", "with `crate`"),
+            ("fn f() { super::f001::g(); }", "with `super`"),
+            ("mod m { fn f() { super::super::g(); } }", "with `super`"),
+            ("fn f() { let x = unsafe { 1 }; }", "`unsafe`"),
+            ("extern \"C\" { fn atg_relu(); }", "`extern`"),
+            ("#[no_mangle]\nfn free() {}", "`#[no_mangle]`"),
+            ("std::arch::global_asm!(\"nop\");", "inline assembly"),
+            ("fn f() { tch::CModule::load(\"m.pt\"); }", "TorchScript"),
+            ("macro_rules! m { () => { $crate::f001::g() } }", "with `crate`"),
+        ];
+        for (text, words) in cases {
+            let r = refused(text, &[], &[]);
+            assert!(r.contains(words), "{text}: {r}");
+        }
+        assert_eq!(check("mod m { fn f() { super::g(); } }\nfn g() {}", &[], &[]), Verdict::Allowed);
+    }
+
+    #[test]
+    fn a_file_the_parser_cannot_read_is_said_to_be_unreadable() {
+        assert!(matches!(check("fn f( {", &[], &[]), Verdict::Unreadable(_)));
+        assert!(matches!(check("fn f() { let x = ; }", &[], &[]), Verdict::Unreadable(Refusal { line: 1, .. })));
+    }
+}
