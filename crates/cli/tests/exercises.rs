@@ -184,6 +184,19 @@ fn list_check_reset_and_the_solution_gate() {
     assert!(line("feed_forward").contains("failing"), "{out}");
     assert!(line("embeddings").contains("not done"), "{out}");
 
+    // A shortcut to the finished operation is a failed check that names it, file and line, as the
+    // instructor's grader would.
+    let shortcut = project_root().join("tests/hostile-class/shortcuts/label_smoothed_loss.rs");
+    std::fs::copy(shortcut, dir.join("label_smoothed_loss.rs")).unwrap();
+    let (code, out, _) = anatomy(&dir, &["exercises", "check", "label_smoothed_loss"]);
+    assert_eq!(code, Some(1));
+    let line = out.lines().next().unwrap();
+    assert!(line.starts_with("✗ label_smoothed_loss"), "{out}");
+    assert!(
+        line.contains("label_smoothed_loss.rs:6: uses `cross_entropy_loss`, libtorch's finished cross-entropy"),
+        "{out}"
+    );
+
     let (code, out, _) = anatomy(&dir, &["exercises", "solution", "layer_norm"]);
     assert_eq!(code, Some(0));
     assert_eq!(
