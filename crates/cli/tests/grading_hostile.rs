@@ -167,7 +167,7 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
         "graded {} students in {seconds:.1} s; the machine's shared memory grew by at most {} MiB, the grader's \
-         folder by at most {} MiB; {}",
+         scratch folders by at most {} MiB; {}",
         rows_count(&class),
         shmem >> 20,
         disk >> 20,
@@ -175,7 +175,7 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     );
     // Two students are graded at a time, each with at most 256 MiB to write (and its probe on disk).
     assert!(shmem < 2 * (256 << 20) + (64 << 20), "shared memory grew by {} MiB", shmem >> 20);
-    assert!(disk < 2 * (256 << 20) + (64 << 20), "the grader's folder grew by {} MiB", disk >> 20);
+    assert!(disk < 2 * (256 << 20) + (64 << 20), "the grader's scratch folders grew by {} MiB", disk >> 20);
     assert_eq!(code, Some(0), "{err}");
     let rows: BTreeMap<String, serde_json::Value> = out
         .lines()
@@ -334,7 +334,8 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
 }
 
 /// The highest growth of the machine's shared memory (tmpfs pages: `Shmem` in /proc/meminfo) and of the
-/// grader's folder on disk (`target/exercise-grader`), sampled every 20 ms while it runs.
+/// grader's scratch folders on disk (`target/exercise-grader/run-*`: the students' copies and probes; the
+/// built library beside them is hard links, made once per build), sampled every 20 ms while it runs.
 struct Growth {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: std::thread::JoinHandle<(u64, u64)>,
@@ -346,6 +347,14 @@ impl Growth {
             let text = std::fs::read_to_string("/proc/meminfo").unwrap();
             let line = text.lines().find(|l| l.starts_with("Shmem:")).unwrap();
             line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() << 10
+        }
+        fn scratch_size(grader: &Path) -> u64 {
+            let Ok(entries) = std::fs::read_dir(grader) else { return 0 };
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("run-"))
+                .map(|e| size(&e.path()))
+                .sum()
         }
         fn size(dir: &Path) -> u64 {
             let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
@@ -363,11 +372,11 @@ impl Growth {
         let flag = stop.clone();
         let folder = project_root().join("target").join("exercise-grader");
         let thread = std::thread::spawn(move || {
-            let (shmem_before, disk_before) = (shmem(), size(&folder));
+            let (shmem_before, disk_before) = (shmem(), scratch_size(&folder));
             let (mut shmem_most, mut disk_most) = (0u64, 0u64);
             while !flag.load(std::sync::atomic::Ordering::SeqCst) {
                 shmem_most = shmem_most.max(shmem().saturating_sub(shmem_before));
-                disk_most = disk_most.max(size(&folder).saturating_sub(disk_before));
+                disk_most = disk_most.max(scratch_size(&folder).saturating_sub(disk_before));
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             (shmem_most, disk_most)
