@@ -1,4 +1,5 @@
 //! expect: wrote more than 256 MiB
+//! expect-landlock: Permission denied
 //! Fills the disk: first the folder its own program was built in (the grader's scratch folder, on the
 //! instructor's disk), then the folder it runs in, 16 MiB a file, until the system says no.
 use tch::Tensor;

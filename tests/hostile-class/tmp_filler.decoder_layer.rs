@@ -1,4 +1,5 @@
 //! expect: wrote more than 256 MiB
+//! expect-landlock: Permission denied
 //! Fills memory through the file system: /dev/shm and /dev first (tmpfs, which no address-space limit
 //! counts), then /tmp, 16 MiB a file, until the system says no.
 use tch::Tensor;

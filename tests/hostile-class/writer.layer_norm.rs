@@ -1,4 +1,5 @@
 //! expect: No such file or directory
+//! expect-landlock: Permission denied
 //! Writes a file outside its own folder before answering.
 use tch::Tensor;
 

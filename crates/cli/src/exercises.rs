@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use anatomy_exercises::course::{self, Course};
 use anatomy_exercises::grading::{self, Submission};
-use anatomy_exercises::sandbox::Limits;
+use anatomy_exercises::sandbox::{self, Limits, Tier, Wanted};
 use anatomy_exercises::{self as exercises, handin, progress, Exercise, Outcome, Status, EXERCISES};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -43,7 +43,8 @@ enum Command {
     /// Show the reference solution of an exercise you have passed (needs solutions/).
     Solution { name: String },
     /// Grade a class: SUBMISSIONS holds one folder per student with that student's exercise files. Each
-    /// student's code is compiled and run in a sandbox of its own (see exercises/README.md).
+    /// student's code is compiled and run in a sandbox of its own: bubblewrap where it can make namespaces,
+    /// else Landlock (named in every output; see exercises/README.md).
     Grade {
         submissions: PathBuf,
         /// Only these exercises (comma-separated names), e.g. `--only cross_attention` for the homework.
@@ -64,6 +65,10 @@ enum Command {
         /// Wall-time limit of one check, in seconds.
         #[arg(long, default_value_t = 20, value_name = "SECONDS")]
         time_limit: u64,
+        /// Which sandbox: the strongest this machine offers (auto: bubblewrap, else Landlock), or one by
+        /// name, refusing to grade without it.
+        #[arg(long, value_enum, default_value_t = SandboxArg::Auto)]
+        sandbox: SandboxArg,
         /// Run the students' code without the sandbox: only for code you trust (the table says so).
         #[arg(long)]
         no_sandbox: bool,
@@ -88,6 +93,17 @@ enum Command {
     },
     /// Print the table of exercises that exercises/README.md shows (from the one list in the crate).
     Table,
+}
+
+/// `--sandbox`: which tier to grade in.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SandboxArg {
+    /// bubblewrap where it can make namespaces, else Landlock.
+    Auto,
+    /// bubblewrap only (refuse where it cannot make namespaces).
+    Bubblewrap,
+    /// Landlock, seccomp and limits, even where bubblewrap would work.
+    Landlock,
 }
 
 #[derive(Serialize)]
@@ -121,10 +137,16 @@ pub fn run(args: Args) -> Result<bool> {
             println!("{}", solution(exercises::find(&name)?)?);
             Ok(true)
         }
-        Command::Grade { submissions, only, csv, feedback, json, course, time_limit, no_sandbox } => {
+        Command::Grade { submissions, only, csv, feedback, json, course, time_limit, sandbox, no_sandbox } => {
             let chosen = chosen(&only)?;
             let course = Course::load(&course.unwrap_or_else(course::default_file))?;
-            let class = Class { chosen, course, sandbox: !no_sandbox, time_limit };
+            let tier = match (no_sandbox, sandbox) {
+                (true, _) => Tier::None,
+                (false, SandboxArg::Auto) => sandbox::choose(Wanted::Auto)?,
+                (false, SandboxArg::Bubblewrap) => sandbox::choose(Wanted::Bubblewrap)?,
+                (false, SandboxArg::Landlock) => sandbox::choose(Wanted::Landlock)?,
+            };
+            let class = Class { chosen, course, tier, time_limit };
             class.grade(&submissions, json, csv.as_deref(), feedback.as_deref())
         }
         Command::Similarity { submissions, only, html, json, threshold } => {
@@ -294,7 +316,7 @@ pub fn relative(path: &Path) -> String {
 struct Class {
     chosen: Vec<&'static Exercise>,
     course: Course,
-    sandbox: bool,
+    tier: Tier,
     time_limit: u64,
 }
 
@@ -334,7 +356,7 @@ impl Class {
             units.push(unit);
         }
         let options = grading::Options {
-            sandbox: self.sandbox,
+            tier: self.tier.clone(),
             limits: Limits { time_per_check: std::time::Duration::from_secs(self.time_limit), ..Limits::default() },
             ..grading::Options::default()
         };
@@ -369,7 +391,10 @@ impl Class {
             rows.len(),
             self.chosen.len(),
             started.elapsed().as_secs_f64(),
-            if self.sandbox { ", each student in a sandbox" } else { " (no sandbox)" }
+            match self.tier {
+                Tier::None => " (no sandbox)".to_string(),
+                _ => format!(", each student in a sandbox ({})", self.tier.words()),
+            }
         );
         Ok(true)
     }
@@ -385,8 +410,9 @@ impl Class {
     fn table(&self, rows: &[Row]) -> String {
         let names: Vec<&str> = self.chosen.iter().map(|e| e.name).collect();
         let mut text = String::new();
-        if !self.sandbox {
-            text += "**Graded with --no-sandbox: the students' code ran with the grader's rights.**\n\n";
+        match self.tier {
+            Tier::None => text += "**Graded with --no-sandbox: the students' code ran with the grader's rights.**\n\n",
+            _ => text += &format!("Sandbox: {}.\n\n", self.tier.words()),
         }
         text += &format!("| student | {} | passed | points |\n", names.join(" | "));
         text += &format!("{}|\n", "|---".repeat(names.len() + 3));
@@ -418,7 +444,8 @@ impl Class {
         object.insert("points".into(), earned.into());
         object.insert("total_points".into(), self.total(row).into());
         object.insert("max_points".into(), self.max_total().into());
-        object.insert("sandbox".into(), self.sandbox.into());
+        object.insert("sandbox".into(), (self.tier != Tier::None).into());
+        object.insert("sandbox_tier".into(), self.tier.name().into());
         let messages: serde_json::Map<String, serde_json::Value> = row
             .outcomes
             .iter()
@@ -447,12 +474,14 @@ impl Class {
     /// A student's feedback: only their own results, the checks' messages and the first hint.
     fn feedback(&self, row: &Row) -> String {
         let mut text = format!(
-            "# Feedback for {}\n\n{} of {} points; {} of {} exercises passed.\n\n| exercise | status | points |\n| --- | --- | --- |\n",
+            "# Feedback for {}\n\n{} of {} points; {} of {} exercises passed (graded in the {} sandbox).\n\n| exercise | \
+             status | points |\n| --- | --- | --- |\n",
             row.student,
             points(self.total(row)),
             points(self.max_total()),
             row.passed(),
-            row.outcomes.len()
+            row.outcomes.len(),
+            self.tier.name()
         );
         for o in &row.outcomes {
             text += &format!(

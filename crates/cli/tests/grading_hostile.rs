@@ -64,7 +64,22 @@ fn files_below(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_are_graded_right() {
-    let work = scratch("class");
+    grade_the_hostile_class("bubblewrap");
+}
+
+/// The same class where bubblewrap cannot make namespaces (as in Docker's default profile): the grader
+/// runs inside a bubblewrap that forbids user namespaces, falls back to the Landlock tier on its own, and
+/// every attack fails in its own cell, every honest cell is right, nothing leaks.
+#[test]
+fn the_fallback_tier_holds_against_the_same_class_where_namespaces_are_refused() {
+    grade_the_hostile_class("landlock");
+}
+
+/// Grades the hostile class in a tier ("bubblewrap": as the machine offers; "landlock": inside a
+/// bubblewrap without user namespaces, as uid 1000) and checks every cell. An attack's `//! expect:` line
+/// holds in both tiers unless an `//! expect-landlock:` line says what the Landlock tier answers instead.
+fn grade_the_hostile_class(tier: &str) {
+    let work = scratch(&format!("class-{tier}"));
     let (class, outside) = (work.join("class"), work.join("outside"));
     std::fs::create_dir_all(&outside).unwrap();
     let marker = format!("SECRET-{}-do-not-leak", std::process::id());
@@ -105,7 +120,12 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
             .replace("{{SECRET}}", &secret.display().to_string())
             .replace("{{CLASSMATE}}", &classmate.display().to_string())
             .replace("{{PORT}}", &port.to_string());
-        let expect = text.lines().find_map(|l| l.strip_prefix("//! expect: ")).unwrap().to_string();
+        let mut expect = text.lines().find_map(|l| l.strip_prefix("//! expect: ")).unwrap().to_string();
+        if tier == "landlock" {
+            if let Some(other) = text.lines().find_map(|l| l.strip_prefix("//! expect-landlock: ")) {
+                expect = other.to_string();
+            }
+        }
         let student = class.join(kind);
         hand_in_solutions(&student);
         std::fs::write(student.join(format!("{exercise}.rs")), text).unwrap();
@@ -152,7 +172,16 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     let env_marker = format!("ENVIRONMENT-{}-do-not-leak", std::process::id());
     let started = Instant::now();
     let watch = Growth::watch();
-    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+    let mut command = match tier {
+        "bubblewrap" => Command::new(env!("CARGO_BIN_EXE_anatomy")),
+        _ => {
+            let mut c = Command::new("bwrap");
+            c.args(["--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"]);
+            c.args(["--", env!("CARGO_BIN_EXE_anatomy")]);
+            c
+        }
+    };
+    let o = command
         .args(["exercises", "grade", class.to_str().unwrap(), "--json", "--csv", csv.to_str().unwrap()])
         .args(["--feedback", feedback.to_str().unwrap()])
         .env("HOSTILE_TEST_MARKER", &env_marker)
@@ -186,6 +215,11 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     let message = |student: &str, e: &str| rows[student]["messages"][e].as_str().unwrap_or_default().to_string();
 
     let mut problems = Vec::new();
+    for (student, row) in &rows {
+        if row["sandbox_tier"] != tier {
+            problems.push(format!("{student} was graded in the {} tier", row["sandbox_tier"]));
+        }
+    }
     for e in EXERCISES {
         if status("honest", e.name) != "passed" {
             problems.push(format!("honest/{}: {} {}", e.name, status("honest", e.name), message("honest", e.name)));
@@ -321,10 +355,15 @@ fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_
     assert!(looper.contains(&format!("Hint: {first_hint}")), "{looper}");
     assert!(looper.contains("95 of 100 points"), "{looper}");
 
+    assert!(err.contains(&format!("each student in a sandbox ({tier}")), "{err}");
+    if tier != "bubblewrap" {
+        return;
+    }
     // --only grades just the homework, for every student, in a table with points out of 20.
     let (code, table, err) = anatomy(&["exercises", "grade", class.to_str().unwrap(), "--only", "cross_attention"]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(table.starts_with("| student | cross_attention | passed | points |"), "{table}");
+    assert!(table.starts_with("Sandbox: bubblewrap (namespaces, seccomp, limits).\n\n"), "{table}");
+    assert!(table.contains("\n| student | cross_attention | passed | points |"), "{table}");
     assert!(table.contains("| honest | passed | 1/1 | 20/20 |"), "{table}");
     assert!(table.contains("| nothing | not done | 0/1 | 0/20 |"), "{table}");
     assert!(err.contains("each student in a sandbox"), "{err}");
@@ -445,8 +484,10 @@ fn a_grader_stopped_mid_class_leaves_nothing_behind() {
     assert!(leftovers.is_empty(), "processes left running: {leftovers:?}");
 }
 
+/// Without bubblewrap the grader falls back to Landlock and says so; asked for bubblewrap alone, it refuses
+/// with the way out; `--no-sandbox` grades anyway and says so.
 #[test]
-fn without_a_sandbox_a_class_is_refused_with_the_way_out() {
+fn without_bubblewrap_the_grader_falls_back_or_refuses_with_the_way_out() {
     let class = scratch("refused");
     hand_in_solutions(&class.join("honest"));
     let grade = |extra: &[&str]| {
@@ -458,6 +499,14 @@ fn without_a_sandbox_a_class_is_refused_with_the_way_out() {
             .unwrap()
     };
     let o = grade(&[]);
+    let (table, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{err}");
+    assert!(table.starts_with("Sandbox: landlock (ABI "), "{table}");
+    assert!(table.contains("| honest | passed | 1/1 | 5/5 |"), "{table}");
+    assert!(err.contains("each student in a sandbox (landlock"), "{err}");
+    let o = grade(&["--sandbox", "landlock"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("Sandbox: landlock (ABI "));
+    let o = grade(&["--sandbox", "bubblewrap"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -15,6 +15,11 @@
 //!   (`memfd_create`, System V and POSIX) is refused by seccomp. A tmpfs lives in memory and an address-space
 //!   limit does not count it, so without the cap one student could fill the grader's memory and disk.
 //!
+//! Where bubblewrap is missing or cannot make namespaces (a container with Docker's default seccomp
+//! profile, as Gradescope's, PrairieLearn's and GitHub's runners are), the grader falls back on its own to
+//! the [`landlock`] tier — Landlock, the same seccomp programs and limits, no root — and names the tier it
+//! used in every output ([`Tier`]).
+//!
 //! A learner grading their own files (`check`, `watch`) runs without it: the limits apply, the sandbox
 //! does not.
 use std::collections::BTreeMap;
@@ -26,6 +31,77 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use seccompiler::{SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule};
+
+pub mod landlock;
+
+/// How a class's code is kept apart: the strongest tier the machine offers, or none (`--no-sandbox`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tier {
+    /// bubblewrap's namespaces, seccomp and limits (the program found).
+    Bubblewrap(PathBuf),
+    /// Landlock (the kernel's ABI version), seccomp, limits and `nobody`: where namespaces are refused.
+    Landlock(u32),
+    /// No sandbox: trusted code only.
+    None,
+}
+
+impl Tier {
+    /// The tier's name, as every output gives it: "bubblewrap", "landlock", "none".
+    pub fn name(&self) -> &'static str {
+        match self {
+            Tier::Bubblewrap(_) => "bubblewrap",
+            Tier::Landlock(_) => "landlock",
+            Tier::None => "none",
+        }
+    }
+
+    /// A line for people: what the tier is.
+    pub fn words(&self) -> String {
+        match self {
+            Tier::Bubblewrap(_) => "bubblewrap (namespaces, seccomp, limits)".into(),
+            Tier::Landlock(abi) => format!(
+                "landlock (ABI {abi}), seccomp and limits{}: bubblewrap cannot make namespaces here",
+                if landlock::running_as_root() { ", students as nobody" } else { "" }
+            ),
+            Tier::None => "no sandbox (--no-sandbox: the students' code ran with the grader's rights)".into(),
+        }
+    }
+}
+
+/// Which tier an instructor asks for: the strongest the machine offers, or one by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    Auto,
+    Bubblewrap,
+    Landlock,
+}
+
+/// The tier to grade in: with `Wanted::Auto` the strongest this machine offers (bubblewrap where it can
+/// make namespaces, else Landlock); else the one asked for. When none can be had, a one-line error that
+/// names the reasons and the way out.
+pub fn choose(wanted: Wanted) -> Result<Tier> {
+    let landlock = || {
+        landlock::abi().map(Tier::Landlock).ok_or_else(|| {
+            anyhow::anyhow!(
+                "this kernel offers no Landlock (Linux 5.13 or later, with landlock among its LSMs) for the fallback \
+                 sandbox"
+            )
+        })
+    };
+    match wanted {
+        Wanted::Bubblewrap => bwrap().map(Tier::Bubblewrap),
+        Wanted::Landlock => landlock().map_err(|e| {
+            anyhow::anyhow!(
+                "cannot sandbox the students' code: {e}; \
+                                                    for trusted code only, pass --no-sandbox"
+            )
+        }),
+        Wanted::Auto => match bwrap() {
+            Ok(program) => Ok(Tier::Bubblewrap(program)),
+            Err(why) => landlock().map_err(|e| anyhow::anyhow!("{why}; and {e}")),
+        },
+    }
+}
 
 /// What one student's code may use.
 #[derive(Debug, Clone, Copy)]

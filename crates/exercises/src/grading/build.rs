@@ -14,7 +14,8 @@ use serde::Deserialize;
 
 use super::run::wait_or_kill;
 use super::{project_root, tempdir_in, Setup, Submission};
-use crate::sandbox::{self, ChildSetup};
+use crate::sandbox::landlock::Fence;
+use crate::sandbox::{self, ChildSetup, Tier};
 
 /// The generated `main.rs` of a unit, and which submissions its modules and lines belong to.
 pub(super) struct Plan {
@@ -287,14 +288,35 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
     }
     args.push(format!("-Clink-arg=-Wl,-rpath,{}", r.libtorch_lib.display()));
     args.push("main.rs".into());
-    let mut command = match cx.bwrap {
-        Some(bwrap) => {
-            let mut readable = vec![r.sysroot.clone(), r.libs.clone()];
-            readable.extend(r.native.iter().cloned());
-            readable.extend(r.runtime_dirs());
-            sandbox::compile_command(bwrap, folder, &readable, &r.rustc, cx.limits.disk)
+    let mut readable = vec![r.sysroot.clone(), r.libs.clone()];
+    readable.extend(r.native.iter().cloned());
+    readable.extend(r.runtime_dirs());
+    let mut fence = None;
+    let mut command = match cx.tier {
+        Tier::Bubblewrap(bwrap) => sandbox::compile_command(bwrap, folder, &readable, &r.rustc, cx.limits.disk),
+        Tier::Landlock(_) => {
+            // The linker and the C libraries, as in bubblewrap's view; the compiler's temporary files go
+            // to the scratch folder, the one place it may write. It runs no student code (the rules refuse
+            // what could run or read at compile time), so it keeps the grader's user.
+            readable.extend(
+                ["/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc/alternatives", "/etc/ld.so.cache"].map(PathBuf::from),
+            );
+            readable.extend(
+                ["/etc/ld.so.conf", "/etc/ld.so.conf.d", "/sys/fs/cgroup", "/sys/devices/system/cpu"]
+                    .map(PathBuf::from),
+            );
+            fence = Some(Fence::new(
+                &readable,
+                &[folder.to_path_buf()],
+                &["/dev/null", "/dev/urandom", "/dev/random"],
+                Vec::new(),
+                false,
+            )?);
+            let mut c = Command::new(&r.rustc);
+            c.current_dir(folder).env_clear().env("PATH", "/usr/bin:/bin").env("TMPDIR", folder).env("HOME", folder);
+            c
         }
-        None => {
+        Tier::None => {
             let mut c = Command::new(&r.rustc);
             c.current_dir(folder);
             c
@@ -304,6 +326,9 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
     // The compiler writes the probe into the scratch folder: no file of it larger than the student's disk.
     ChildSetup { memory: 8 << 30, cpu_seconds: 300, file_size: cx.limits.disk, open_at: vec![], dup_to: vec![] }
         .apply(&mut command);
+    if let Some(fence) = fence {
+        fence.apply(&mut command);
+    }
     command.process_group(0);
     let mut child = command.spawn().with_context(|| format!("cannot run {}", r.rustc.display()))?;
     let _group = super::cleanup::Group::new(child.id());

@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 
 use super::rules::{self, Verdict};
-use super::sandbox::{self, Limits};
+use super::sandbox::{self, Limits, Tier};
 use super::{checks, handin, probe, tape, Exercise, Outcome, Status};
 
 mod build;
@@ -46,8 +46,9 @@ pub struct Submission {
 /// How to grade.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Compile and run every unit inside the sandbox (a class). Without it, the limits still apply.
-    pub sandbox: bool,
+    /// The sandbox every unit is compiled and run in ([`sandbox::choose`] for a class); with
+    /// `Tier::None` (a learner's own files), the limits still apply.
+    pub tier: Tier,
     pub limits: Limits,
     /// The seed the checks' inputs are drawn from; `None` draws one.
     pub seed: Option<i64>,
@@ -58,7 +59,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            sandbox: false,
+            tier: Tier::None,
             limits: Limits::default(),
             seed: None,
             jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
@@ -91,22 +92,22 @@ pub fn grade_units(
 ) -> Result<Vec<Vec<Outcome>>> {
     let work = work_dir();
     fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
-    let bwrap = if options.sandbox { Some(sandbox::bwrap()?) } else { None };
     let recipe = Recipe::get(&work)?;
     let seed = options.seed.unwrap_or_else(fresh_seed);
     let run = Scratch::new(tempdir_in(&work, "run")?);
-    let filters = match bwrap {
-        Some(_) => {
-            let mut paths = Vec::new();
-            for (i, program) in sandbox::seccomp_filters()?.into_iter().enumerate() {
-                let path = run.path().join(format!("seccomp-{i}.bpf"));
-                fs::write(&path, program)?;
-                paths.push(path);
-            }
-            paths
-        }
-        None => Vec::new(),
+    // The seccomp programs: files that bubblewrap loads, or bytes the Landlock tier loads itself.
+    let programs = match options.tier {
+        Tier::None => Vec::new(),
+        _ => sandbox::seccomp_filters()?,
     };
+    let mut filters = Vec::new();
+    if let Tier::Bubblewrap(_) = options.tier {
+        for (i, program) in programs.iter().enumerate() {
+            let path = run.path().join(format!("seccomp-{i}.bpf"));
+            fs::write(&path, program)?;
+            filters.push(path);
+        }
+    }
     // Every file is read once, here, with no link followed: only these bytes are graded.
     let sources: Vec<Vec<Source>> = units.iter().map(|u| u.iter().map(|s| handin::read(&s.file)).collect()).collect();
     // Identical units (the same files under other names) are built and probed once.
@@ -122,7 +123,14 @@ pub fn grade_units(
         }
         same_as.push(index);
     }
-    let context = Setup { recipe: &recipe, bwrap: bwrap.as_deref(), filters: &filters, limits: options.limits, seed };
+    let context = Setup {
+        recipe: &recipe,
+        tier: &options.tier,
+        filters: &filters,
+        programs: &programs,
+        limits: options.limits,
+        seed,
+    };
     let results: Vec<Mutex<Option<Result<Vec<Outcome>>>>> = distinct.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
@@ -188,8 +196,10 @@ pub(super) fn tempdir_in(parent: &Path, prefix: &str) -> Result<PathBuf> {
 
 pub(super) struct Setup<'a> {
     recipe: &'a Recipe,
-    bwrap: Option<&'a Path>,
+    tier: &'a Tier,
+    /// The seccomp programs as files (bubblewrap's) and as bytes (the Landlock tier's).
     filters: &'a [PathBuf],
+    programs: &'a [Vec<u8>],
     limits: Limits,
     seed: i64,
 }

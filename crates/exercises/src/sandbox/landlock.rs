@@ -1,0 +1,129 @@
+//! The fallback tier: where bubblewrap cannot make namespaces (Docker's default profile, Gradescope,
+//! PrairieLearn, GitHub's Ubuntu 24.04 runners), each compiler and probe run is fenced by the kernel's
+//! **Landlock** instead — it may read only the folders named for it (the C libraries, LibTorch, the
+//! toolchain, its own scratch folder and probe) and write nothing but its scratch folder (the compiler)
+//! or nothing at all (the probe; `/dev/null` aside), may not signal or reach processes outside its own
+//! fence (Landlock's scopes, ABI 6), nor open TCP (ABI 4) — plus the same **seccomp** programs as the
+//! bubblewrap tier (no process, no socket, no shared memory), the same resource limits, and, when the
+//! grader runs as root, the probe runs as the unprivileged user `nobody`.
+//!
+//! What it does not give, against bubblewrap: a private `/proc` and PID namespace (the probe may still
+//! read its own `/proc/self`, nothing else of `/proc`), and a private `/tmp` (there is no place to write).
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{Context, Result};
+use landlock::{
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    Scope, ABI,
+};
+
+/// The user a probe runs as when the grader is root.
+const NOBODY: u32 = 65534;
+
+/// The kernel's Landlock ABI version, or `None` where Landlock is missing or switched off.
+pub fn abi() -> Option<u32> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_ulong = 1;
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    (v > 0).then_some(v as u32)
+}
+
+/// One child's fence, made in the grader before the child starts and entered by the child before it runs
+/// its program.
+pub struct Fence {
+    ruleset: OwnedFd,
+    /// seccomp programs (struct sock_filter arrays, as bytes) to load last.
+    programs: Vec<Vec<u8>>,
+    /// Become `nobody` first (the grader is root).
+    drop_root: bool,
+}
+
+impl Fence {
+    /// A fence that may read (and run) `readable`, write `writable` and read and write the files
+    /// `devices`; with `programs` loaded and, for a probe of a root grader, `nobody`'s rights.
+    pub fn new(
+        readable: &[PathBuf],
+        writable: &[PathBuf],
+        devices: &[&str],
+        programs: Vec<Vec<u8>>,
+        drop_root: bool,
+    ) -> Result<Fence> {
+        let abi = ABI::V6;
+        let ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(abi))?
+            .handle_access(AccessNet::from_all(abi))?
+            .scope(Scope::from_all(abi))?
+            .create()?
+            .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))?
+            .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))?
+            .add_rules(path_beneath_rules(devices, AccessFs::ReadFile | AccessFs::WriteFile))?;
+        let ruleset: Option<OwnedFd> = ruleset.into();
+        let ruleset = ruleset.context("the kernel has no Landlock: the fallback sandbox cannot be made")?;
+        Ok(Fence { ruleset, programs, drop_root })
+    }
+
+    /// Enters the fence in the child, between fork and exec: `nobody` (if asked), its own `/proc/self`
+    /// readable, no new privileges, Landlock, then seccomp. Only system calls: nothing here allocates.
+    pub fn apply(self, command: &mut Command) {
+        let Fence { ruleset, programs, drop_root } = self;
+        unsafe {
+            command.pre_exec(move || {
+                let fail = || Err(std::io::Error::last_os_error());
+                let become_nobody = || {
+                    libc::setgroups(0, std::ptr::null()) == 0 && libc::setgid(NOBODY) == 0 && libc::setuid(NOBODY) == 0
+                };
+                if drop_root && !become_nobody() {
+                    return fail();
+                }
+                // Its own /proc/self (read only): the C library reads /proc/self/maps to find the stack.
+                let own = libc::open(c"/proc/self".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+                if own >= 0 {
+                    #[repr(C, packed)]
+                    struct PathBeneath {
+                        allowed_access: u64,
+                        parent_fd: i32,
+                    }
+                    const READ_FILE: u64 = 1 << 2;
+                    const READ_DIR: u64 = 1 << 3;
+                    let rule = PathBeneath { allowed_access: READ_FILE | READ_DIR, parent_fd: own };
+                    libc::syscall(libc::SYS_landlock_add_rule, ruleset.as_raw_fd(), 1, &rule as *const PathBeneath, 0);
+                    libc::close(own);
+                }
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return fail();
+                }
+                if libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0) != 0 {
+                    return fail();
+                }
+                for program in &programs {
+                    let filter = libc::sock_fprog {
+                        len: (program.len() / 8) as u16,
+                        filter: program.as_ptr() as *mut libc::sock_filter,
+                    };
+                    const SECCOMP_SET_MODE_FILTER: libc::c_ulong = 1;
+                    if libc::syscall(libc::SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter as *const libc::sock_fprog)
+                        != 0
+                    {
+                        return fail();
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
+/// Whether a process the grader starts should give up root: the grader runs as root.
+pub fn running_as_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
