@@ -91,8 +91,38 @@ enum Command {
         #[arg(long, default_value_t = anatomy_exercises::similarity::THRESHOLD)]
         threshold: f64,
     },
+    /// A course platform's autograder: Gradescope's zip, and the command its container runs.
+    Autograder {
+        #[command(subcommand)]
+        command: AutograderCommand,
+    },
     /// Print the table of exercises that exercises/README.md shows (from the one list in the crate).
     Table,
+}
+
+#[derive(clap::Subcommand)]
+enum AutograderCommand {
+    /// Write Gradescope's autograder zip: setup.sh (builds everything once, at image time),
+    /// run_autograder (one line: `autograder run`) and the course without solutions.
+    Gradescope {
+        out: PathBuf,
+        /// Only these exercises (comma-separated names), e.g. `--only cross_attention` for the homework.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Points (and a [late] policy) from this file instead of exercises/course.toml.
+        #[arg(long, value_name = "FILE")]
+        course: Option<PathBuf>,
+    },
+    /// Grade the one submission in ROOT/submission and write ROOT/results/results.json, as Gradescope's
+    /// run_autograder does (ROOT is /autograder there).
+    Run {
+        #[arg(long, default_value = "/autograder")]
+        root: PathBuf,
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        #[arg(long, value_name = "FILE")]
+        course: Option<PathBuf>,
+    },
 }
 
 /// `--sandbox`: which tier to grade in.
@@ -165,6 +195,16 @@ pub fn run(args: Args) -> Result<bool> {
                 chosen.len(),
                 report.pairs.len()
             );
+            Ok(true)
+        }
+        Command::Autograder { command: AutograderCommand::Gradescope { out, only, course } } => {
+            chosen(&only)?;
+            crate::autograder::gradescope_zip(&out, &only, &course.unwrap_or_else(course::default_file))?;
+            Ok(true)
+        }
+        Command::Autograder { command: AutograderCommand::Run { root, only, course } } => {
+            let chosen = chosen(&only)?;
+            crate::autograder::run(&root, &chosen, Course::load(&course.unwrap_or_else(course::default_file)))?;
             Ok(true)
         }
         Command::Table => {
@@ -514,7 +554,7 @@ fn points(p: f64) -> String {
 }
 
 /// Writes a file whole (a partial file, then a rename), so that an interrupted run leaves no half of it.
-fn write_whole(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_whole(path: &Path, text: &str) -> Result<()> {
     let partial = path.with_extension("partial");
     std::fs::write(&partial, text).with_context(|| format!("cannot write {}", path.display()))?;
     std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))

@@ -1,0 +1,293 @@
+//! Gradescope without Gradescope: the autograder zip is built and read back, and `run_autograder`'s one
+//! command grades an honest, a partial, an empty, a hostile, a late and a broken submission under a
+//! temporary root laid out as `/autograder`, in the Landlock tier (Gradescope's containers refuse user
+//! namespaces). Every `results.json` is validated against `tests/gradescope/results.schema.json`, written
+//! from Gradescope's specification.
+//!
+//! It needs `solutions/` (the submissions are made from them).
+#![cfg(anatomy_solutions)]
+
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anatomy_exercises::grading::project_root;
+use anatomy_exercises::{find, EXERCISES};
+use scratch::Scratch;
+use serde_json::Value;
+
+/// Checks `value` against the schema's keywords this schema uses (type, required, properties,
+/// additionalProperties, enum, items, minimum), and returns every violation with its path.
+fn violations(schema: &Value, value: &Value, at: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    if let Some(kind) = schema["type"].as_str() {
+        let ok = match kind {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "number" => value.is_number(),
+            "integer" => value.is_u64() || value.is_i64(),
+            other => panic!("the schema uses a type this check does not know: {other}"),
+        };
+        if !ok {
+            return vec![format!("{at}: expected {kind}, got {value}")];
+        }
+    }
+    if let Some(options) = schema["enum"].as_array() {
+        if !options.contains(value) {
+            found.push(format!("{at}: {value} is not one of {options:?}"));
+        }
+    }
+    if let Some(min) = schema["minimum"].as_f64() {
+        if value.as_f64().is_some_and(|v| v < min) {
+            found.push(format!("{at}: {value} is below {min}"));
+        }
+    }
+    if let Some(object) = value.as_object() {
+        for key in schema["required"].as_array().into_iter().flatten() {
+            if !object.contains_key(key.as_str().unwrap()) {
+                found.push(format!("{at}: {key} is missing"));
+            }
+        }
+        for (key, v) in object {
+            match schema["properties"].get(key) {
+                Some(s) => found.extend(violations(s, v, &format!("{at}.{key}"))),
+                None if schema["additionalProperties"] == Value::Bool(false) => {
+                    found.push(format!("{at}: {key} is not a field Gradescope reads"))
+                }
+                None => {}
+            }
+        }
+    }
+    if let (Some(items), Some(array)) = (schema.get("items"), value.as_array()) {
+        for (i, v) in array.iter().enumerate() {
+            found.extend(violations(items, v, &format!("{at}[{i}]")));
+        }
+    }
+    found
+}
+
+fn schema() -> Value {
+    let text = std::fs::read_to_string(project_root().join("tests/gradescope/results.schema.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Runs `run_autograder`'s command on `root` (in the Landlock tier) and returns its results, validated.
+fn run_autograder(root: &Path, extra: &[&str]) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "autograder", "run", "--root", root.to_str().unwrap()])
+        .args(extra)
+        .env("ANATOMY_BWRAP", root.join("no-bwrap-in-this-container"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "run_autograder failed: {err}");
+    let text = std::fs::read_to_string(root.join("results/results.json")).expect("results.json is always written");
+    let results: Value = serde_json::from_str(&text).expect("results.json is JSON");
+    let problems = violations(&schema(), &results, "results");
+    assert!(problems.is_empty(), "{}:\n{}", root.display(), problems.join("\n"));
+    results
+}
+
+fn submission(root: &Path) -> PathBuf {
+    let folder = root.join("submission");
+    std::fs::create_dir_all(&folder).unwrap();
+    folder
+}
+
+fn hand_in_solutions(folder: &Path) {
+    std::fs::create_dir_all(folder).unwrap();
+    for e in EXERCISES {
+        std::fs::copy(e.solution_file(), folder.join(format!("{}.rs", e.name))).unwrap();
+    }
+}
+
+fn test<'a>(results: &'a Value, exercise: &str) -> &'a Value {
+    results["tests"].as_array().unwrap().iter().find(|t| t["name"].as_str().unwrap().contains(exercise)).unwrap()
+}
+
+#[test]
+fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
+    let work = Scratch::new("autograder");
+
+    // Honest: every solution at the top of the submission.
+    let honest = work.join("honest");
+    hand_in_solutions(&submission(&honest));
+    let results = run_autograder(&honest, &[]);
+    assert_eq!(results["score"], 100.0, "{results}");
+    assert_eq!(results["tests"].as_array().unwrap().len(), EXERCISES.len());
+    assert!(results["output"].as_str().unwrap().contains("Graded in the landlock sandbox"), "{results}");
+    let homework = test(&results, "cross_attention");
+    assert_eq!((homework["score"].as_f64(), homework["max_score"].as_f64()), (Some(20.0), Some(20.0)));
+    assert_eq!(homework["number"], "9");
+    assert!(results["execution_time"].as_u64().unwrap() <= 30, "one submission in at most 30 s: {results}");
+
+    // Partial: in an exercises/ folder, with a merge_heads that forgets to transpose back (half of
+    // split_heads' points) and a layer norm with the unbiased variance (none of its points).
+    let partial = work.join("partial");
+    let folder = submission(&partial).join("exercises");
+    hand_in_solutions(&folder);
+    let mistakes = project_root().join("tests/exercise-mistakes");
+    std::fs::copy(mistakes.join("split_heads/merged_without_transpose.rs"), folder.join("split_heads.rs")).unwrap();
+    std::fs::copy(mistakes.join("layer_norm/unbiased_variance.rs"), folder.join("layer_norm.rs")).unwrap();
+    let results = run_autograder(&partial, &[]);
+    assert_eq!(results["score"], 92.5, "{results}");
+    let split = test(&results, "split_heads");
+    assert_eq!((split["status"].as_str(), split["score"].as_f64()), (Some("failed"), Some(2.5)));
+    let layer_norm = test(&results, "layer_norm")["output"].as_str().unwrap().to_string();
+    assert!(layer_norm.contains("unbiased") && layer_norm.contains("Hint: "), "{layer_norm}");
+
+    // Empty: nothing handed in, every test "not done".
+    let empty = work.join("empty");
+    submission(&empty);
+    let results = run_autograder(&empty, &[]);
+    assert_eq!(results["score"], 0.0);
+    for t in results["tests"].as_array().unwrap() {
+        assert_eq!(t["status"], "failed");
+        assert!(t["output"].as_str().unwrap().starts_with("**not done**"), "{t}");
+    }
+
+    // Hostile: the solutions, but a reader of a secret, a shortcut and a link; each fails its own test,
+    // the others pass, nothing is written outside, nothing leaks.
+    let hostile = work.join("hostile");
+    let folder = submission(&hostile);
+    hand_in_solutions(&folder);
+    let outside = work.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let marker = format!("SECRET-{}-autograder", std::process::id());
+    std::fs::write(outside.join("secret.txt"), &marker).unwrap();
+    let reader = std::fs::read_to_string(project_root().join("tests/hostile-class/reader.feed_forward.rs"))
+        .unwrap()
+        .replace("{{CLASSMATE}}", outside.join("secret.txt").to_str().unwrap())
+        .replace("{{SECRET}}", outside.join("secret.txt").to_str().unwrap());
+    std::fs::write(folder.join("feed_forward.rs"), reader).unwrap();
+    std::fs::copy(project_root().join("tests/hostile-class/shortcuts/layer_norm.rs"), folder.join("layer_norm.rs"))
+        .unwrap();
+    std::fs::remove_file(folder.join("causal_mask.rs")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), folder.join("causal_mask.rs")).unwrap();
+    let results = run_autograder(&hostile, &[]);
+    let text = results.to_string();
+    assert!(!text.contains(&marker), "the secret leaked into results.json");
+    for e in EXERCISES {
+        let t = test(&results, e.name);
+        let own = ["feed_forward", "layer_norm", "causal_mask"].contains(&e.name);
+        assert_eq!(t["status"], if own { "failed" } else { "passed" }, "{}: {t}", e.name);
+    }
+    assert!(test(&results, "feed_forward")["output"].as_str().unwrap().contains("cannot read"));
+    assert!(test(&results, "layer_norm")["output"].as_str().unwrap().contains("uses `layer_norm`"));
+    assert!(test(&results, "causal_mask")["output"].as_str().unwrap().contains("is a symbolic link"));
+    let outside_files: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
+    assert_eq!(outside_files.len(), 1, "something was written outside the submission");
+
+    // Late: two days after the due date, with a course that takes 10 % a day.
+    let late = work.join("late");
+    hand_in_solutions(&submission(&late));
+    std::fs::write(
+        late.join("submission_metadata.json"),
+        r#"{"created_at": "2026-11-20T10:00:00.123456-08:00", "assignment": {"due_date": "2026-11-18T23:59:00.000000-08:00"}, "users": [{"name": "Ada"}]}"#,
+    )
+    .unwrap();
+    let course = late.join("course.toml");
+    let points = std::fs::read_to_string(project_root().join("exercises/course.toml")).unwrap();
+    std::fs::write(&course, format!("{points}\n[late]\npenalty_per_day = 0.1\nmax_days = 5\n")).unwrap();
+    let results = run_autograder(&late, &["--course", course.to_str().unwrap()]);
+    assert_eq!(results["score"], 80.0, "{results}");
+    assert!(results["output"].as_str().unwrap().contains("Submitted 2 days late"), "{results}");
+    // Without a policy, the same submission keeps every point.
+    let results = run_autograder(&late, &[]);
+    assert_eq!(results["score"], 100.0);
+
+    // Broken: the grader cannot run (no submission folder): still a valid file, with a visible failure.
+    let broken = work.join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    let results = run_autograder(&broken, &[]);
+    assert_eq!(results["score"], 0.0);
+    assert_eq!(results["tests"][0]["name"], "The grader itself");
+    assert!(results["tests"][0]["output"].as_str().unwrap().contains("submission does not exist"), "{results}");
+
+    // --only: the homework alone, out of 20.
+    let results = run_autograder(&honest, &["--only", "cross_attention"]);
+    assert_eq!(results["tests"].as_array().unwrap().len(), 1);
+    assert_eq!(results["score"], 20.0);
+}
+
+#[test]
+fn the_gradescope_zip_holds_setup_run_autograder_and_the_course_without_solutions() {
+    let work = Scratch::new("autograder-zip");
+    let zip = work.join("autograder.zip");
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "autograder", "gradescope", zip.to_str().unwrap(), "--only", "cross_attention"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Read it back with Python's zipfile: names, modes, and the two scripts' text.
+    let listing = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist(): print(i.filename, oct(i.external_attr >> 16 & 0o777))\nopen(sys.argv[2] + '/setup.sh', 'wb').write(z.read('setup.sh'))\nprint('RUN', z.read('run_autograder').decode().strip().splitlines()[-1])",
+            zip.to_str().unwrap(),
+            work.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout).to_string();
+    assert!(listing.contains("setup.sh 0o755") && listing.contains("run_autograder 0o755"), "{listing}");
+    assert!(
+        listing.contains("source/Cargo.toml 0o644") && listing.contains("source/scripts/setup.sh 0o755"),
+        "{listing}"
+    );
+    assert!(listing.contains("source/crates/exercises/src/rules.rs"), "{listing}");
+    assert!(!listing.contains("source/solutions/") && !listing.contains("source/tests/hostile-class/"), "{listing}");
+    assert!(
+        listing.contains("RUN exec anatomy exercises autograder run --root /autograder --only cross_attention"),
+        "{listing}"
+    );
+    let syntax = Command::new("bash").args(["-n", work.join("setup.sh").to_str().unwrap()]).status().unwrap();
+    assert!(syntax.success(), "setup.sh is not valid bash");
+    let _ = find("cross_attention").unwrap();
+
+    // Bad input: not a .zip, a missing folder, an unknown exercise: one line, exit 1, nothing written.
+    for (args, words) in [
+        (vec![work.join("autograder.tar").to_str().unwrap().to_string()], "name the autograder file OUT.zip"),
+        (vec![work.join("nowhere/a.zip").to_str().unwrap().to_string()], "does not exist"),
+        (vec![zip.to_str().unwrap().to_string(), "--only".into(), "cross_atention".into()], "no exercise named"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+            .args(["exercises", "autograder", "gradescope"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(words), "{err}");
+    }
+    assert!(!work.join("autograder.tar").exists());
+}
+
+/// The schema check can fail: each of these would show the student "The autograder failed to execute
+/// correctly".
+#[test]
+fn the_schema_check_finds_what_gradescope_would_refuse() {
+    let good = serde_json::json!({"score": 1.0, "output": "", "tests": [
+        {"name": "a", "score": 1.0, "max_score": 1.0, "status": "passed", "output": "", "output_format": "md"}]});
+    assert!(violations(&schema(), &good, "r").is_empty());
+    for (path, bad) in [
+        ("/score", serde_json::json!("1")),
+        ("/tests/0/status", serde_json::json!("ok")),
+        ("/tests/0/output_format", serde_json::json!("markdown")),
+        ("/tests/0/score", serde_json::json!(-1.0)),
+    ] {
+        let mut v = good.clone();
+        *v.pointer_mut(path).unwrap() = bad;
+        assert!(!violations(&schema(), &v, "r").is_empty(), "{path}");
+    }
+    let mut v = good.clone();
+    v["tests"][0].as_object_mut().unwrap().remove("max_score");
+    assert!(!violations(&schema(), &v, "r").is_empty());
+    v = good.clone();
+    v["grade"] = serde_json::json!(1);
+    assert!(!violations(&schema(), &v, "r").is_empty());
+}
