@@ -2,8 +2,8 @@
 //!
 //! - `gradescope OUT.zip` writes the autograder zip Gradescope asks for: `setup.sh` (run once when the
 //!   image is built, with network: Rust, LibTorch from the same pinned wheel, the built grader, its probe
-//!   recipe warmed), `run_autograder` (one line: the command below) and the course's source without the
-//!   instructors' files.
+//!   recipe warmed), `run_autograder` (one line: the command below) and, in `course/`, the course without
+//!   the instructors' files. Gradescope unpacks it into `/autograder/source`.
 //! - `run --root /autograder` grades the one submission in `ROOT/submission` (files at the top or in
 //!   `exercises/`) in the strongest sandbox the container offers (Gradescope's refuses user namespaces:
 //!   the Landlock tier) and writes `ROOT/results/results.json`: one test per exercise with its points
@@ -223,7 +223,7 @@ pub fn gradescope_zip(out: &Path, only: &[String], course: &Path) -> Result<()> 
             .as_bytes(),
     )?;
     for f in &files {
-        let name = format!("source/{}", f.display());
+        let name = format!("course/{}", f.display());
         let full = root.join(f);
         let Ok(meta) = std::fs::symlink_metadata(&full) else { continue };
         if !meta.is_file() {
@@ -256,14 +256,15 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq build-essential curl ca-certificates git python3 python3-pip python3-venv bubblewrap >/dev/null
-# Rust (the course's minimum version is in source/Cargo.toml).
+# Rust (the course's minimum version is in course/Cargo.toml).
 curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
 ln -sf /root/.cargo/bin/cargo /root/.cargo/bin/rustc /root/.cargo/bin/rustup /usr/local/bin/
-cd /autograder/source
+# Gradescope unpacks the zip into /autograder/source: the course is its folder course/.
+cd /autograder/source/course
 # LibTorch from the same pinned wheel (version and sha256 in scripts/setup.sh) and the model folder.
 scripts/setup.sh
 cargo build --release --bin anatomy
-ln -sf /autograder/source/target/release/anatomy /usr/local/bin/anatomy
+ln -sf /autograder/source/course/target/release/anatomy /usr/local/bin/anatomy
 # Build the grader's probe recipe now, grading the untouched stubs once (they are "not done").
 mkdir -p /tmp/warm-up/submission
 anatomy exercises autograder run --root /tmp/warm-up

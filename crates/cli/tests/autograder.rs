@@ -235,11 +235,11 @@ fn the_gradescope_zip_holds_setup_run_autograder_and_the_course_without_solution
     let listing = String::from_utf8_lossy(&listing.stdout).to_string();
     assert!(listing.contains("setup.sh 0o755") && listing.contains("run_autograder 0o755"), "{listing}");
     assert!(
-        listing.contains("source/Cargo.toml 0o644") && listing.contains("source/scripts/setup.sh 0o755"),
+        listing.contains("course/Cargo.toml 0o644") && listing.contains("course/scripts/setup.sh 0o755"),
         "{listing}"
     );
-    assert!(listing.contains("source/crates/exercises/src/rules.rs"), "{listing}");
-    assert!(!listing.contains("source/solutions/") && !listing.contains("source/tests/hostile-class/"), "{listing}");
+    assert!(listing.contains("course/crates/exercises/src/rules.rs"), "{listing}");
+    assert!(!listing.contains("course/solutions/") && !listing.contains("course/tests/hostile-class/"), "{listing}");
     assert!(
         listing.contains("RUN exec anatomy exercises autograder run --root /autograder --only cross_attention"),
         "{listing}"
