@@ -26,6 +26,7 @@ help:
 	@echo "make setup   only fetch LibTorch and the model (CUDA=1 for a CUDA build)"
 	@echo "make grade SUBMISSIONS=DIR   grade a class's exercises, each student sandboxed (see exercises/README.md)"
 	@echo "make handout DIR=DIR         write the students' copy (no solutions, no instructors' tests) and check it"
+	@echo "  CLASSROOM=1                as a GitHub Classroom template, graded on every push"
 
 setup:
 	@CUDA=$(CUDA) scripts/setup.sh
@@ -62,7 +63,7 @@ grade: setup
 	$(CARGO) run --quiet --bin anatomy -- exercises grade "$(SUBMISSIONS)"
 
 handout: setup
-	@scripts/handout.sh "$(DIR)"
+	@CLASSROOM=$(CLASSROOM) scripts/handout.sh "$(DIR)"
 
 doctor:
 	@[ -f .deps/libtorch/.complete-2.13.0 ] || [ -f .deps/venv-cuda/.complete-2.13.0 ] || \

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use anatomy_exercises::course::Course;
 use anatomy_exercises::grading::{self, Submission};
-use anatomy_exercises::sandbox::{self, Limits, Wanted};
+use anatomy_exercises::sandbox::{self, Limits, Tier, Wanted};
 use anatomy_exercises::{handin, Exercise, Outcome, Status};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
@@ -67,17 +67,7 @@ fn grade(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> R
     if !submission.is_dir() {
         bail!("{} does not exist: Gradescope puts the student's files there", submission.display());
     }
-    let tier = sandbox::choose(Wanted::Auto)?;
-    let mut unit = Vec::new();
-    for &e in chosen {
-        let file = match handin::find(&submission, e.name) {
-            Some(f) => f,
-            None => grading::stub_file(e)?,
-        };
-        unit.push(Submission { label: e.name.to_string(), exercise: e, file });
-    }
-    let options = grading::Options { tier: tier.clone(), limits: Limits::default(), ..grading::Options::default() };
-    let outcomes = grading::grade_units(vec![unit], &options, &|_| {})?.remove(0);
+    let (outcomes, tier) = grade_folder(&submission, chosen)?;
     let late = lateness(root, &course)?;
     let kept = late.map(|(days, policy)| policy.kept(days)).unwrap_or(1.0);
     let mut tests = Vec::new();
@@ -127,6 +117,79 @@ fn grade(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> R
     }))
 }
 
+/// Grades one student's files (`FOLDER/exercises/NAME.rs` or `FOLDER/NAME.rs`; a missing one is the stub)
+/// in the strongest sandbox the machine offers.
+fn grade_folder(folder: &Path, chosen: &[&'static Exercise]) -> Result<(Vec<Outcome>, Tier)> {
+    let tier = sandbox::choose(Wanted::Auto)?;
+    let mut unit = Vec::new();
+    for &e in chosen {
+        let file = match handin::find(folder, e.name) {
+            Some(f) => f,
+            None => grading::stub_file(e)?,
+        };
+        unit.push(Submission { label: e.name.to_string(), exercise: e, file });
+    }
+    let options = grading::Options { tier: tier.clone(), limits: Limits::default(), ..grading::Options::default() };
+    Ok((grading::grade_units(vec![unit], &options, &|_| {})?.remove(0), tier))
+}
+
+/// `classroom`: grades the student's own repository (its `exercises/` folder) as GitHub Classroom's
+/// workflow step, and gives the result the way `autograding-grading-reporter` reads it: a base64 JSON
+/// `{"version": 1, "status", "max_score", "tests": [...]}` as the step's output `result` (appended to
+/// the file `github_output` names, `$GITHUB_OUTPUT` in a workflow), with points per exercise — partial
+/// credit, which the command grader's all-or-nothing steps cannot give. Returns whether all passed.
+pub fn classroom(
+    folder: &Path,
+    chosen: &[&'static Exercise],
+    course: &Course,
+    github_output: Option<&Path>,
+) -> Result<bool> {
+    let started = Instant::now();
+    let (outcomes, tier) = grade_folder(folder, chosen)?;
+    let seconds = started.elapsed().as_millis() as u64;
+    let mut tests = Vec::new();
+    for (e, o) in chosen.iter().zip(&outcomes) {
+        let status = match o.status {
+            Status::Passed => "pass",
+            Status::DoesNotCompile => "error",
+            _ => "fail",
+        };
+        tests.push(json!({
+            "name": format!("{}. {}", e.number(), e.name),
+            "status": status,
+            "score": round(course.earned(o)),
+            "message": format!("{}: {}", o.status.words(), o.message),
+            "test_code": format!("anatomy exercises check {}", e.name),
+            "filename": format!("exercises/{}.rs", e.name),
+            "line_no": 0,
+            "duration": seconds / chosen.len().max(1) as u64,
+        }));
+    }
+    let max: f64 = chosen.iter().map(|e| course.max(e.name)).sum();
+    let all = outcomes.iter().all(|o| o.status == Status::Passed);
+    let result = json!({"version": 1, "status": if all { "pass" } else { "fail" }, "max_score": max, "tests": tests});
+    let encoded = base64::encode(serde_json::to_string(&result)?);
+    if let Some(path) = github_output {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot write the step's output to {}", path.display()))?;
+        writeln!(file, "result={encoded}")?;
+    } else {
+        println!("{encoded}");
+    }
+    let earned: f64 = outcomes.iter().map(|o| course.earned(o)).sum();
+    eprintln!(
+        "{} of {} exercises passed: {} of {max} points (graded in the {} sandbox)",
+        outcomes.iter().filter(|o| o.status == Status::Passed).count(),
+        outcomes.len(),
+        round(earned),
+        tier.name()
+    );
+    Ok(all)
+}
+
 fn round(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
@@ -168,16 +231,16 @@ fn lateness(root: &Path, course: &Course) -> Result<Option<(u32, anatomy_exercis
     Ok(Some((days, policy)))
 }
 
-/// What instructors keep back from the zip, as from a handout: the solutions and their own tests.
-const KEPT_BACK: &[&str] = &[
-    "solutions/",
-    "crates/cli/tests/exercises.rs",
-    "tests/exercise-mistakes/",
-    "crates/cli/tests/grading_hostile.rs",
-    "tests/hostile-class/",
-    "crates/cli/tests/similarity.rs",
-    "tests/similarity-class/",
-];
+/// What instructors keep back from the zip, as from a handout (`exercises/kept-back`, one path or folder
+/// a line, read by `scripts/handout.sh` too): the solutions and their own tests.
+fn kept_back(file: &Path) -> bool {
+    let name = file.to_string_lossy();
+    include_str!("../../../exercises/kept-back")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .any(|k| if k.ends_with('/') { name.starts_with(k) } else { name == k })
+}
 
 /// `gradescope OUT.zip`: the autograder zip.
 pub fn gradescope_zip(out: &Path, only: &[String], course: &Path) -> Result<()> {
@@ -207,7 +270,7 @@ pub fn gradescope_zip(out: &Path, only: &[String], course: &Path) -> Result<()> 
         .split(|&b| b == 0)
         .filter(|f| !f.is_empty())
         .map(|f| PathBuf::from(String::from_utf8_lossy(f).into_owned()))
-        .filter(|f| !KEPT_BACK.iter().any(|k| f.to_string_lossy().starts_with(k)))
+        .filter(|f| !kept_back(f))
         .collect();
     let only_args = if only.is_empty() { String::new() } else { format!(" --only {}", only.join(",")) };
     let partial = out.with_extension("zip.partial");

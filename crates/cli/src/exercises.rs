@@ -113,6 +113,17 @@ enum AutograderCommand {
         #[arg(long, value_name = "FILE")]
         course: Option<PathBuf>,
     },
+    /// GitHub Classroom's grading step: grade your exercises/ in the sandbox and give the reporter its
+    /// base64 JSON (points per exercise) as the step's output `result`.
+    Classroom {
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        #[arg(long, value_name = "FILE")]
+        course: Option<PathBuf>,
+        /// Append `result=…` to this file ($GITHUB_OUTPUT in a workflow); without it, print the base64.
+        #[arg(long, value_name = "FILE")]
+        github_output: Option<PathBuf>,
+    },
     /// Grade the one submission in ROOT/submission and write ROOT/results/results.json, as Gradescope's
     /// run_autograder does (ROOT is /autograder there).
     Run {
@@ -201,6 +212,13 @@ pub fn run(args: Args) -> Result<bool> {
             chosen(&only)?;
             crate::autograder::gradescope_zip(&out, &only, &course.unwrap_or_else(course::default_file))?;
             Ok(true)
+        }
+        Command::Autograder { command: AutograderCommand::Classroom { only, course, github_output } } => {
+            let chosen = chosen(&only)?;
+            let course = Course::load(&course.unwrap_or_else(course::default_file))?;
+            let folder = exercises::exercises_dir();
+            let repository = folder.parent().map(Path::to_path_buf).unwrap_or(folder);
+            crate::autograder::classroom(&repository, &chosen, &course, github_output.as_deref())
         }
         Command::Autograder { command: AutograderCommand::Run { root, only, course } } => {
             let chosen = chosen(&only)?;

@@ -291,3 +291,62 @@ fn the_schema_check_finds_what_gradescope_would_refuse() {
     v["grade"] = serde_json::json!(1);
     assert!(!violations(&schema(), &v, "r").is_empty());
 }
+
+/// GitHub Classroom's grading step, run as the workflow runs it (Landlock tier, as on Ubuntu 24.04's
+/// runners): its output `result` decodes to the reporter's JSON with the right points and statuses.
+#[test]
+fn the_classroom_step_gives_the_reporter_points_per_exercise() {
+    let work = Scratch::new("classroom");
+    let repository = work.join("repository");
+    let folder = repository.join("exercises");
+    hand_in_solutions(&folder);
+    let mistakes = project_root().join("tests/exercise-mistakes");
+    std::fs::copy(mistakes.join("causal_mask/no_diagonal.rs"), folder.join("causal_mask.rs")).unwrap();
+    std::fs::write(folder.join("beam_step.rs"), find("beam_step").unwrap().stub).unwrap();
+    std::fs::write(folder.join("shift_right.rs"), "pub fn shift_right( not Rust").unwrap();
+    let output = work.join("github-output");
+    std::fs::write(&output, "earlier=kept\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "autograder", "classroom", "--github-output", output.to_str().unwrap()])
+        .env("ANATOMY_EXERCISES_DIR", &folder)
+        .env("ANATOMY_BWRAP", work.join("no-bwrap-on-this-runner"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "not everything passed: {err}");
+    assert!(err.contains("14 of 17 exercises passed: 87.5 of 100 points (graded in the landlock sandbox)"), "{err}");
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert!(text.starts_with("earlier=kept\nresult="), "the step's output is appended: {text}");
+    let encoded = text.lines().find_map(|l| l.strip_prefix("result=")).unwrap();
+    let decoded = Command::new("python3")
+        .args(["-c", "import base64, sys; sys.stdout.write(base64.b64decode(sys.argv[1]).decode())", encoded])
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&decoded.stdout).unwrap();
+    assert_eq!((result["version"].as_u64(), result["status"].as_str()), (Some(1), Some("fail")));
+    assert_eq!(result["max_score"], 100.0);
+    let tests = result["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 17);
+    let by_name = |n: &str| tests.iter().find(|t| t["name"].as_str().unwrap().ends_with(&format!(". {n}"))).unwrap();
+    assert_eq!(
+        (by_name("cross_attention")["status"].as_str(), by_name("cross_attention")["score"].as_f64()),
+        (Some("pass"), Some(20.0))
+    );
+    assert_eq!(
+        (by_name("causal_mask")["status"].as_str(), by_name("causal_mask")["score"].as_f64()),
+        (Some("fail"), Some(2.5))
+    );
+    assert_eq!(
+        (by_name("beam_step")["status"].as_str(), by_name("beam_step")["score"].as_f64()),
+        (Some("fail"), Some(0.0))
+    );
+    assert_eq!(by_name("shift_right")["status"], "error");
+    assert_eq!(by_name("layer_norm")["filename"], "exercises/layer_norm.rs");
+    let sum: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+    assert_eq!(sum, 87.5, "the reporter sums the scores");
+    for t in tests {
+        for key in ["name", "status", "score", "message", "test_code", "filename", "line_no", "duration"] {
+            assert!(t.get(key).is_some(), "{key} missing in {t}");
+        }
+    }
+}

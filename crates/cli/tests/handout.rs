@@ -50,5 +50,27 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("already exists: name a new folder"));
     assert!(dir.join("Cargo.toml").is_file());
+    assert!(!dir.join(".github").exists(), "a plain handout has no Classroom workflow");
+
+    // CLASSROOM=1: a GitHub Classroom template — the workflow, the stubs as the students' files, tracked.
+    let classroom = parent.join("classroom");
+    let o = Command::new("make")
+        .args(["--no-print-directory", "handout", "CLASSROOM=1"])
+        .arg(format!("DIR={}", classroom.display()))
+        .current_dir(project_root())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let workflow = std::fs::read_to_string(classroom.join(".github/workflows/classroom.yml")).unwrap();
+    assert!(workflow.contains("exercises autograder classroom --github-output \"$GITHUB_OUTPUT\""), "{workflow}");
+    assert!(workflow.contains("classroom-resources/autograding-grading-reporter@v1"), "{workflow}");
+    assert!(workflow.contains("EXERCISES_RESULTS: \"${{steps.exercises.outputs.result}}\""), "{workflow}");
+    for e in anatomy_exercises::EXERCISES {
+        let file = std::fs::read_to_string(classroom.join("exercises").join(format!("{}.rs", e.name))).unwrap();
+        assert_eq!(file, e.stub, "{}", e.name);
+    }
+    let ignore = std::fs::read_to_string(classroom.join(".gitignore")).unwrap();
+    assert!(!ignore.contains("/exercises/*.rs") && ignore.contains("/target/"), "{ignore}");
+    assert!(!classroom.join("exercises/.progress.json").exists());
     let _ = std::fs::remove_dir_all(&parent);
 }
