@@ -44,7 +44,7 @@ echo "[grading] graded in $seconds s"
 python3 - "$work/grades.jsonl" <<'PY'
 import json, sys
 rows = {r["student"]: r for r in map(json.loads, open(sys.argv[1]))}
-fields = ("student", "passed", "total", "messages", "points", "total_points", "max_points", "sandbox")
+fields = ("student", "passed", "total", "messages", "points", "total_points", "max_points", "sandbox", "sandbox_tier")
 names = [k for k in rows["ada"] if k not in fields]
 assert len(names) >= 12, names
 def expect(student, passed, special=None):
@@ -74,6 +74,8 @@ if "error[E0308]" not in cy or "causal_mask.rs:3:" not in cy:
     problems.append(f"cy's causal_mask message should be the compiler's first error with its line: {cy}")
 if "without transpose" not in rows["dee"]["messages"]["split_heads"]:
     problems.append("dee's split_heads message should name the mistake: " + rows["dee"]["messages"]["split_heads"])
+if any(r["sandbox_tier"] != "bubblewrap" for r in rows.values()):
+    problems.append("every student should be graded in the bubblewrap tier here")
 if len(rows) != 30:
     problems.append(f"expected 30 students, got {len(rows)}")
 if problems:
