@@ -90,8 +90,8 @@ impl Report {
     pub fn html(&self, class: &Path) -> String {
         let mut page = format!(
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Similarity report: {}</title>\n<style>\
-             body{{font-family:sans-serif;margin:2em}} table.files{{width:100%;border-collapse:collapse}} \
-             table.files td{{vertical-align:top;width:50%;border:1px solid #ccc;padding:0}} \
+             body{{font-family:sans-serif;margin:2em}} table.files{{width:100%;border-collapse:collapse;table-layout:fixed}} \
+             table.files td{{vertical-align:top;width:50%;border:1px solid #ccc;padding:0;overflow:hidden}} \
              pre{{margin:0;padding:.5em;font-size:13px;overflow-x:auto}} mark{{background:#ffe08a;display:inline-block;width:100%}} \
              .n{{color:#888;user-select:none}}</style></head><body>\n<h1>Similarity report</h1>\n<p>{} students; pairs whose \
              files share fingerprints beyond the stub, the reference solution and what more than half the class wrote \
