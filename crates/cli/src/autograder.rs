@@ -324,6 +324,8 @@ curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profil
 ln -sf /root/.cargo/bin/cargo /root/.cargo/bin/rustc /root/.cargo/bin/rustup /usr/local/bin/
 # Gradescope unpacks the zip into /autograder/source: the course is its folder course/.
 cd /autograder/source/course
+# In the Landlock tier the students' code runs as nobody: it must be able to enter the course's folders.
+chmod o+rx /autograder /autograder/source /autograder/source/course
 # LibTorch from the same pinned wheel (version and sha256 in scripts/setup.sh) and the model folder.
 scripts/setup.sh
 cargo build --release --bin anatomy
