@@ -18,9 +18,11 @@
 //!    either has (Jaccard, 0 to 1), reported when it reaches the threshold and they share at least
 //!    [`MIN_SHARED`] fingerprints; with the regions of lines where the shared fingerprints lie.
 //!
-//! Dolos (the tree-sitter based tool of Ghent University) does the same for many languages but not Rust:
-//! its parsers cover C, C#, C++, Elm, Java, JavaScript, Python, R and a few more, so the report is built
-//! here, on the parser the rules already use.
+//! Dolos (Ghent University's tool, the same method over tree-sitter parse trees) reads Rust too: its
+//! parser package, `@dodona/dolos-parsers` 1.4.1, carries a Rust grammar. It is not used here because it
+//! needs Node.js and a native build of the parsers on the grading machine, while this report is part of
+//! the one `anatomy` binary, works offline, shares the tokenizer of the rules and takes the stub and the
+//! reference out as base code; an instructor who prefers Dolos can run it on the same class folder.
 use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
