@@ -76,6 +76,28 @@ pub enum Wanted {
     Landlock,
 }
 
+impl Wanted {
+    pub const ALL: [Wanted; 3] = [Wanted::Auto, Wanted::Bubblewrap, Wanted::Landlock];
+
+    /// Its name on the command line (`--sandbox NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Wanted::Auto => "auto",
+            Wanted::Bubblewrap => "bubblewrap",
+            Wanted::Landlock => "landlock",
+        }
+    }
+
+    /// What asking for it means, in a line.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Wanted::Auto => "bubblewrap where it can make namespaces, else Landlock",
+            Wanted::Bubblewrap => "bubblewrap only (refuse where it cannot make namespaces)",
+            Wanted::Landlock => "Landlock, seccomp and limits, even where bubblewrap would work",
+        }
+    }
+}
+
 /// The tier to grade in: with `Wanted::Auto` the strongest this machine offers (bubblewrap where it can
 /// make namespaces, else Landlock); else the one asked for. When none can be had, a one-line error that
 /// names the reasons and the way out.
@@ -91,10 +113,7 @@ pub fn choose(wanted: Wanted) -> Result<Tier> {
     match wanted {
         Wanted::Bubblewrap => bwrap().map(Tier::Bubblewrap),
         Wanted::Landlock => landlock().map_err(|e| {
-            anyhow::anyhow!(
-                "cannot sandbox the students' code: {e}; \
-                                                    for trusted code only, pass --no-sandbox"
-            )
+            anyhow::anyhow!("cannot sandbox the students' code: {e}; for trusted code only, pass --no-sandbox")
         }),
         Wanted::Auto => match bwrap() {
             Ok(program) => Ok(Tier::Bubblewrap(program)),
@@ -184,6 +203,12 @@ fn system_links(programs: bool) -> Vec<String> {
     args
 }
 
+/// What the linker reads in /etc, in both tiers' view of the compiler.
+const LINKER_ETC: [&str; 4] = ["/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"];
+
+/// The C libraries a probe is linked with, in both tiers' view of the probe.
+const C_LIBRARIES: [&str; 2] = ["/usr/lib", "/usr/lib64"];
+
 fn ro(args: &mut Vec<String>, path: &Path) {
     let p = path.display().to_string();
     args.extend(["--ro-bind".into(), p.clone(), p]);
@@ -222,7 +247,7 @@ pub fn compile_command(bwrap: &Path, scratch: &Path, readable: &[PathBuf], progr
     let mut args = common(scratch, true, disk);
     args.extend(["--ro-bind".into(), "/usr".into(), "/usr".into()]);
     args.extend(system_links(true));
-    for etc in ["/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"] {
+    for etc in LINKER_ETC {
         args.extend(["--ro-bind-try".into(), etc.into(), etc.into()]);
     }
     for path in readable {
@@ -248,7 +273,7 @@ pub fn run_command(
     disk: u64,
 ) -> Command {
     let mut args = common(scratch, false, disk);
-    for dir in ["/usr/lib", "/usr/lib64"] {
+    for dir in C_LIBRARIES {
         if Path::new(dir).is_dir() {
             ro(&mut args, Path::new(dir));
         }
@@ -270,8 +295,9 @@ pub fn run_command(
 }
 
 /// Two seccomp programs, as bytes: the first answers starting a process, opening a socket, tracing and
-/// making shared memory with SIGSYS; the second answers clone3 with ENOSYS, so that the C library falls back to clone, whose flags
-/// the first can read (threads — CLONE_THREAD — stay allowed: LibTorch uses them).
+/// making shared memory with SIGSYS; the second answers clone3 with ENOSYS, so that the C library falls
+/// back to clone, whose flags the first can read (threads — CLONE_THREAD — stay allowed: LibTorch uses
+/// them).
 pub fn seccomp_filters() -> Result<Vec<Vec<u8>>> {
     let arch = seccompiler::TargetArch::x86_64;
     let mut trapped: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();

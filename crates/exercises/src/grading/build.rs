@@ -13,8 +13,7 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use super::run::wait_or_kill;
-use super::{project_root, tempdir_in, Setup, Submission};
-use crate::sandbox::landlock::Fence;
+use super::{project_root, tempdir_in, Setup, Source, Submission};
 use crate::sandbox::{self, ChildSetup, Tier};
 
 /// The generated `main.rs` of a unit, and which submissions its modules and lines belong to.
@@ -29,12 +28,7 @@ pub(super) struct Plan {
 
 impl Plan {
     /// Writes the chosen files (their bytes as read once, `sources`) and the `main.rs` that calls them.
-    pub(super) fn write(
-        unit: &[Submission],
-        sources: &[std::result::Result<Vec<u8>, String>],
-        chosen: &[usize],
-        folder: &Path,
-    ) -> Result<Self> {
+    pub(super) fn write(unit: &[Submission], sources: &[Source], chosen: &[usize], folder: &Path) -> Result<Self> {
         let mut source = String::from("// Written by anatomy_exercises::grading for one grading.\n");
         source += "#![allow(unused_variables, dead_code, unused_imports, unused_mut)]\n";
         let mut files: BTreeMap<String, (Vec<usize>, PathBuf)> = BTreeMap::new();
@@ -291,31 +285,9 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
     let mut readable = vec![r.sysroot.clone(), r.libs.clone()];
     readable.extend(r.native.iter().cloned());
     readable.extend(r.runtime_dirs());
-    let mut fence = None;
     let mut command = match cx.tier {
         Tier::Bubblewrap(bwrap) => sandbox::compile_command(bwrap, folder, &readable, &r.rustc, cx.limits.disk),
-        Tier::Landlock(_) => {
-            // The linker and the C libraries, as in bubblewrap's view; the compiler's temporary files go
-            // to the scratch folder, the one place it may write. It runs no student code (the rules refuse
-            // what could run or read at compile time), so it keeps the grader's user.
-            readable.extend(
-                ["/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc/alternatives", "/etc/ld.so.cache"].map(PathBuf::from),
-            );
-            readable.extend(
-                ["/etc/ld.so.conf", "/etc/ld.so.conf.d", "/sys/fs/cgroup", "/sys/devices/system/cpu"]
-                    .map(PathBuf::from),
-            );
-            fence = Some(Fence::new(
-                &readable,
-                &[folder.to_path_buf()],
-                &["/dev/null", "/dev/urandom", "/dev/random"],
-                Vec::new(),
-                false,
-            )?);
-            let mut c = Command::new(&r.rustc);
-            c.current_dir(folder).env_clear().env("PATH", "/usr/bin:/bin").env("TMPDIR", folder).env("HOME", folder);
-            c
-        }
+        Tier::Landlock(_) => sandbox::landlock::compile_command(folder, &readable, &r.rustc)?,
         Tier::None => {
             let mut c = Command::new(&r.rustc);
             c.current_dir(folder);
@@ -326,9 +298,6 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
     // The compiler writes the probe into the scratch folder: no file of it larger than the student's disk.
     ChildSetup { memory: 8 << 30, cpu_seconds: 300, file_size: cx.limits.disk, open_at: vec![], dup_to: vec![] }
         .apply(&mut command);
-    if let Some(fence) = fence {
-        fence.apply(&mut command);
-    }
     command.process_group(0);
     let mut child = command.spawn().with_context(|| format!("cannot run {}", r.rustc.display()))?;
     let _group = super::cleanup::Group::new(child.id());

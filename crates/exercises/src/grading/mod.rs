@@ -209,7 +209,7 @@ fn outcome(s: &Submission, status: Status, message: String) -> Outcome {
 }
 
 /// A handed-in file's bytes, or why it was refused (see [`handin::read`]).
-type Source = std::result::Result<Vec<u8>, String>;
+pub(super) type Source = std::result::Result<Vec<u8>, String>;
 
 /// Builds, probes and judges one unit in `folder`. Before anything is compiled, each file must be a
 /// regular file and keep its exercise's rules ([`rules`]).
@@ -347,6 +347,22 @@ pub fn stub_file(e: &Exercise) -> Result<PathBuf> {
         fs::rename(&partial, &file).with_context(|| format!("cannot write {}", file.display()))?;
     }
     Ok(file)
+}
+
+/// A student's submissions: for each chosen exercise, the file [`handin::find`] finds in the student's
+/// folder, or the untouched stub where there is none. Labelled `WHO/NAME` (a class) or `NAME` (one
+/// submission).
+pub fn student_unit(folder: &Path, who: Option<&str>, chosen: &[&'static Exercise]) -> Result<Vec<Submission>> {
+    let mut unit = Vec::new();
+    for &e in chosen {
+        let file = match handin::find(folder, e.name) {
+            Some(f) => f,
+            None => stub_file(e)?,
+        };
+        let label = who.map(|w| format!("{w}/{}", e.name)).unwrap_or_else(|| e.name.to_string());
+        unit.push(Submission { label, exercise: e, file });
+    }
+    Ok(unit)
 }
 
 /// One submission per exercise, labelled by the exercise's name, from the file `file_of` names.

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use super::Setup;
-use crate::sandbox::landlock::Fence;
 use crate::sandbox::{self, ChildSetup, Limits, Tier};
 use crate::tape;
 
@@ -63,49 +62,22 @@ enum Event {
 fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Result<Option<(usize, String)>> {
     let probe_path = folder.join("probe");
     let (read_end, write_end) = pipe()?;
-    let mut fence = None;
     let mut command = match cx.tier {
         Tier::Bubblewrap(bwrap) => {
             let fds: Vec<i32> = (0..cx.filters.len() as i32).map(|i| 10 + i).collect();
-            let mut c = sandbox::run_command(
-                bwrap,
-                folder,
-                &cx.recipe.runtime_dirs(),
-                &cx.recipe.libtorch_lib,
-                &probe_path,
-                &fds,
-                cx.limits.disk,
-            );
-            c.args(["--seed", &cx.seed.to_string(), "--from", &from.to_string()]);
-            c
+            let runtime = cx.recipe.runtime_dirs();
+            sandbox::run_command(bwrap, folder, &runtime, &cx.recipe.libtorch_lib, &probe_path, &fds, cx.limits.disk)
         }
         Tier::Landlock(_) => {
-            // The C libraries, LibTorch, the CPU's description and its own folder, read-only; nothing to
-            // write but /dev/null; seccomp as in bubblewrap; `nobody` when the grader is root.
-            let mut readable = cx.recipe.runtime_dirs();
-            // LibTorch picks its kernels (AVX2, AVX-512) from /proc/cpuinfo: without it, other kernels round
-            // otherwise than the judge's, and exact checks fail.
-            readable.extend(["/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc/ld.so.cache"].map(PathBuf::from));
-            readable.extend(["/proc/cpuinfo", "/sys/devices/system/cpu"].map(PathBuf::from));
-            readable.push(folder.to_path_buf());
-            let drop_root = sandbox::landlock::running_as_root();
-            fence = Some(Fence::new(
-                &readable,
-                &[],
-                &["/dev/null", "/dev/urandom", "/dev/random"],
-                cx.programs.to_vec(),
-                drop_root,
-            )?);
-            let mut c = Command::new(&probe_path);
-            c.current_dir(folder).args(["--seed", &cx.seed.to_string(), "--from", &from.to_string()]);
-            c
+            sandbox::landlock::run_command(folder, &cx.recipe.runtime_dirs(), &probe_path, cx.programs.to_vec())?
         }
         Tier::None => {
             let mut c = Command::new(&probe_path);
-            c.current_dir(folder).args(["--seed", &cx.seed.to_string(), "--from", &from.to_string()]);
+            c.current_dir(folder);
             c
         }
     };
+    command.args(["--seed", &cx.seed.to_string(), "--from", &from.to_string()]);
     // Nothing of the grader's environment: the sandbox clears it too (--clearenv) and sets its own.
     command.env_clear().env("OMP_NUM_THREADS", "1").env("LD_LIBRARY_PATH", &cx.recipe.libtorch_lib);
     let open_at = cx
@@ -123,9 +95,6 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
         dup_to: vec![(write_end.as_raw_fd(), tape::FD)],
     }
     .apply(&mut command);
-    if let Some(fence) = fence {
-        fence.apply(&mut command);
-    }
     command.process_group(0).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn().with_context(|| format!("cannot start {}", probe_path.display()))?;
     let _group = super::cleanup::Group::new(child.id());

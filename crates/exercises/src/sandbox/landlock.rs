@@ -11,7 +11,7 @@
 //! read its own `/proc/self`, nothing else of `/proc`), and a private `/tmp` (there is no place to write).
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result};
@@ -22,6 +22,42 @@ use landlock::{
 
 /// The user a probe runs as when the grader is root.
 const NOBODY: u32 = 65534;
+
+/// The devices either fenced program reads, or writes (/dev/null): LibTorch seeds itself from
+/// /dev/urandom and aborts without it.
+const DEVICES: [&str; 3] = ["/dev/null", "/dev/urandom", "/dev/random"];
+
+/// The compiler, fenced: it reads `readable` (the toolchain, the built libraries, LibTorch), the linker
+/// and the C libraries, as in bubblewrap's view, and writes only the scratch folder (its temporary files
+/// too). It runs no student code — the rules refuse what could run or read at compile time — so it keeps
+/// the grader's user.
+pub fn compile_command(scratch: &Path, readable: &[PathBuf], program: &Path) -> Result<Command> {
+    let mut readable = readable.to_vec();
+    readable.extend(["/usr", "/lib", "/lib64", "/bin", "/sbin"].iter().chain(&super::LINKER_ETC).map(PathBuf::from));
+    readable.extend(["/sys/fs/cgroup", "/sys/devices/system/cpu"].map(PathBuf::from));
+    let fence = Fence::new(&readable, &[scratch.to_path_buf()], &DEVICES, Vec::new(), false)?;
+    let mut command = Command::new(program);
+    command.current_dir(scratch).env_clear().env("PATH", "/usr/bin:/bin").env("TMPDIR", scratch).env("HOME", scratch);
+    fence.apply(&mut command);
+    Ok(command)
+}
+
+/// A probe, fenced: it reads the C libraries, `libraries` (LibTorch), the CPU's description and its own
+/// folder, writes nothing but /dev/null, and enters the seccomp `programs`; as `nobody` when the grader
+/// is root.
+pub fn run_command(scratch: &Path, libraries: &[PathBuf], probe: &Path, programs: Vec<Vec<u8>>) -> Result<Command> {
+    let mut readable = libraries.to_vec();
+    readable.extend(super::C_LIBRARIES.iter().chain(&["/lib", "/lib64", "/etc/ld.so.cache"]).map(PathBuf::from));
+    // LibTorch picks its kernels (AVX2, AVX-512) from /proc/cpuinfo: without it, other kernels round
+    // otherwise than the judge's, and exact checks fail.
+    readable.extend(["/proc/cpuinfo", "/sys/devices/system/cpu"].map(PathBuf::from));
+    readable.push(scratch.to_path_buf());
+    let fence = Fence::new(&readable, &[], &DEVICES, programs, running_as_root())?;
+    let mut command = Command::new(probe);
+    command.current_dir(scratch);
+    fence.apply(&mut command);
+    Ok(command)
+}
 
 /// The kernel's Landlock ABI version, or `None` where Landlock is missing or switched off.
 pub fn abi() -> Option<u32> {
@@ -39,7 +75,7 @@ pub fn abi() -> Option<u32> {
 
 /// One child's fence, made in the grader before the child starts and entered by the child before it runs
 /// its program.
-pub struct Fence {
+struct Fence {
     ruleset: OwnedFd,
     /// seccomp programs (struct sock_filter arrays, as bytes) to load last.
     programs: Vec<Vec<u8>>,
@@ -50,7 +86,7 @@ pub struct Fence {
 impl Fence {
     /// A fence that may read (and run) `readable`, write `writable` and read and write the files
     /// `devices`; with `programs` loaded and, for a probe of a root grader, `nobody`'s rights.
-    pub fn new(
+    fn new(
         readable: &[PathBuf],
         writable: &[PathBuf],
         devices: &[&str],
@@ -74,7 +110,7 @@ impl Fence {
 
     /// Enters the fence in the child, between fork and exec: `nobody` (if asked), its own `/proc/self`
     /// readable, no new privileges, Landlock, then seccomp. Only system calls: nothing here allocates.
-    pub fn apply(self, command: &mut Command) {
+    fn apply(self, command: &mut Command) {
         let Fence { ruleset, programs, drop_root } = self;
         unsafe {
             command.pre_exec(move || {
