@@ -16,9 +16,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use anatomy_exercises::course::Course;
-use anatomy_exercises::grading::{self, Submission};
+use anatomy_exercises::grading;
 use anatomy_exercises::sandbox::{self, Limits, Tier, Wanted};
-use anatomy_exercises::{handin, Exercise, Outcome, Status};
+use anatomy_exercises::{Exercise, Outcome, Status};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
@@ -26,11 +26,10 @@ use serde_json::{json, Value};
 /// the file is written, whatever the grades.
 pub fn run(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> Result<()> {
     let started = Instant::now();
-    let results = match grade(root, chosen, course) {
+    let mut results = match grade(root, chosen, course) {
         Ok(r) => r,
         Err(e) => failure(&format!("{e:#}"), chosen),
     };
-    let mut results = results;
     results["execution_time"] = json!(started.elapsed().as_secs_f64().ceil() as u64);
     let folder = root.join("results");
     std::fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
@@ -121,14 +120,7 @@ fn grade(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> R
 /// in the strongest sandbox the machine offers.
 fn grade_folder(folder: &Path, chosen: &[&'static Exercise]) -> Result<(Vec<Outcome>, Tier)> {
     let tier = sandbox::choose(Wanted::Auto)?;
-    let mut unit = Vec::new();
-    for &e in chosen {
-        let file = match handin::find(folder, e.name) {
-            Some(f) => f,
-            None => grading::stub_file(e)?,
-        };
-        unit.push(Submission { label: e.name.to_string(), exercise: e, file });
-    }
+    let unit = grading::student_unit(folder, None, chosen)?;
     let options = grading::Options { tier: tier.clone(), limits: Limits::default(), ..grading::Options::default() };
     Ok((grading::grade_units(vec![unit], &options, &|_| {})?.remove(0), tier))
 }

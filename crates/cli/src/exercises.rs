@@ -5,7 +5,7 @@ use std::time::Instant;
 use anatomy_exercises::course::{self, Course};
 use anatomy_exercises::grading::{self, Submission};
 use anatomy_exercises::sandbox::{self, Limits, Tier, Wanted};
-use anatomy_exercises::{self as exercises, handin, progress, Exercise, Outcome, Status, EXERCISES};
+use anatomy_exercises::{self as exercises, progress, Exercise, Outcome, Status, EXERCISES};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
@@ -67,8 +67,8 @@ enum Command {
         time_limit: u64,
         /// Which sandbox: the strongest this machine offers (auto: bubblewrap, else Landlock), or one by
         /// name, refusing to grade without it.
-        #[arg(long, value_enum, default_value_t = SandboxArg::Auto)]
-        sandbox: SandboxArg,
+        #[arg(long, value_parser = sandbox_parser(), default_value = "auto")]
+        sandbox: Wanted,
         /// Run the students' code without the sandbox: only for code you trust (the table says so).
         #[arg(long)]
         no_sandbox: bool,
@@ -136,15 +136,12 @@ enum AutograderCommand {
     },
 }
 
-/// `--sandbox`: which tier to grade in.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum SandboxArg {
-    /// bubblewrap where it can make namespaces, else Landlock.
-    Auto,
-    /// bubblewrap only (refuse where it cannot make namespaces).
-    Bubblewrap,
-    /// Landlock, seccomp and limits, even where bubblewrap would work.
-    Landlock,
+/// `--sandbox`'s values, read off the library's one list of them (`Wanted::ALL`, `Wanted::name`).
+fn sandbox_parser() -> impl clap::builder::TypedValueParser<Value = Wanted> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = Wanted::ALL.map(|w| PossibleValue::new(w.name()).help(w.summary()));
+    PossibleValuesParser::new(values)
+        .map(|name| *Wanted::ALL.iter().find(|w| w.name() == name).expect("clap accepted only these names"))
 }
 
 #[derive(Serialize)]
@@ -181,12 +178,7 @@ pub fn run(args: Args) -> Result<bool> {
         Command::Grade { submissions, only, csv, feedback, json, course, time_limit, sandbox, no_sandbox } => {
             let chosen = chosen(&only)?;
             let course = Course::load(&course.unwrap_or_else(course::default_file))?;
-            let tier = match (no_sandbox, sandbox) {
-                (true, _) => Tier::None,
-                (false, SandboxArg::Auto) => sandbox::choose(Wanted::Auto)?,
-                (false, SandboxArg::Bubblewrap) => sandbox::choose(Wanted::Bubblewrap)?,
-                (false, SandboxArg::Landlock) => sandbox::choose(Wanted::Landlock)?,
-            };
+            let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
             let class = Class { chosen, course, tier, time_limit };
             class.grade(&submissions, json, csv.as_deref(), feedback.as_deref())
         }
@@ -401,18 +393,11 @@ impl Class {
             }
         }
         // A file a student did not hand in is graded as the untouched stub.
-        let mut units = Vec::new();
-        for (student, who) in students.iter().zip(&who) {
-            let mut unit = Vec::new();
-            for &e in &self.chosen {
-                let file = match handin::find(student, e.name) {
-                    Some(f) => f,
-                    None => grading::stub_file(e)?,
-                };
-                unit.push(Submission { label: format!("{who}/{}", e.name), exercise: e, file });
-            }
-            units.push(unit);
-        }
+        let units = students
+            .iter()
+            .zip(&who)
+            .map(|(student, who)| grading::student_unit(student, Some(who), &self.chosen))
+            .collect::<Result<Vec<_>>>()?;
         let options = grading::Options {
             tier: self.tier.clone(),
             limits: Limits { time_per_check: std::time::Duration::from_secs(self.time_limit), ..Limits::default() },
