@@ -7,6 +7,8 @@
 //! It needs `solutions/` (the submissions are made from them).
 #![cfg(anatomy_solutions)]
 
+#[path = "../../../tests/common/class.rs"]
+mod class;
 #[path = "../../../tests/common/scratch.rs"]
 mod scratch;
 
@@ -15,6 +17,7 @@ use std::process::Command;
 
 use anatomy_exercises::grading::project_root;
 use anatomy_exercises::{find, EXERCISES};
+use class::hand_in_solutions;
 use scratch::Scratch;
 use serde_json::Value;
 
@@ -95,13 +98,6 @@ fn submission(root: &Path) -> PathBuf {
     let folder = root.join("submission");
     std::fs::create_dir_all(&folder).unwrap();
     folder
-}
-
-fn hand_in_solutions(folder: &Path) {
-    std::fs::create_dir_all(folder).unwrap();
-    for e in EXERCISES {
-        std::fs::copy(e.solution_file(), folder.join(format!("{}.rs", e.name))).unwrap();
-    }
 }
 
 fn test<'a>(results: &'a Value, exercise: &str) -> &'a Value {

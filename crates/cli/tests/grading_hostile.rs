@@ -7,6 +7,8 @@
 //! It needs the sandbox (bubblewrap, installed by `make setup`) and `solutions/`.
 #![cfg(anatomy_solutions)]
 
+#[path = "../../../tests/common/class.rs"]
+mod class;
 #[path = "../../../tests/common/scratch.rs"]
 mod scratch;
 
@@ -19,6 +21,7 @@ use std::time::Instant;
 
 use anatomy_exercises::grading::project_root;
 use anatomy_exercises::{find, EXERCISES};
+use class::{anatomy, hand_in_solutions};
 use scratch::Scratch;
 
 struct Attack {
@@ -30,18 +33,6 @@ struct Attack {
 /// A folder of this test's own, removed when it ends.
 fn scratch(name: &str) -> Scratch {
     Scratch::new(&format!("hostile-{name}"))
-}
-
-fn hand_in_solutions(student: &Path) {
-    std::fs::create_dir_all(student).unwrap();
-    for e in EXERCISES {
-        std::fs::copy(e.solution_file(), student.join(format!("{}.rs", e.name))).unwrap();
-    }
-}
-
-fn anatomy(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().unwrap();
-    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
 fn rows_count(class: &Path) -> usize {
@@ -215,6 +206,19 @@ fn grade_the_hostile_class(tier: &str) {
     let message = |student: &str, e: &str| rows[student]["messages"][e].as_str().unwrap_or_default().to_string();
 
     let mut problems = Vec::new();
+    // Every cell of `student` but `exercise`'s passes (its other files are the solutions).
+    let others_pass = |student: &str, exercise: &str, problems: &mut Vec<String>| {
+        for e in EXERCISES.iter().filter(|e| e.name != exercise) {
+            if status(student, e.name) != "passed" {
+                problems.push(format!(
+                    "{student}/{}: {} {}",
+                    e.name,
+                    status(student, e.name),
+                    message(student, e.name)
+                ));
+            }
+        }
+    };
     for (student, row) in &rows {
         if row["sandbox_tier"] != tier {
             problems.push(format!("{student} was graded in the {} tier", row["sandbox_tier"]));
@@ -235,17 +239,7 @@ fn grade_the_hostile_class(tier: &str) {
                 .push(format!("{}/{}: expected a failure saying {:?}, got {s}: {m}", a.student, a.exercise, a.expect));
         }
         // The attacker's other files are the solutions: they pass, the forger's forged ones too.
-        for e in EXERCISES.iter().filter(|e| e.name != a.exercise) {
-            if status(&a.student, e.name) != "passed" {
-                problems.push(format!(
-                    "{}/{}: {} {}",
-                    a.student,
-                    e.name,
-                    status(&a.student, e.name),
-                    message(&a.student, e.name)
-                ));
-            }
-        }
+        others_pass(&a.student, a.exercise, &mut problems);
     }
     for (exercise, expect) in &shortcuts {
         let (s, m) = (status("shortcutter", exercise), message("shortcutter", exercise));
@@ -266,16 +260,7 @@ fn grade_the_hostile_class(tier: &str) {
         if s != "failed" || !m.contains(expect) {
             problems.push(format!("{student}/{exercise}: expected a failure saying {expect:?}, got {s}: {m}"));
         }
-        for e in EXERCISES.iter().filter(|e| e.name != exercise) {
-            if status(student, e.name) != "passed" {
-                problems.push(format!(
-                    "{student}/{}: {} {}",
-                    e.name,
-                    status(student, e.name),
-                    message(student, e.name)
-                ));
-            }
-        }
+        others_pass(student, exercise, &mut problems);
     }
     for e in EXERCISES {
         let (s, m) = (status("link-exercises", e.name), message("link-exercises", e.name));

@@ -6,18 +6,14 @@
 //! It needs `solutions/` (the reference solution is part of the base code the report takes out).
 #![cfg(anatomy_solutions)]
 
+#[path = "../../../tests/common/class.rs"]
+mod class;
 #[path = "../../../tests/common/scratch.rs"]
 mod scratch;
 
-use std::process::Command;
-
 use anatomy_exercises::grading::project_root;
+use class::anatomy;
 use scratch::Scratch;
-
-fn anatomy(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().unwrap();
-    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
 
 fn pairs(json: &str) -> Vec<(String, [String; 2], f64)> {
     json.lines()
