@@ -81,7 +81,7 @@ fn grade(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> R
             "score": round(points),
             "max_score": course.max(e.name),
             "status": if o.status == Status::Passed { "passed" } else { "failed" },
-            "output": feedback(e, o),
+            "output": feedback(o),
             "output_format": "md",
             "visibility": "visible",
             "tags": [e.chapter],
@@ -187,17 +187,11 @@ fn round(x: f64) -> f64 {
 }
 
 /// A test's feedback: the verdict, the message and, when not passed, the first hint.
-fn feedback(e: &Exercise, o: &Outcome) -> String {
-    let mut text = format!("**{}**", o.status.words());
-    if o.status != Status::Passed {
-        if o.status != Status::NotDone || !o.message.is_empty() {
-            text += &format!("\n\n~~~~text\n{}\n~~~~", o.message.replace("~~~~", "~ ~ ~ ~"));
-        }
-        if let Some(hint) = e.hint_levels().first() {
-            text += &format!("\n\nHint: {hint}");
-        }
+fn feedback(o: &Outcome) -> String {
+    match o.status {
+        Status::Passed => format!("**{}**", o.status.words()),
+        _ => format!("**{}**\n\n{}", o.status.words(), crate::exercises::message_and_hint(o)),
     }
-    text
 }
 
 /// How many days (rounded up) after the due date the submission came, with the course's policy; `None`

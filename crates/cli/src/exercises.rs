@@ -536,15 +536,20 @@ impl Class {
             );
         }
         for o in row.outcomes.iter().filter(|o| o.status != Status::Passed) {
-            let e = exercises::find(o.name).expect("registered");
-            text += &format!("\n## `{}`: {}\n\n", o.name, o.status.words());
-            text += &format!("~~~~text\n{}\n~~~~\n", o.message.replace("~~~~", "~ ~ ~ ~"));
-            if let Some(hint) = e.hint_levels().first() {
-                text += &format!("\nHint: {hint}\n");
-            }
+            text += &format!("\n## `{}`: {}\n\n{}", o.name, o.status.words(), message_and_hint(o));
         }
         text
     }
+}
+
+/// What a student reads of an exercise not passed, in Markdown: the check's message, fenced, then the
+/// first hint (feedback files, Gradescope's tests).
+pub(crate) fn message_and_hint(o: &Outcome) -> String {
+    let mut text = format!("~~~~text\n{}\n~~~~\n", o.message.replace("~~~~", "~ ~ ~ ~"));
+    if let Some(hint) = exercises::find(o.name).expect("registered").hint_levels().first() {
+        text += &format!("\nHint: {hint}\n");
+    }
+    text
 }
 
 /// Points as a gradebook shows them: whole numbers without a decimal point.
