@@ -61,7 +61,12 @@ impl Tier {
             Tier::Bubblewrap(_) => "bubblewrap (namespaces, seccomp, limits)".into(),
             Tier::Landlock(abi) => format!(
                 "landlock (ABI {abi}), seccomp and limits{}: bubblewrap cannot make namespaces here",
-                if landlock::running_as_root() { ", students as nobody" } else { "" }
+                if landlock::running_as_root() {
+                    ", students as nobody (or, where the course's folder is closed to others, as root without any \
+                     capability)"
+                } else {
+                    ""
+                }
             ),
             Tier::None => "no sandbox (--no-sandbox: the students' code ran with the grader's rights)".into(),
         }

@@ -5,7 +5,8 @@
 //! or nothing at all (the probe; `/dev/null` aside), may not signal or reach processes outside its own
 //! fence (Landlock's scopes, ABI 6), nor open TCP (ABI 4) — plus the same **seccomp** programs as the
 //! bubblewrap tier (no process, no socket, no shared memory), the same resource limits, and, when the
-//! grader runs as root, the probe runs as the unprivileged user `nobody`.
+//! grader runs as root, the probe runs as the unprivileged user `nobody` — or, where the course lies in a
+//! folder closed to others, keeps root's uid with every capability dropped for good.
 //!
 //! What it does not give, against bubblewrap: a private `/proc` and PID namespace (the probe may still
 //! read its own `/proc/self`, nothing else of `/proc`), and a private `/tmp` (there is no place to write).
@@ -35,7 +36,7 @@ pub fn compile_command(scratch: &Path, readable: &[PathBuf], program: &Path) -> 
     let mut readable = readable.to_vec();
     readable.extend(["/usr", "/lib", "/lib64", "/bin", "/sbin"].iter().chain(&super::LINKER_ETC).map(PathBuf::from));
     readable.extend(["/sys/fs/cgroup", "/sys/devices/system/cpu"].map(PathBuf::from));
-    let fence = Fence::new(&readable, &[scratch.to_path_buf()], &DEVICES, Vec::new(), false)?;
+    let fence = Fence::new(&readable, &[scratch.to_path_buf()], &DEVICES, Vec::new(), User::Same)?;
     let mut command = Command::new(program);
     command.current_dir(scratch).env_clear().env("PATH", "/usr/bin:/bin").env("TMPDIR", scratch).env("HOME", scratch);
     fence.apply(&mut command);
@@ -52,7 +53,14 @@ pub fn run_command(scratch: &Path, libraries: &[PathBuf], probe: &Path, programs
     // otherwise than the judge's, and exact checks fail.
     readable.extend(["/proc/cpuinfo", "/sys/devices/system/cpu"].map(PathBuf::from));
     readable.push(scratch.to_path_buf());
-    let fence = Fence::new(&readable, &[], &DEVICES, programs, running_as_root())?;
+    let user = match running_as_root() {
+        false => User::Same,
+        // `nobody` must be able to reach the probe and LibTorch: a course in a folder closed to others
+        // (a clone in `mktemp -d`'s 0700 folder, say) keeps root's uid with every capability dropped.
+        true if libraries.iter().chain([&scratch.to_path_buf()]).all(|p| open_to_others(p)) => User::Nobody,
+        true => User::RootWithoutCapabilities,
+    };
+    let fence = Fence::new(&readable, &[], &DEVICES, programs, user)?;
     let mut command = Command::new(probe);
     command.current_dir(scratch);
     fence.apply(&mut command);
@@ -73,14 +81,33 @@ pub fn abi() -> Option<u32> {
     (v > 0).then_some(v as u32)
 }
 
+/// Who a fenced program runs as.
+#[derive(Clone, Copy)]
+enum User {
+    /// The grader's user (it is not root).
+    Same,
+    /// `nobody`: the grader is root and the course's folders are open to others.
+    Nobody,
+    /// Root's uid with every capability dropped, for good (bounding set, securebits locked): the grader
+    /// is root and `nobody` could not reach the course's folders.
+    RootWithoutCapabilities,
+}
+
+/// Whether `path` and every folder above it let others in (and `path` itself be read).
+fn open_to_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).map(|m| m.permissions().mode()).unwrap_or(0);
+    mode(path) & 0o005 == 0o005 && path.ancestors().skip(1).all(|a| mode(a) & 0o001 != 0)
+}
+
 /// One child's fence, made in the grader before the child starts and entered by the child before it runs
 /// its program.
 struct Fence {
     ruleset: OwnedFd,
     /// seccomp programs (struct sock_filter arrays, as bytes) to load last.
     programs: Vec<Vec<u8>>,
-    /// Become `nobody` first (the grader is root).
-    drop_root: bool,
+    /// Who to become first.
+    user: User,
 }
 
 impl Fence {
@@ -91,7 +118,7 @@ impl Fence {
         writable: &[PathBuf],
         devices: &[&str],
         programs: Vec<Vec<u8>>,
-        drop_root: bool,
+        user: User,
     ) -> Result<Fence> {
         let abi = ABI::V6;
         let ruleset = Ruleset::default()
@@ -105,20 +132,45 @@ impl Fence {
             .add_rules(path_beneath_rules(devices, AccessFs::ReadFile | AccessFs::WriteFile))?;
         let ruleset: Option<OwnedFd> = ruleset.into();
         let ruleset = ruleset.context("the kernel has no Landlock: the fallback sandbox cannot be made")?;
-        Ok(Fence { ruleset, programs, drop_root })
+        Ok(Fence { ruleset, programs, user })
     }
 
     /// Enters the fence in the child, between fork and exec: `nobody` (if asked), its own `/proc/self`
     /// readable, no new privileges, Landlock, then seccomp. Only system calls: nothing here allocates.
     fn apply(self, command: &mut Command) {
-        let Fence { ruleset, programs, drop_root } = self;
+        let Fence { ruleset, programs, user } = self;
         unsafe {
             command.pre_exec(move || {
                 let fail = || Err(std::io::Error::last_os_error());
                 let become_nobody = || {
                     libc::setgroups(0, std::ptr::null()) == 0 && libc::setgid(NOBODY) == 0 && libc::setuid(NOBODY) == 0
                 };
-                if drop_root && !become_nobody() {
+                let drop_capabilities = || {
+                    // No root magic on exec or setuid, locked; no capability in any set, nor to be had again.
+                    const SECUREBITS: libc::c_ulong = 0b10_1111; // NOROOT, NO_SETUID_FIXUP, no KEEP_CAPS: each locked
+                    if libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS, 0, 0, 0) != 0 {
+                        return false;
+                    }
+                    for cap in 0..64 {
+                        libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+                    }
+                    libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+                    #[repr(C)]
+                    struct Header {
+                        version: u32,
+                        pid: i32,
+                    }
+                    const VERSION_3: u32 = 0x2008_0522;
+                    let header = Header { version: VERSION_3, pid: 0 };
+                    let none = [0u32; 6]; // effective, permitted, inheritable, for each half of the 64 bits
+                    libc::syscall(libc::SYS_capset, &header as *const Header, none.as_ptr()) == 0
+                };
+                let ok = match user {
+                    User::Same => true,
+                    User::Nobody => become_nobody(),
+                    User::RootWithoutCapabilities => drop_capabilities(),
+                };
+                if !ok {
                     return fail();
                 }
                 // Its own /proc/self (read only): the C library reads /proc/self/maps to find the stack.
