@@ -54,44 +54,150 @@ pub const STOP_NOTE: &str = "note: Stop (■) restarts this kernel's Rust proces
 even when no cell runs;\n      Run ▸ Run All Above Selected Cell brings them back.";
 
 /// A notebook cell: Markdown or Rust source.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
     Markdown(String),
     Code(String),
+    /// An nbgrader solution cell (fence ` ```rust solution:ID `): the code a student writes, with the
+    /// reference between `// BEGIN SOLUTION` and `// END SOLUTION`. Its `grade_id` is the exercise's name.
+    Solution {
+        id: String,
+        code: String,
+    },
+    /// A locked nbgrader grade cell (fence ` ```rust check:ID points=P `): it checks solution `ID` in the
+    /// kernel and is worth `P` points, as the exercise is in `exercises/course.toml`.
+    Check {
+        id: String,
+        points: f64,
+        code: String,
+    },
 }
 
-/// Splits a chapter into cells: every ` ```rust ` fence is a code cell, the text around them Markdown.
+impl Cell {
+    /// The Rust source of a code cell of any kind.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Cell::Markdown(_) => None,
+            Cell::Code(code) | Cell::Solution { code, .. } | Cell::Check { code, .. } => Some(code),
+        }
+    }
+
+    /// The cell's nbgrader metadata (schema 3), for solution and check cells.
+    pub fn nbgrader(&self) -> Option<Value> {
+        match self {
+            Cell::Solution { id, .. } => Some(json!({
+                "grade": false, "grade_id": id, "locked": false, "schema_version": 3, "solution": true, "task": false
+            })),
+            Cell::Check { id, points, .. } => Some(json!({
+                "grade": true, "grade_id": format!("check_{id}"), "locked": true, "points": points,
+                "schema_version": 3, "solution": false, "task": false
+            })),
+            _ => None,
+        }
+    }
+}
+
+/// What a ` ```rust ` fence opens: a plain code cell, or an nbgrader solution or check cell (empty); an
+/// error for a Rust fence whose words this module cannot read; `None` for any other line.
+fn fence(line: &str) -> Option<Result<Cell, String>> {
+    let info = line.trim_end().strip_prefix("```rust")?;
+    if !info.is_empty() && !info.starts_with(' ') {
+        return None; // ```rusty or the like: another language
+    }
+    let words: Vec<&str> = info.split_whitespace().collect();
+    Some(match words.as_slice() {
+        [] => Ok(Cell::Code(String::new())),
+        [role] if role.starts_with("solution:") => {
+            Ok(Cell::Solution { id: role["solution:".len()..].to_string(), code: String::new() })
+        }
+        [role, points] if role.starts_with("check:") => match points.strip_prefix("points=").map(str::parse::<f64>) {
+            Some(Ok(points)) => Ok(Cell::Check { id: role["check:".len()..].to_string(), points, code: String::new() }),
+            _ => Err(format!("{line:?}: write the points as `points=N`")),
+        },
+        _ => Err(format!("{line:?}: a Rust fence is ```rust, ```rust solution:ID or ```rust check:ID points=N")),
+    })
+}
+
+/// Splits a chapter into cells: every ` ```rust ` fence is a code cell (a solution or check cell when its
+/// fence says so), the text around them Markdown. A fence that cannot be read stays text (see
+/// [`fence_errors`]).
 pub fn chapter_cells(markdown: &str) -> Vec<Cell> {
     let mut cells = vec![];
     let mut text = String::new();
-    let mut code: Option<String> = None;
+    let mut open: Option<(Cell, String)> = None;
     for line in markdown.lines() {
-        match &mut code {
-            Some(body) if line.trim_end() == "```" => {
-                cells.push(Cell::Code(body.trim_end().to_string()));
-                code = None;
+        match &mut open {
+            Some(_) if line.trim_end() == "```" => {
+                let (cell, body) = open.take().expect("a cell is open");
+                let code = body.trim_end().to_string();
+                cells.push(match cell {
+                    Cell::Solution { id, .. } => Cell::Solution { id, code },
+                    Cell::Check { id, points, .. } => Cell::Check { id, points, code },
+                    _ => Cell::Code(code),
+                });
             }
-            Some(body) => {
+            Some((_, body)) => {
                 body.push_str(line);
                 body.push('\n');
             }
-            None if line.trim_end() == "```rust" => {
-                if !text.trim().is_empty() {
-                    cells.push(Cell::Markdown(text.trim().to_string()));
+            None => match fence(line) {
+                Some(Ok(cell)) => {
+                    if !text.trim().is_empty() {
+                        cells.push(Cell::Markdown(text.trim().to_string()));
+                    }
+                    text.clear();
+                    open = Some((cell, String::new()));
                 }
-                text.clear();
-                code = Some(String::new());
-            }
-            None => {
-                text.push_str(line);
-                text.push('\n');
-            }
+                _ => {
+                    text.push_str(line);
+                    text.push('\n');
+                }
+            },
         }
     }
     if !text.trim().is_empty() {
         cells.push(Cell::Markdown(text.trim().to_string()));
     }
     cells
+}
+
+/// The Rust fences of a chapter that cannot be read (a typo in `solution:` or `check:`), one line each.
+pub fn fence_errors(markdown: &str) -> Vec<String> {
+    markdown.lines().filter_map(fence).filter_map(Result::err).collect()
+}
+
+/// The students' version of a chapter: each `// BEGIN SOLUTION` … `// END SOLUTION` region of a solution
+/// cell becomes `todo!()` at the marker's indentation, as nbgrader's `ClearSolutions` does with
+/// `code_stub = {"rust": "todo!()"}`. A marker outside a solution cell, a region inside another or one
+/// never closed is an error, as in nbgrader.
+pub fn release_chapter(markdown: &str) -> Result<String> {
+    let mut out = String::new();
+    let (mut in_code, mut in_solution_cell, mut in_region) = (false, false, false);
+    for (n, line) in markdown.lines().enumerate() {
+        if !in_code {
+            if let Some(Ok(cell)) = fence(line) {
+                (in_code, in_solution_cell) = (true, matches!(cell, Cell::Solution { .. }));
+            }
+        } else if line.trim_end() == "```" {
+            anyhow::ensure!(!in_region, "line {}: the solution cell ends inside its solution region", n + 1);
+            in_code = false;
+        }
+        if line.contains("BEGIN SOLUTION") {
+            anyhow::ensure!(in_code && in_solution_cell, "line {}: BEGIN SOLUTION outside a solution cell", n + 1);
+            anyhow::ensure!(!in_region, "line {}: BEGIN SOLUTION inside another solution region", n + 1);
+            in_region = true;
+            let indent = &line[..line.len() - line.trim_start().len()];
+            out += &format!("{indent}todo!()\n");
+        } else if line.contains("END SOLUTION") {
+            anyhow::ensure!(in_region, "line {}: END SOLUTION without its BEGIN SOLUTION", n + 1);
+            in_region = false;
+        } else if !in_region {
+            out += line;
+            out.push('\n');
+        }
+    }
+    anyhow::ensure!(!in_region, "a BEGIN SOLUTION region is never closed");
+    Ok(out)
 }
 
 fn source_lines(source: &str) -> Value {
@@ -110,10 +216,19 @@ pub fn notebook_json(markdown: &str) -> String {
             Cell::Markdown(text) => {
                 json!({"cell_type": "markdown", "id": format!("cell-{i:02}"), "metadata": {}, "source": source_lines(text)})
             }
-            Cell::Code(code) => json!({
-                "cell_type": "code", "execution_count": null, "id": format!("cell-{i:02}"),
-                "metadata": {}, "outputs": [], "source": source_lines(code)
-            }),
+            code => {
+                // As nbgrader's LockCells leaves them: no solution or check cell can be deleted, and a
+                // locked one cannot be edited, in JupyterLab.
+                let metadata = match code.nbgrader() {
+                    Some(n) if n["locked"] == true => json!({"deletable": false, "editable": false, "nbgrader": n}),
+                    Some(n) => json!({"deletable": false, "nbgrader": n}),
+                    None => json!({}),
+                };
+                json!({
+                    "cell_type": "code", "execution_count": null, "id": format!("cell-{i:02}"),
+                    "metadata": metadata, "outputs": [], "source": source_lines(code.code().expect("a code cell"))
+                })
+            }
         })
         .collect();
     let notebook = json!({
@@ -143,7 +258,8 @@ pub fn chapter_notebooks(root: &Path) -> Result<Vec<(PathBuf, PathBuf)>> {
     Ok(pairs)
 }
 
-/// The type and source of every cell of a notebook, in order: what [`drift`] compares.
+/// The type (with its nbgrader role, if any) and source of every cell of a notebook, in order: what
+/// [`drift`] compares.
 pub fn cell_sources(notebook: &str) -> Result<Vec<(String, String)>> {
     let json: Value = serde_json::from_str(notebook).context("the notebook is not valid JSON")?;
     let cells = json["cells"].as_array().context("the notebook has no cells")?;
@@ -155,12 +271,21 @@ pub fn cell_sources(notebook: &str) -> Result<Vec<(String, String)>> {
                 Value::String(text) => text.clone(),
                 _ => String::new(),
             };
-            (cell["cell_type"].as_str().unwrap_or("").to_string(), source)
+            // A solution or check cell's role is part of its type: nbgrader's metadata, less what
+            // `nbgrader generate_assignment` or our release adds (checksums).
+            let mut kind = cell["cell_type"].as_str().unwrap_or("").to_string();
+            if let Some(Value::Object(nbgrader)) = cell["metadata"].get("nbgrader") {
+                let mut role = nbgrader.clone();
+                role.remove("checksum");
+                role.remove("cell_type");
+                kind += &format!(" (nbgrader {})", Value::Object(role));
+            }
+            (kind, source)
         })
         .collect())
 }
 
-/// Whether a notebook still matches its chapter, comparing cell types and sources only. `None` when it
+/// Whether a notebook still matches its chapter, comparing cell types, nbgrader roles and sources only. `None` when it
 /// does; otherwise what differs, naming the first differing cell (1-based, the set-up cell first).
 pub fn drift(chapter_markdown: &str, notebook: &str) -> Result<Option<String>> {
     let wanted = cell_sources(&notebook_json(chapter_markdown))?;

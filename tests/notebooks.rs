@@ -5,14 +5,16 @@ use std::path::Path;
 
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::display::{attention_heatmap, cross_attention_heatmap, mask_grid, transformer_families, Rich};
-use transformer_anatomy::notebook::{chapter_cells, chapter_notebooks, drift, notebook_json, Cell, SETUP_CELL};
+use transformer_anatomy::notebook::{
+    chapter_cells, chapter_notebooks, drift, fence_errors, notebook_json, release_chapter, Cell, SETUP_CELL,
+};
 use transformer_anatomy::{causal_mask, BertConfig};
 
 #[test]
 fn every_chapter_has_its_notebook_and_they_are_in_sync() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let pairs = chapter_notebooks(root).unwrap();
-    assert_eq!(pairs.len(), 11, "one notebook per chapter section");
+    assert_eq!(pairs.len(), 12, "one notebook per chapter section, and the homework's");
     for (chapter, notebook) in pairs {
         let committed = std::fs::read_to_string(&notebook).unwrap_or_default();
         let markdown = std::fs::read_to_string(&chapter).unwrap();
@@ -53,7 +55,7 @@ fn code_cells_fit_the_notebook_width() {
     for (chapter, _) in chapter_notebooks(root).unwrap() {
         let markdown = std::fs::read_to_string(&chapter).unwrap();
         for cell in chapter_cells(&markdown) {
-            if let Cell::Code(code) = cell {
+            if let Some(code) = cell.code() {
                 let name = chapter.file_name().unwrap().to_string_lossy().into_owned();
                 wide.extend(code.lines().filter(|l| l.chars().count() > 100).map(|l| format!("{name}: {l}")));
             }
@@ -74,6 +76,58 @@ fn chapters_split_into_markdown_and_rust_cells() {
             Cell::Markdown("more\n```text\nnot code\n```".into())
         ]
     );
+}
+
+/// A homework chapter: nbgrader's solution and check cells come from the fence's words, and the
+/// students' version cuts each solution region to `todo!()` at its indentation, as nbgrader does.
+#[test]
+fn solution_and_check_fences_become_nbgrader_cells_and_release_cuts_the_regions() {
+    let chapter = "# Homework\n\n```rust solution:cross_attention\npub fn f() -> i64 {\n    // BEGIN SOLUTION\n    \
+                   1 + 1\n    // END SOLUTION\n}\n```\n\n```rust check:cross_attention points=20\ncheck(f)\n```\n";
+    let cells = chapter_cells(chapter);
+    assert_eq!(
+        cells[1..],
+        [
+            Cell::Solution {
+                id: "cross_attention".into(),
+                code: "pub fn f() -> i64 {\n    // BEGIN SOLUTION\n    1 + 1\n    // END SOLUTION\n}".into()
+            },
+            Cell::Check { id: "cross_attention".into(), points: 20.0, code: "check(f)".into() },
+        ]
+    );
+    let json: serde_json::Value = serde_json::from_str(&notebook_json(chapter)).unwrap();
+    let solution = &json["cells"][2]["metadata"];
+    assert_eq!(solution["nbgrader"]["solution"], true);
+    assert_eq!(solution["nbgrader"]["grade_id"], "cross_attention");
+    assert_eq!(solution["deletable"], false);
+    let check = &json["cells"][3]["metadata"];
+    assert_eq!((check["nbgrader"]["grade"].clone(), check["nbgrader"]["locked"].clone()), (true.into(), true.into()));
+    assert_eq!(check["nbgrader"]["points"], 20.0);
+    assert_eq!(check["editable"], false);
+
+    let released = release_chapter(chapter).unwrap();
+    assert!(released.contains("pub fn f() -> i64 {\n    todo!()\n}\n"), "{released}");
+    assert!(!released.contains("1 + 1"));
+    // The released notebook is its released chapter's: in sync with it, and not with the original.
+    let mut notebook = notebook_json(&released);
+    assert_eq!(drift(&released, &notebook).unwrap(), None);
+    assert!(drift(chapter, &notebook).unwrap().is_some());
+    // Only the nbgrader role's checksum (added at release) is left out of the comparison, not the role.
+    notebook = notebook.replacen("\"solution\": true", "\"solution\": false", 1);
+    assert!(drift(&released, &notebook).unwrap().unwrap().contains("cell 3"));
+
+    for (bad, says) in [
+        ("```rust\n// BEGIN SOLUTION\n// END SOLUTION\n```\n", "outside a solution cell"),
+        ("```rust solution:x\n// BEGIN SOLUTION\n// BEGIN SOLUTION\n```\n", "inside another"),
+        ("```rust solution:x\n// BEGIN SOLUTION\n```\n", "ends inside its solution region"),
+        ("```rust solution:x\n// END SOLUTION\n```\n", "without its BEGIN"),
+    ] {
+        let e = release_chapter(bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{bad:?}: {e}");
+    }
+    assert_eq!(fence_errors("```rust check:x points=lots\n```\n").len(), 1);
+    assert_eq!(fence_errors("```rust solution:x extra\n```\n").len(), 1);
+    assert!(fence_errors(chapter).is_empty());
 }
 
 #[test]
