@@ -1,7 +1,7 @@
 """Builds the static book (`make book`): one HTML page per executed notebook and an index, readable offline.
 
 Reads the notebooks that `make test` (scripts/run_notebooks.py) executed into target/executed-notebooks/,
-converts each with nbconvert's HTML exporter (no MathJax or require.js from the network; the pictures are
+converts each (but a homework notebook that holds its solution) with nbconvert's HTML exporter (no MathJax or require.js from the network; the pictures are
 inline SVG and HTML already), adds a navigation bar, and writes target/book/. Each page records how many
 pictures its outputs hold (data-pictures on <body>) so that scripts/book-check.sh can verify that the
 browser shows all of them. Run inside .deps/venv-nb (scripts/notebooks.sh book does).
@@ -49,6 +49,12 @@ def pictures(nb):
 pages = []
 for path in notebooks:
     nb = nbformat.read(path, as_version=4)
+    # A homework notebook that still holds its solution (the instructors' copy) stays out of the book,
+    # which may be put online; the students' copy (`make handout`) holds the released one, and shows it.
+    if any("BEGIN SOLUTION" in c.source for c in nb.cells if c.cell_type == "code"):
+        print(f"[book] left out {os.path.basename(path)}: it holds the solution (students get it from "
+              "`anatomy notebooks release`)")
+        continue
     name = os.path.splitext(os.path.basename(path))[0] + ".html"
     pages.append((name, title_of(nb), nb))
 

@@ -8,14 +8,17 @@ HTML comment does not hold:
     <!-- check: snapshot NAME -->          every line of snapshots/NAME.snap appears in the outputs, so the
                                            shapes a notebook prints are the ones the tests snapshot
     <!-- check: mime TYPE[|TYPE...] -->    some output is rich content of that MIME type
+    <!-- check: solved NAME -->            a homework's check cell says NAME passes when the notebook holds
+                                           its solution, and "not done" in the released copy (todo!())
 
 Prints each notebook's time and its cells' times, and a closing line "N passed, M failed". Every executed
 notebook, outputs included, is written to target/executed-notebooks/ for `make book`. The run starts by
 warming the build every kernel copies (below); with no notebook named, it ends by running notebooks 01
 and 03 side by side, two kernels started at the same moment.
 
-With --warm, runs only the first notebook's set-up cell: `make notebooks` does that before it starts
-JupyterLab, so that the kernel's build (tch and this crate) is done when a learner opens a notebook.
+With --warm, runs only the first notebook's set-up cell (and the `:dep` lines of later notebooks): `make
+notebooks` does that before it starts JupyterLab, so that the kernel's build (tch, this crate and the
+homework's exercises crate) is done when a learner opens a notebook.
 """
 import fcntl
 import glob
@@ -87,6 +90,11 @@ def check(path, root, keep=True):
                 missing = [line for line in snapshot_lines(root, arg) if line not in text]
                 if missing:
                     problems.append(f"shapes differ from snapshots/{arg}.snap: missing {missing}")
+            elif kind == "solved":
+                solved = any("BEGIN SOLUTION" in c.source for c in code)
+                wanted = f"✓ {arg} passes its check" if solved else f"· {arg} is not done yet"
+                if wanted not in text:
+                    problems.append(f"the check cell does not say {wanted!r}")
             elif kind == "mime" and not mimes & set(arg.split("|")):
                 problems.append(f"no {arg} output (got {sorted(mimes)})")
     # The executed notebook is kept for `make book` (target/executed-notebooks/), even when it failed.
@@ -101,9 +109,17 @@ def check(path, root, keep=True):
 
 def warm(folder):
     """Builds tch and this crate in .deps/evcxr-tmp, the folder every kernel copies (scripts/kernel.py)."""
-    first = sorted(glob.glob(os.path.join(folder, "*.ipynb")))[0]
-    nb = nbformat.read(first, as_version=4)
+    notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
+    nb = nbformat.read(notebooks[0], as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type == "code"][:1]
+    # Crates a later notebook adds with a `:dep` of its own (the homework's exercises crate) are built
+    # into the warm folder too, so that its kernel does not compile them again.
+    first = set(nb.cells[0].source.splitlines())
+    more = sorted({line for path in notebooks[1:] for c in nbformat.read(path, as_version=4).cells
+                   if c.cell_type == "code" for line in c.source.splitlines()
+                   if line.startswith(":dep ") and line not in first})
+    if more:
+        nb.cells.append(nbformat.v4.new_code_cell("\n".join(more)))
     print("[notebooks] warming the kernel: building tch and this crate once (minutes the first time, "
           "seconds after that) ...", flush=True)
     began = time.perf_counter()

@@ -16,7 +16,7 @@ pub fn cross_attention(
     let head_dim = *q.size().last().unwrap() as f64;
     let mut scores = q.bmm(&k.transpose(1, 2)) / head_dim.sqrt(); // [batch, t, s]
     if let Some(padding) = source_padding {
-        // [batch, s] → [batch, 1, s]: the same source positions are hidden from every target position.
+        // [batch, s] → [batch, 1, s]: the same source positions hidden from every target.
         scores = scores.masked_fill(&padding.eq(0).unsqueeze(1), f64::NEG_INFINITY);
     }
     let weights = scores.softmax(-1, scores.kind());

@@ -18,6 +18,7 @@ pub mod checks;
 pub mod course;
 pub mod grading;
 pub mod handin;
+pub mod notebook;
 pub mod probe;
 pub mod progress;
 pub mod rules;

@@ -1,0 +1,158 @@
+//! # An exercise checked inside a notebook
+//!
+//! The homework notebook (`notebooks/homework-cross-attention.ipynb`) ends with a locked check cell that
+//! calls [`check`] on the function the learner wrote a few cells above. The check is the grader's own
+//! (`checks::NAME`), run here in the learner's kernel on the learner's own code — nothing to sandbox —
+//! and the verdict comes back as a small card: passed, not done, or the named mistake with the first
+//! hint and the others folded away. The grader does not trust this cell: it grades the solution cell's
+//! code, extracted from the notebook, in its sandbox (see [`crate::handin`]).
+use crate::checks::CheckResult;
+use crate::{find, run_check, Status};
+
+/// What a check cell shows: the exercise, the status, the check's message and the hints.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub exercise: &'static str,
+    pub status: Status,
+    pub message: String,
+    pub hints: Vec<String>,
+    /// What the grader refuses in this exercise beyond the check (libtorch's finished operation).
+    pub refused: Vec<&'static str>,
+}
+
+/// Runs exercise `name`'s check on the learner's function (`check` calls `checks::NAME` with it). A
+/// `todo!()` still in the body is "not done", any other panic a failure with its message.
+pub fn check(name: &str, check: impl FnOnce() -> CheckResult) -> Verdict {
+    let exercise = find(name).unwrap_or_else(|e| panic!("{e}"));
+    let (status, message) = run_check(check);
+    Verdict {
+        exercise: exercise.name,
+        status,
+        message,
+        hints: exercise.hint_levels(),
+        refused: exercise.forbids.iter().map(|f| f.what).collect(),
+    }
+}
+
+impl Verdict {
+    /// The first line: ✓, · or ✗, the exercise, what happened.
+    pub fn headline(&self) -> String {
+        match self.status {
+            Status::Passed => format!("✓ {} passes its check", self.exercise),
+            Status::NotDone => {
+                format!(
+                    "· {} is not done yet: replace the todo!() in the solution cell, run it, then this cell",
+                    self.exercise
+                )
+            }
+            Status::Failed | Status::DoesNotCompile => format!("✗ {} does not pass yet", self.exercise),
+        }
+    }
+
+    /// The grader's words on what it refuses, for an exercise that forbids a finished operation.
+    fn refusal_note(&self) -> Option<String> {
+        (!self.refused.is_empty()).then(|| {
+            format!(
+                "When it is graded, the solution cell is compiled on its own and refused if it calls {}: write \
+                 the step with tensor operations.",
+                self.refused.join(" or ")
+            )
+        })
+    }
+
+    /// The card as HTML: the headline, the check's message, the first hint, the others folded.
+    pub fn to_html(&self) -> String {
+        let e = escape;
+        let colour = match self.status {
+            Status::Passed => "#1b7f3b",
+            Status::NotDone => "#6b6b6b",
+            _ => "#b3261e",
+        };
+        let mut html = format!(
+            "<div style=\"border-left:4px solid {colour};padding:4px 10px;font-family:sans-serif\">\
+             <p style=\"color:{colour};font-weight:bold;margin:2px 0\">{}</p>",
+            e(&self.headline())
+        );
+        if self.status != Status::Passed {
+            html += &format!("<pre style=\"white-space:pre-wrap;margin:4px 0\">{}</pre>", e(&self.message));
+            if let Some((first, rest)) = self.hints.split_first() {
+                html += &format!("<p style=\"margin:4px 0\"><b>Hint 1.</b> {}</p>", e(first));
+                if !rest.is_empty() {
+                    html += "<details><summary>More hints, one at a time</summary>";
+                    for (i, hint) in rest.iter().enumerate() {
+                        html += &format!(
+                            "<details style=\"margin-left:1em\"><summary>Hint {}</summary><p>{}</p></details>",
+                            i + 2,
+                            e(hint)
+                        );
+                    }
+                    html += "</details>";
+                }
+            }
+        }
+        if let Some(note) = self.refusal_note() {
+            html += &format!("<p style=\"margin:4px 0;color:#555\">{}</p>", e(&note));
+        }
+        html + "</div>"
+    }
+
+    /// Shows the card when it is a notebook cell's value (evcxr's display protocol, which `evcxr_runtime`
+    /// also prints), with the text beside it for a plain terminal.
+    pub fn evcxr_display(&self) {
+        println!("EVCXR_BEGIN_CONTENT text/html\n{}\nEVCXR_END_CONTENT", self.to_html());
+        println!("EVCXR_BEGIN_CONTENT text/plain\n{self}\nEVCXR_END_CONTENT");
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}", self.headline())?;
+        if self.status != Status::Passed {
+            writeln!(f, "{}", self.message)?;
+            if let Some(first) = self.hints.first() {
+                writeln!(f, "Hint 1. {first}")?;
+            }
+        }
+        if let Some(note) = self.refusal_note() {
+            writeln!(f, "{note}")?;
+        }
+        Ok(())
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::Tensor;
+    use transformer_anatomy::exercises::support::Projections;
+
+    fn unscaled(d: &Tensor, e: &Tensor, p: &Projections, pad: Option<&Tensor>) -> (Tensor, Tensor) {
+        use tch::nn::Module;
+        let (q, k, v) = (p.query.forward(d), p.key.forward(e), p.value.forward(e));
+        let mut scores = q.bmm(&k.transpose(1, 2));
+        if let Some(pad) = pad {
+            scores = scores.masked_fill(&pad.eq(0).unsqueeze(1), f64::NEG_INFINITY);
+        }
+        let w = scores.softmax(-1, scores.kind());
+        (w.bmm(&v), w)
+    }
+
+    #[test]
+    fn the_card_names_the_mistake_and_folds_all_hints_but_the_first() {
+        let v = check("cross_attention", || crate::checks::cross_attention(&unscaled));
+        assert_eq!(v.status, Status::Failed);
+        assert!(v.message.contains("the scores are not scaled"), "{}", v.message);
+        let html = v.to_html();
+        assert!(html.contains("✗ cross_attention does not pass yet"));
+        assert!(html.contains("<b>Hint 1.</b> Three projections"));
+        assert_eq!(html.matches("<summary>Hint ").count(), v.hints.len() - 1);
+        assert!(html.contains("libtorch&#39;s finished attention") || html.contains("libtorch's finished attention"));
+        let todo = check("cross_attention", || crate::checks::cross_attention(&|_, _, _, _| todo!()));
+        assert_eq!(todo.status, Status::NotDone);
+        assert!(todo.to_string().starts_with("· cross_attention is not done yet"));
+    }
+}
