@@ -7,7 +7,8 @@
 # tests/exercise-mistakes/, crates/cli/tests/grading_hostile.rs, tests/hostile-class/, the similarity report's
 # crates/cli/tests/similarity.rs and tests/similarity-class/, scripts/test-grading.sh) and this script. It is then built on its own (in target/handout-build/ of this project, so that a second
 # handout reuses the compiled dependencies) and must list all seventeen exercises as "not done" and keep the
-# solutions closed. Nothing is written when DIR already exists.
+# solutions closed; the homework notebook and its chapter are replaced by their released versions. Nothing
+# is written when DIR already exists.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '\033[1m[handout]\033[0m %s\n' "$*"; }
@@ -65,6 +66,13 @@ if ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises 
 fi
 grep -q 'no solutions/ folder' "$scratch/err" || die "the copy's solution command says: $(cat "$scratch/err")"
 rm -rf "$scratch"
+# The homework notebook and its chapter hold the reference between nbgrader's markers: the copy gets the
+# released ones (solution cut to todo!(), nbgrader's metadata and checksums), made by the copy's own binary.
+"$CARGO_TARGET_DIR/debug/anatomy" notebooks release --in-place --root "$partial" >/dev/null
+if grep -l "BEGIN SOLUTION" "$partial"/chapters/*.md "$partial"/notebooks/*.ipynb; then
+  die "a chapter or notebook of the copy above still holds a solution"
+fi
+say "the homework notebook is the released one (anatomy notebooks release)"
 if [[ ${CLASSROOM:-0} == 1 ]]; then
   # A GitHub Classroom template: the grading workflow, and the stubs committed as the students' files
   # (their pushes carry them), so exercises/*.rs is no longer ignored.

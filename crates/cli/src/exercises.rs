@@ -42,9 +42,11 @@ enum Command {
     Reset { name: String },
     /// Show the reference solution of an exercise you have passed (needs solutions/).
     Solution { name: String },
-    /// Grade a class: SUBMISSIONS holds one folder per student with that student's exercise files. Each
-    /// student's code is compiled and run in a sandbox of its own: bubblewrap where it can make namespaces,
-    /// else Landlock (named in every output; see exercises/README.md).
+    /// Grade a class: SUBMISSIONS holds one folder per student with that student's exercise files, or
+    /// submitted notebooks (at the top or one folder down, as nbgrader's `submitted/STUDENT/ASSIGNMENT/`;
+    /// an nbgrader course folder stands for its `submitted/`): only their solution cells are graded, never
+    /// run as a notebook. Each student's code is compiled and run in a sandbox of its own: bubblewrap where
+    /// it can make namespaces, else Landlock (named in every output; see exercises/README.md).
     Grade {
         submissions: PathBuf,
         /// Only these exercises (comma-separated names), e.g. `--only cross_attention` for the homework.
@@ -233,8 +235,14 @@ fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
 }
 
 /// A class folder's students, by name, in order: one folder each (the folders are the instructor's, so a
-/// folder that is a link is followed; what is inside is the student's, and read by `handin`).
+/// folder that is a link is followed; what is inside is the student's, and read by `handin`). An nbgrader
+/// course folder (one with `nbgrader_config.py` and `submitted/`) stands for its `submitted/`.
 fn students(submissions: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let nbgrader = submissions.join("submitted");
+    let submissions = match submissions.join("nbgrader_config.py").is_file() && nbgrader.is_dir() {
+        true => nbgrader.as_path(),
+        false => submissions,
+    };
     let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
         .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))

@@ -28,18 +28,23 @@ pub fn compare(
     }
     let mut report = Report { pairs: Vec::new(), files: Vec::new(), skipped: Vec::new(), students: students.len() };
     for &e in chosen {
+        // A notebook's solution cell, as released and as solved by the instructor, is base code too.
+        let cells = crate::notebooks::solution_cell_files(e);
         let mut entries = Vec::new();
         for (who, folder) in students {
             let Some(file) = handin::find(folder, e.name) else { continue };
-            match handin::read(&file).map(String::from_utf8) {
-                Ok(Ok(text)) if text != e.stub => entries.push(Entry { student: who.clone(), text }),
+            match handin::read_code(&file, e).map(String::from_utf8) {
+                Ok(Ok(text)) if text != e.stub && !cells.contains(&text) => {
+                    entries.push(Entry { student: who.clone(), text })
+                }
                 Ok(Ok(_)) => {}
                 Ok(Err(_)) => report.skipped.push(format!("{}: not UTF-8 text", file.display())),
                 Err(why) => report.skipped.push(why),
             }
         }
         let reference = std::fs::read_to_string(e.solution_file()).unwrap_or_default();
-        let base = [e.stub, reference.as_str()];
+        let mut base = vec![e.stub, reference.as_str()];
+        base.extend(cells.iter().map(String::as_str));
         report.pairs.extend(similarity::compare(e.name, &entries, &base, threshold));
         report.files.push((e.name, entries));
     }

@@ -45,6 +45,13 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
     ] {
         assert!(dir.join(given).is_file(), "the handout lacks {given}");
     }
+    // The homework notebook is the released one, and its chapter with it: no reference, a todo!().
+    for released in ["chapters/homework-cross-attention.md", "notebooks/homework-cross-attention.ipynb"] {
+        let text = std::fs::read_to_string(dir.join(released)).unwrap();
+        assert!(!text.contains("BEGIN SOLUTION") && !text.contains("q.bmm(") && text.contains("todo!()"), "{released}");
+        let original = std::fs::read_to_string(project_root().join(released)).unwrap();
+        assert!(original.contains("BEGIN SOLUTION"), "the instructors' {released} keeps the solution");
+    }
     // A second handout into the same folder is refused, and nothing of the first is touched.
     let o = make(&dir);
     assert!(!o.status.success());

@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 pub const MAX_FILE: u64 = 1 << 20;
 
 /// The entry a student handed in for an exercise: `STUDENT/exercises/NAME.rs`, else `STUDENT/NAME.rs`,
-/// whatever kind of entry it is (a link is found here and refused by [`read`]). When `STUDENT/exercises`
-/// is itself a link, that link is the hand-in: nothing is read through it.
+/// whatever kind of entry it is (a link is found here and refused by [`read`]); failing those, a notebook
+/// whose solution cell `NAME` holds the code (see [`notebooks`]). When `STUDENT/exercises` is itself a
+/// link, that link is the hand-in: nothing is read through it.
 pub fn find(student: &Path, name: &str) -> Option<PathBuf> {
     let folder = student.join("exercises");
     let file = format!("{name}.rs");
@@ -26,12 +27,117 @@ pub fn find(student: &Path, name: &str) -> Option<PathBuf> {
         Ok(m) if m.file_type().is_symlink() => vec![folder, student.join(&file)],
         _ => vec![folder.join(&file), student.join(&file)],
     };
-    candidates.into_iter().find(|p| std::fs::symlink_metadata(p).is_ok())
+    candidates.into_iter().find(|p| std::fs::symlink_metadata(p).is_ok()).or_else(|| find_in_notebooks(student, name))
+}
+
+/// The notebook that holds exercise `name`'s solution cell (the first, in name order, if several do). A
+/// notebook that cannot be read (a link, a FIFO, not JSON) is the hand-in of the chapter's homework, so
+/// that its refusal is seen where the homework is graded.
+fn find_in_notebooks(student: &Path, name: &str) -> Option<PathBuf> {
+    let homework = crate::EXERCISES.iter().any(|e| e.name == name && e.homework);
+    let mut refused = None;
+    for notebook in notebooks(student) {
+        match read_limited(&notebook, MAX_NOTEBOOK).and_then(|bytes| solution_cells(&bytes)) {
+            Ok(cells) if cells.iter().any(|(id, _)| id == name) => return Some(notebook),
+            Ok(_) => {}
+            Err(_) => refused = refused.or(Some(notebook)),
+        }
+    }
+    refused.filter(|_| homework)
+}
+
+/// The largest notebook read: the homework with the outputs of a run or two.
+pub const MAX_NOTEBOOK: u64 = 16 << 20;
+
+/// The notebooks (`*.ipynb` entries of any kind) a student folder holds: at its top, and one folder down
+/// as nbgrader's `submitted/STUDENT/ASSIGNMENT/` has them. Hidden folders (`.ipynb_checkpoints/`, JupyterLab's
+/// autosaves) are not looked into; linked folders are not entered.
+pub fn notebooks(student: &Path) -> Vec<PathBuf> {
+    let entries = |dir: &Path| -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> =
+            std::fs::read_dir(dir).map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+        found.sort();
+        found
+    };
+    let is_notebook = |p: &PathBuf| p.extension().is_some_and(|x| x == "ipynb");
+    let mut found: Vec<PathBuf> = entries(student).into_iter().filter(is_notebook).collect();
+    for dir in entries(student) {
+        let hidden = dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        let real_dir = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+        if real_dir && !hidden {
+            found.extend(entries(&dir).into_iter().filter(is_notebook));
+        }
+    }
+    found
+}
+
+/// The nbgrader solution cells of a notebook's bytes, as (`grade_id`, source): the cells whose metadata
+/// says `"solution": true`. Nothing else of the notebook is looked at, and nothing of it is run.
+pub fn solution_cells(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+    let json: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("is not a notebook (not JSON: {e})"))?;
+    let cells = json["cells"].as_array().ok_or("is not a notebook (no cells)")?;
+    Ok(cells
+        .iter()
+        .filter(|c| c["cell_type"] == "code" && c["metadata"]["nbgrader"]["solution"] == true)
+        .filter_map(|c| {
+            let id = c["metadata"]["nbgrader"]["grade_id"].as_str()?.to_string();
+            let source = match &c["source"] {
+                serde_json::Value::Array(lines) => lines.iter().filter_map(|l| l.as_str()).collect(),
+                serde_json::Value::String(text) => text.clone(),
+                _ => String::new(),
+            };
+            Some((id, source))
+        })
+        .collect())
+}
+
+/// A solution cell as an exercise file: the cell's lines first, so that a line of the file is the same
+/// line of the cell, then the names the notebook's set-up cell gave it — `tch`'s items (as a glob, which
+/// any name of the cell's own shadows), its `Module` traits, and the exercise's allowed imports (its
+/// stub's `uses`) that the cell does not import itself.
+pub fn cell_as_file(cell: &str, exercise: &crate::Exercise) -> String {
+    let own = crate::rules::imported_names(cell);
+    let mut file = cell.trim_end().to_string();
+    file += "\n\n// Below: what the notebook's set-up cell gives the solution cell (added by the grader).\n";
+    file +=
+        "#[allow(unused_imports)]\nuse tch::*;\n#[allow(unused_imports)]\nuse tch::nn::{Module as _, ModuleT as _};\n";
+    for path in exercise.uses {
+        let name = path.rsplit("::").next().expect("a path");
+        if !own.iter().any(|n| n == name) {
+            file += &format!("#[allow(unused_imports)]\npub use transformer_anatomy::{path};\n");
+        }
+    }
+    file
+}
+
+/// What a submission's code is: a file's bytes ([`read`]), or, for a notebook, exercise `e`'s solution
+/// cell made a file ([`cell_as_file`]); or the one-line reason it is refused.
+pub fn read_code(path: &Path, e: &crate::Exercise) -> Result<Vec<u8>, String> {
+    if path.extension().is_none_or(|x| x != "ipynb") {
+        return read(path);
+    }
+    let shown = path.display();
+    let bytes = read_limited(path, MAX_NOTEBOOK)?;
+    let cells = solution_cells(&bytes).map_err(|why| format!("{shown} {why}"))?;
+    match cells.iter().find(|(id, _)| id == e.name) {
+        Some((_, cell)) if cell.len() as u64 <= MAX_FILE => Ok(cell_as_file(cell, e).into_bytes()),
+        Some(_) => Err(format!("{shown}: the solution cell {} is larger than {} KiB", e.name, MAX_FILE >> 10)),
+        None => Err(format!(
+            "{shown} has no solution cell {}: hand in the notebook as released (its solution cell's nbgrader id is {})",
+            e.name, e.name
+        )),
+    }
 }
 
 /// The bytes of a handed-in file, or the one-line reason it is refused (a link, not a regular file, too
 /// large, unreadable).
 pub fn read(path: &Path) -> Result<Vec<u8>, String> {
+    read_limited(path, MAX_FILE)
+}
+
+/// [`read`], for files of at most `max` bytes.
+fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     let shown = path.display();
     let opened = File::options()
         .read(true)
@@ -60,13 +166,14 @@ pub fn read(path: &Path) -> Result<Vec<u8>, String> {
         };
         return Err(format!("{shown} is {what}: hand in the exercise as a regular file"));
     }
-    if metadata.len() > MAX_FILE {
-        return Err(format!("{shown} is larger than {} KiB: an exercise file is a few kilobytes", MAX_FILE >> 10));
+    let too_large = || format!("{shown} is larger than {} KiB: an exercise file is a few kilobytes", max >> 10);
+    if metadata.len() > max {
+        return Err(too_large());
     }
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
-    file.take(MAX_FILE + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if bytes.len() as u64 > MAX_FILE {
-        return Err(format!("{shown} is larger than {} KiB: an exercise file is a few kilobytes", MAX_FILE >> 10));
+    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
     }
     Ok(bytes)
 }

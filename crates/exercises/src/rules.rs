@@ -170,6 +170,29 @@ fn allowance(uses: &[&str]) -> String {
     }
 }
 
+/// The names a file's top-level `use` items bring into scope (renames by their new name; globs bring
+/// none that can clash). Empty when the file cannot be parsed: the compiler will say why.
+pub fn imported_names(text: &str) -> Vec<String> {
+    fn names(tree: &syn::UseTree, out: &mut Vec<String>) {
+        match tree {
+            syn::UseTree::Path(p) => names(&p.tree, out),
+            syn::UseTree::Name(n) => out.push(n.ident.to_string()),
+            syn::UseTree::Rename(r) => out.push(r.rename.to_string()),
+            syn::UseTree::Glob(_) => {}
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| names(t, out)),
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(file) = syn::parse_file(text) {
+        for item in &file.items {
+            if let syn::Item::Use(u) = item {
+                names(&u.tree, &mut out);
+            }
+        }
+    }
+    out
+}
+
 /// Every path a `use` tree imports: its segments, whether it is a glob, its line; and the places of the
 /// `transformer_anatomy` segments that start a path.
 fn flatten(

@@ -109,7 +109,8 @@ pub fn grade_units(
         }
     }
     // Every file is read once, here, with no link followed: only these bytes are graded.
-    let sources: Vec<Vec<Source>> = units.iter().map(|u| u.iter().map(|s| handin::read(&s.file)).collect()).collect();
+    let sources: Vec<Vec<Source>> =
+        units.iter().map(|u| u.iter().map(|s| handin::read_code(&s.file, s.exercise)).collect()).collect();
     // Identical units (the same files under other names) are built and probed once.
     let mut distinct: Vec<usize> = Vec::new();
     let mut same_as: Vec<usize> = Vec::new();
