@@ -93,7 +93,8 @@ enum Command {
         #[arg(long, default_value_t = anatomy_exercises::similarity::THRESHOLD)]
         threshold: f64,
     },
-    /// A course platform's autograder: Gradescope's zip, and the command its container runs.
+    /// A course platform's autograder: Gradescope's zip, PrairieLearn's image and question, GitHub
+    /// Classroom's step, and the command a grading container runs.
     Autograder {
         #[command(subcommand)]
         command: AutograderCommand,
@@ -126,11 +127,27 @@ enum AutograderCommand {
         #[arg(long, value_name = "FILE")]
         github_output: Option<PathBuf>,
     },
-    /// Grade the one submission in ROOT/submission and write ROOT/results/results.json, as Gradescope's
-    /// run_autograder does (ROOT is /autograder there).
+    /// Write PrairieLearn's external grader: a Docker image folder (Dockerfile, setup.sh, the course
+    /// without solutions) and a question folder (info.json, question.html) whose entry point is `run
+    /// --platform prairielearn`.
+    Prairielearn {
+        out: PathBuf,
+        /// The Docker Hub name you will push the image as (info.json names it), e.g. `me/anatomy-grader`.
+        #[arg(long)]
+        image: String,
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        #[arg(long, value_name = "FILE")]
+        course: Option<PathBuf>,
+    },
+    /// Grade the one submission under ROOT and write ROOT/results/results.json: Gradescope's layout
+    /// (ROOT/submission, ROOT is /autograder) or PrairieLearn's (ROOT/student, ROOT is /grade).
     Run {
-        #[arg(long, default_value = "/autograder")]
-        root: PathBuf,
+        /// Default: /autograder (Gradescope), /grade (PrairieLearn).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = crate::autograder::Platform::Gradescope)]
+        platform: crate::autograder::Platform,
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
         #[arg(long, value_name = "FILE")]
@@ -214,9 +231,22 @@ pub fn run(args: Args) -> Result<bool> {
             let repository = folder.parent().map(Path::to_path_buf).unwrap_or(folder);
             crate::autograder::classroom(&repository, &chosen, &course, github_output.as_deref())
         }
-        Command::Autograder { command: AutograderCommand::Run { root, only, course } } => {
+        Command::Autograder { command: AutograderCommand::Run { root, platform, only, course } } => {
             let chosen = chosen(&only)?;
-            crate::autograder::run(&root, &chosen, Course::load(&course.unwrap_or_else(course::default_file)))?;
+            let root = root.unwrap_or_else(|| platform.root().into());
+            let course = Course::load(&course.unwrap_or_else(course::default_file));
+            crate::autograder::run(&root, platform, &chosen, course)?;
+            Ok(true)
+        }
+        Command::Autograder { command: AutograderCommand::Prairielearn { out, image, only, course } } => {
+            let chosen = chosen(&only)?;
+            crate::autograder::prairielearn(
+                &out,
+                &image,
+                &only,
+                &chosen,
+                &course.unwrap_or_else(course::default_file),
+            )?;
             Ok(true)
         }
         Command::Table => {

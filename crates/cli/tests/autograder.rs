@@ -1,8 +1,9 @@
-//! Gradescope without Gradescope: the autograder zip is built and read back, and `run_autograder`'s one
-//! command grades an honest, a partial, an empty, a hostile, a late and a broken submission under a
-//! temporary root laid out as `/autograder`, in the Landlock tier (Gradescope's containers refuse user
-//! namespaces). Every `results.json` is validated against `tests/gradescope/results.schema.json`, written
-//! from Gradescope's specification.
+//! Gradescope and PrairieLearn without them: the autograder zip and PrairieLearn's image and question
+//! folders are built and read back, and the one command their containers run grades an honest, a
+//! partial, an empty, a hostile, a late (Gradescope) and a broken submission under a temporary root laid
+//! out as `/autograder` or `/grade`, in the Landlock tier (their containers refuse user namespaces).
+//! Every `results.json` is validated against `tests/gradescope/results.schema.json` or
+//! `tests/prairielearn/results.schema.json`, written from each platform's specification.
 //!
 //! It needs `solutions/` (the submissions are made from them).
 #![cfg(anatomy_solutions)]
@@ -31,6 +32,7 @@ fn violations(schema: &Value, value: &Value, at: &str) -> Vec<String> {
             "array" => value.is_array(),
             "string" => value.is_string(),
             "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
             "integer" => value.is_u64() || value.is_i64(),
             other => panic!("the schema uses a type this check does not know: {other}"),
         };
@@ -48,6 +50,11 @@ fn violations(schema: &Value, value: &Value, at: &str) -> Vec<String> {
             found.push(format!("{at}: {value} is below {min}"));
         }
     }
+    if let Some(max) = schema["maximum"].as_f64() {
+        if value.as_f64().is_some_and(|v| v > max) {
+            found.push(format!("{at}: {value} is above {max}"));
+        }
+    }
     if let Some(object) = value.as_object() {
         for key in schema["required"].as_array().into_iter().flatten() {
             if !object.contains_key(key.as_str().unwrap()) {
@@ -58,7 +65,7 @@ fn violations(schema: &Value, value: &Value, at: &str) -> Vec<String> {
             match schema["properties"].get(key) {
                 Some(s) => found.extend(violations(s, v, &format!("{at}.{key}"))),
                 None if schema["additionalProperties"] == Value::Bool(false) => {
-                    found.push(format!("{at}: {key} is not a field Gradescope reads"))
+                    found.push(format!("{at}: {key} is not a field the platform reads"))
                 }
                 None => {}
             }
@@ -73,7 +80,11 @@ fn violations(schema: &Value, value: &Value, at: &str) -> Vec<String> {
 }
 
 fn schema() -> Value {
-    let text = std::fs::read_to_string(project_root().join("tests/gradescope/results.schema.json")).unwrap();
+    schema_of("gradescope")
+}
+
+fn schema_of(platform: &str) -> Value {
+    let text = std::fs::read_to_string(project_root().join(format!("tests/{platform}/results.schema.json"))).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -102,6 +113,27 @@ fn submission(root: &Path) -> PathBuf {
 
 fn test<'a>(results: &'a Value, exercise: &str) -> &'a Value {
     results["tests"].as_array().unwrap().iter().find(|t| t["name"].as_str().unwrap().contains(exercise)).unwrap()
+}
+
+/// The solutions, but a reader of a secret kept in `outside`, a shortcut (layer_norm) and a link to the
+/// secret (causal_mask). Returns the secret's text.
+const HOSTILE: [&str; 3] = ["feed_forward", "layer_norm", "causal_mask"];
+
+fn hostile_submission(folder: &Path, outside: &Path) -> String {
+    hand_in_solutions(folder);
+    std::fs::create_dir_all(outside).unwrap();
+    let marker = format!("SECRET-{}-{}", std::process::id(), folder.parent().unwrap().display());
+    std::fs::write(outside.join("secret.txt"), &marker).unwrap();
+    let reader = std::fs::read_to_string(project_root().join("tests/hostile-class/reader.feed_forward.rs"))
+        .unwrap()
+        .replace("{{CLASSMATE}}", outside.join("secret.txt").to_str().unwrap())
+        .replace("{{SECRET}}", outside.join("secret.txt").to_str().unwrap());
+    std::fs::write(folder.join("feed_forward.rs"), reader).unwrap();
+    std::fs::copy(project_root().join("tests/hostile-class/shortcuts/layer_norm.rs"), folder.join("layer_norm.rs"))
+        .unwrap();
+    std::fs::remove_file(folder.join("causal_mask.rs")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), folder.join("causal_mask.rs")).unwrap();
+    marker
 }
 
 #[test]
@@ -148,28 +180,14 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     // Hostile: the solutions, but a reader of a secret, a shortcut and a link; each fails its own test,
     // the others pass, nothing is written outside, nothing leaks.
     let hostile = work.join("hostile");
-    let folder = submission(&hostile);
-    hand_in_solutions(&folder);
     let outside = work.join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
-    let marker = format!("SECRET-{}-autograder", std::process::id());
-    std::fs::write(outside.join("secret.txt"), &marker).unwrap();
-    let reader = std::fs::read_to_string(project_root().join("tests/hostile-class/reader.feed_forward.rs"))
-        .unwrap()
-        .replace("{{CLASSMATE}}", outside.join("secret.txt").to_str().unwrap())
-        .replace("{{SECRET}}", outside.join("secret.txt").to_str().unwrap());
-    std::fs::write(folder.join("feed_forward.rs"), reader).unwrap();
-    std::fs::copy(project_root().join("tests/hostile-class/shortcuts/layer_norm.rs"), folder.join("layer_norm.rs"))
-        .unwrap();
-    std::fs::remove_file(folder.join("causal_mask.rs")).unwrap();
-    std::os::unix::fs::symlink(outside.join("secret.txt"), folder.join("causal_mask.rs")).unwrap();
+    let marker = hostile_submission(&submission(&hostile), &outside);
     let results = run_autograder(&hostile, &[]);
     let text = results.to_string();
     assert!(!text.contains(&marker), "the secret leaked into results.json");
     for e in EXERCISES {
         let t = test(&results, e.name);
-        let own = ["feed_forward", "layer_norm", "causal_mask"].contains(&e.name);
-        assert_eq!(t["status"], if own { "failed" } else { "passed" }, "{}: {t}", e.name);
+        assert_eq!(t["status"], if HOSTILE.contains(&e.name) { "failed" } else { "passed" }, "{}: {t}", e.name);
     }
     assert!(test(&results, "feed_forward")["output"].as_str().unwrap().contains("cannot read"));
     assert!(test(&results, "layer_norm")["output"].as_str().unwrap().contains("uses `layer_norm`"));
@@ -263,6 +281,167 @@ fn the_gradescope_zip_holds_setup_run_autograder_and_the_course_without_solution
     assert!(!work.join("autograder.tar").exists());
 }
 
+/// Runs the command PrairieLearn's `info.json` names on `root` (laid out as `/grade`, Landlock tier) and
+/// returns its results, validated against PrairieLearn's schema.
+fn run_prairielearn(root: &Path, extra: &[&str]) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "autograder", "run", "--platform", "prairielearn", "--root", root.to_str().unwrap()])
+        .args(extra)
+        .env("ANATOMY_BWRAP", root.join("no-bwrap-in-this-container"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("results/results.json")).unwrap()).unwrap();
+    let problems = violations(&schema_of("prairielearn"), &results, "results");
+    assert!(problems.is_empty(), "{}:\n{}", root.display(), problems.join("\n"));
+    // Gradable results need a score; the others, the reason.
+    match results["gradable"].as_bool() {
+        Some(false) => assert!(results["format_errors"].as_array().is_some_and(|e| !e.is_empty()), "{results}"),
+        _ => assert!(results["score"].is_number(), "{results}"),
+    }
+    results
+}
+
+fn student(root: &Path) -> PathBuf {
+    let folder = root.join("student");
+    std::fs::create_dir_all(&folder).unwrap();
+    folder
+}
+
+#[test]
+fn prairielearn_results_are_valid_for_every_kind_of_submission() {
+    let work = Scratch::new("prairielearn");
+    let honest = work.join("honest");
+    hand_in_solutions(&student(&honest));
+    let results = run_prairielearn(&honest, &[]);
+    assert_eq!((results["gradable"].as_bool(), results["score"].as_f64()), (Some(true), Some(1.0)), "{results}");
+    let tests = results["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), EXERCISES.len());
+    assert!(tests.iter().all(|t| t["points"] == t["max_points"]), "{results}");
+    assert!(results["message"].as_str().unwrap().contains("Graded in the landlock sandbox (ABI"), "{results}");
+
+    // Partial: half of split_heads, none of layer_norm: 92.5 of 100 points, a share of 0.925.
+    let partial = work.join("partial");
+    let folder = student(&partial);
+    hand_in_solutions(&folder);
+    let mistakes = project_root().join("tests/exercise-mistakes");
+    std::fs::copy(mistakes.join("split_heads/merged_without_transpose.rs"), folder.join("split_heads.rs")).unwrap();
+    std::fs::copy(mistakes.join("layer_norm/unbiased_variance.rs"), folder.join("layer_norm.rs")).unwrap();
+    let results = run_prairielearn(&partial, &[]);
+    assert!((results["score"].as_f64().unwrap() - 0.925).abs() < 1e-9, "{results}");
+    let split = test(&results, "split_heads");
+    assert_eq!((split["points"].as_f64(), split["max_points"].as_f64()), (Some(2.5), Some(5.0)));
+    let layer_norm = test(&results, "layer_norm")["message"].as_str().unwrap().to_string();
+    assert!(layer_norm.starts_with("failed: ") && layer_norm.contains("unbiased") && layer_norm.contains("Hint: "));
+
+    // Empty: gradable, nothing earned, every exercise "not done".
+    let empty = work.join("empty");
+    student(&empty);
+    let results = run_prairielearn(&empty, &[]);
+    assert_eq!(results["score"], 0.0);
+    assert!(results["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["message"].as_str().unwrap().starts_with("not done")));
+
+    // Hostile: each attack fails its own exercise only; the secret stays out; nothing written outside.
+    let hostile = work.join("hostile");
+    let outside = work.join("outside");
+    let marker = hostile_submission(&student(&hostile), &outside);
+    let results = run_prairielearn(&hostile, &[]);
+    assert!(!results.to_string().contains(&marker), "the secret leaked into results.json");
+    for e in EXERCISES {
+        let t = test(&results, e.name);
+        let full = t["points"] == t["max_points"];
+        assert_eq!(full, !HOSTILE.contains(&e.name), "{}: {t}", e.name);
+    }
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "something was written outside the submission");
+
+    // The homework as the released notebook, filled in: its solution cell is graded, out of 20.
+    let notebook = work.join("notebook");
+    let (code, _, err) = class::anatomy(&["notebooks", "release", "--out", notebook.join("release").to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let released = std::fs::read_to_string(notebook.join("release/homework-cross-attention.ipynb")).unwrap();
+    let solution = std::fs::read_to_string(find("cross_attention").unwrap().solution_file()).unwrap();
+    let body = solution.split(") -> (Tensor, Tensor) {\n").nth(1).unwrap().rsplit_once("}").unwrap().0;
+    let mut nb: Value = serde_json::from_str(&released).unwrap();
+    for cell in nb["cells"].as_array_mut().unwrap() {
+        if cell["metadata"]["nbgrader"]["solution"] == true {
+            let source: String = cell["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+            cell["source"] = Value::String(source.replace("    todo!()\n", body));
+        }
+    }
+    std::fs::write(student(&notebook).join("homework-cross-attention.ipynb"), nb.to_string()).unwrap();
+    let results = run_prairielearn(&notebook, &["--only", "cross_attention"]);
+    assert_eq!(results["score"], 1.0, "{results}");
+    assert_eq!(results["tests"][0]["points"], 20.0);
+
+    // Broken: no student folder. Not gradable (no attempt counted), with the reason.
+    let broken = work.join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    let results = run_prairielearn(&broken, &[]);
+    assert_eq!(results["gradable"], false);
+    assert!(results["format_errors"][0].as_str().unwrap().contains("student does not exist"), "{results}");
+}
+
+#[test]
+fn the_prairielearn_folders_hold_the_image_and_a_question() {
+    let work = Scratch::new("prairielearn-folders");
+    let out = work.join("pl");
+    let (code, _, err) = class::anatomy(&[
+        "exercises",
+        "autograder",
+        "prairielearn",
+        out.to_str().unwrap(),
+        "--image",
+        "me/anatomy-grader",
+        "--only",
+        "cross_attention,causal_mask",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let dockerfile = std::fs::read_to_string(out.join("image/Dockerfile")).unwrap();
+    assert!(
+        dockerfile.contains("FROM ubuntu:22.04")
+            && dockerfile.contains("RUN bash /opt/anatomy/setup.sh /opt/anatomy/course")
+    );
+    assert!(dockerfile.contains("docker build -t me/anatomy-grader ."));
+    let syntax = Command::new("bash").args(["-n", out.join("image/setup.sh").to_str().unwrap()]).status().unwrap();
+    assert!(syntax.success(), "setup.sh is not valid bash");
+    assert!(out.join("image/course/crates/exercises/src/rules.rs").is_file());
+    assert!(out.join("image/course/scripts/setup.sh").is_file());
+    assert!(!out.join("image/course/solutions").exists() && !out.join("image/course/tests/hostile-class").exists());
+    let info: Value = serde_json::from_str(&std::fs::read_to_string(out.join("question/info.json")).unwrap()).unwrap();
+    assert_eq!(info["gradingMethod"], "External");
+    assert_eq!(info["externalGradingOptions"]["image"], "me/anatomy-grader");
+    assert_eq!(
+        info["externalGradingOptions"]["entrypoint"],
+        "anatomy exercises autograder run --platform prairielearn --root /grade --only cross_attention,causal_mask"
+    );
+    let uuid = info["uuid"].as_str().unwrap();
+    assert!(uuid.len() == 36 && uuid.split('-').map(str::len).eq([8, 4, 4, 4, 12]), "{uuid}");
+    let html = std::fs::read_to_string(out.join("question/question.html")).unwrap();
+    assert!(
+        html.contains(r#"<pl-file-upload optional-file-names="cross_attention.rs, causal_mask.rs, homework-cross-attention.ipynb">"#),
+        "{html}"
+    );
+    assert!(html.contains("<pl-external-grader-results>"));
+
+    // Bad input: an existing folder, an empty image name: one line, exit 1, nothing written.
+    for (args, words) in [
+        (vec![out.to_str().unwrap(), "--image", "me/x"], "already exists"),
+        (vec![work.join("other").to_str().unwrap(), "--image", ""], "give the Docker Hub name"),
+    ] {
+        let mut all = vec!["exercises", "autograder", "prairielearn"];
+        all.extend(args);
+        let (code, _, err) = class::anatomy(&all);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains(words) && err.trim().lines().count() == 1, "{err}");
+    }
+    assert!(!work.join("other").exists());
+}
+
 /// The schema check can fail: each of these would show the student "The autograder failed to execute
 /// correctly".
 #[test]
@@ -286,6 +465,24 @@ fn the_schema_check_finds_what_gradescope_would_refuse() {
     v = good.clone();
     v["grade"] = serde_json::json!(1);
     assert!(!violations(&schema(), &v, "r").is_empty());
+
+    // PrairieLearn's: a score is a share, gradable is a boolean, and every test has points and max_points.
+    let pl = schema_of("prairielearn");
+    let good =
+        serde_json::json!({"gradable": true, "score": 0.5, "tests": [{"name": "a", "points": 1, "max_points": 2}]});
+    assert!(violations(&pl, &good, "r").is_empty());
+    for (path, bad) in [
+        ("/score", serde_json::json!(50.0)),
+        ("/gradable", serde_json::json!("yes")),
+        ("/tests/0/points", serde_json::json!(-1)),
+    ] {
+        let mut v = good.clone();
+        *v.pointer_mut(path).unwrap() = bad;
+        assert!(!violations(&pl, &v, "r").is_empty(), "{path}");
+    }
+    let mut v = good.clone();
+    v["tests"][0].as_object_mut().unwrap().remove("max_points");
+    assert!(!violations(&pl, &v, "r").is_empty());
 }
 
 /// GitHub Classroom's grading step, run as the workflow runs it (Landlock tier, as on Ubuntu 24.04's
