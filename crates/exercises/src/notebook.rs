@@ -74,16 +74,19 @@ impl Verdict {
             e(&self.headline())
         );
         if self.status != Status::Passed {
-            html += &format!("<pre style=\"white-space:pre-wrap;margin:4px 0\">{}</pre>", e(&self.message));
+            // "not done yet" alone says no more than the headline; what todo!() said, if anything, does.
+            if self.message != "not done yet" {
+                html += &format!("<pre style=\"white-space:pre-wrap;margin:4px 0\">{}</pre>", e(&self.message));
+            }
             if let Some((first, rest)) = self.hints.split_first() {
-                html += &format!("<p style=\"margin:4px 0\"><b>Hint 1.</b> {}</p>", e(first));
+                html += &format!("<p style=\"margin:4px 0\"><b>Hint 1.</b> {}</p>", inline_markdown(first));
                 if !rest.is_empty() {
                     html += "<details><summary>More hints, one at a time</summary>";
                     for (i, hint) in rest.iter().enumerate() {
                         html += &format!(
                             "<details style=\"margin-left:1em\"><summary>Hint {}</summary><p>{}</p></details>",
                             i + 2,
-                            e(hint)
+                            inline_markdown(hint)
                         );
                     }
                     html += "</details>";
@@ -124,6 +127,23 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
+/// A hint as the hint files write it, in HTML: `code` spans and *emphasis* (the only Markdown they use),
+/// everything escaped.
+fn inline_markdown(s: &str) -> String {
+    let mut html = String::new();
+    for (i, part) in s.split('`').enumerate() {
+        if i % 2 == 1 {
+            html += &format!("<code>{}</code>", escape(part));
+        } else {
+            for (j, text) in part.split('*').enumerate() {
+                html +=
+                    &if j % 2 == 1 && !text.is_empty() { format!("<em>{}</em>", escape(text)) } else { escape(text) };
+            }
+        }
+    }
+    html
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,10 +169,13 @@ mod tests {
         let html = v.to_html();
         assert!(html.contains("✗ cross_attention does not pass yet"));
         assert!(html.contains("<b>Hint 1.</b> Three projections"));
+        assert!(html.contains("<code>projections.query.forward(decoder_states)</code>"), "{html}");
+        assert!(html.contains("the <em>head</em> dimension"), "{html}");
         assert_eq!(html.matches("<summary>Hint ").count(), v.hints.len() - 1);
         assert!(html.contains("libtorch&#39;s finished attention") || html.contains("libtorch's finished attention"));
         let todo = check("cross_attention", || crate::checks::cross_attention(&|_, _, _, _| todo!()));
         assert_eq!(todo.status, Status::NotDone);
         assert!(todo.to_string().starts_with("· cross_attention is not done yet"));
+        assert!(!todo.to_html().contains("<pre"), "the headline says it all");
     }
 }
