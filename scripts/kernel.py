@@ -7,8 +7,10 @@ compiled tch and this crate once), so it starts in seconds and no kernel sees an
 
     kernel.py EVCXR CONNECTION_FILE
 
-- A copy lives in .deps/evcxr-kernels/<pid> and is removed by the next kernel that starts after this one
-  has ended (a kernel that is killed cannot clean up after itself).
+- A copy lives in .deps/evcxr-kernels/<pid>, <pid> being this wrapper's, which runs evcxr as its child
+  and removes the copy when evcxr ends (shut down, restarted, culled); signals it receives are passed on
+  to evcxr. A wrapper killed outright cannot clean up: the next kernel to start removes the copy of any
+  kernel that is no longer running.
 - The warm-up itself (ANATOMY_KERNEL_WARMS=1, set by run_notebooks.py --warm) builds in the warm folder
   directly; it holds the folder's lock for writing, so a copy never reads a half-written build.
 - Without a warmed build, a kernel builds its own from scratch (minutes, as the first notebook always did).
@@ -16,6 +18,7 @@ compiled tch and this crate once), so it starts in seconds and no kernel sees an
 import fcntl
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -50,7 +53,7 @@ def main():
     else:
         os.makedirs(KERNELS, exist_ok=True)
         remove_ended_kernels()
-        folder = os.path.join(KERNELS, str(os.getpid()))  # exec keeps the pid: the folder is named after the kernel
+        folder = os.path.join(KERNELS, str(os.getpid()))  # named after this process, which lives as long as the kernel
         shutil.rmtree(folder, ignore_errors=True)
         if os.path.exists(WARMED):
             with open(WARM + ".lock", "a") as lock:
@@ -60,7 +63,20 @@ def main():
         else:
             os.makedirs(folder)
     os.environ["EVCXR_TMPDIR"] = folder
-    os.execv(evcxr, [evcxr, "--control_file", connection_file])
+    if folder == WARM:
+        os.execv(evcxr, [evcxr, "--control_file", connection_file])
+    # evcxr runs as a child, so that its copy of the build is removed when it ends (Jupyter's shutdown,
+    # a restart, the idle cull): about 0.5 GB a kernel, which would otherwise stay until the next start.
+    child = subprocess.Popen([evcxr, "--control_file", connection_file])
+
+    def forward(signum, _frame):
+        child.send_signal(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(signum, forward)
+    code = child.wait()
+    shutil.rmtree(folder, ignore_errors=True)
+    sys.exit(code if code >= 0 else 128 - code)
 
 
 if __name__ == "__main__":
