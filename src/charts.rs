@@ -150,7 +150,8 @@ pub fn bar_chart(title: &str, x_label: &str, y_label: &str, labels: &[&str], ser
 /// A matrix as a heatmap with a title, axis labels, ticks (numbers, or the given row and column names,
 /// e.g. tokens) and a colour scale beside it. Signed data (such as the positional encoding) gets a
 /// diverging scale, blue below 0 and orange above; non-negative data (attention weights) white to blue.
-/// With `annotate`, each cell also shows its value (for small matrices).
+/// With `annotate`, each cell also shows its value (for small matrices); in non-negative data a value of
+/// exactly 0, a masked attention weight, is left blank.
 pub fn heatmap(
     title: &str,
     (x_label, y_label): (&str, &str),
@@ -242,8 +243,10 @@ pub fn heatmap(
             });
             let _ = chart.draw_series(cells);
             if annotate {
+                // A weight of exactly 0 (a masked position: a softmax never gives 0 otherwise) is left
+                // blank, as printed attention weights leave the future blank; a tiny weight still shows.
                 let labels = values.iter().enumerate().flat_map(|(i, row)| {
-                    row.iter().enumerate().map(move |(j, &v)| {
+                    row.iter().enumerate().filter(move |(_, &v)| signed || v != 0.0).map(move |(j, &v)| {
                         let style =
                             ("sans-serif", 16).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
                         Text::new(format!("{v:.2}"), (j as f64 + 0.5, (rows - i) as f64 - 0.5), style)
@@ -284,7 +287,22 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
     let alive = |s: usize| search.steps.get(s).map_or(0, Vec::len);
     let ended = |s: usize| search.ends.get(s).map_or(&[][..], Vec::as_slice);
     let rows = (0..steps).map(|s| alive(s) + ended(s).len()).max().unwrap_or(1).max(1) as f64;
-    let (width, height) = (left + col * (steps as f64 + 0.3), top + row * rows + 34.0);
+    // Why the last column's open beams go no further: the search ends when as many outputs have ended
+    // as the beam is wide (those open beams are dropped), or at the length limit (they end there, unfinished).
+    let open = search.steps.last().map_or(0, Vec::len);
+    let ended_count: usize = search.ends.iter().map(Vec::len).sum();
+    let why = match (open, search.hypotheses.iter().any(|h| !h.finished)) {
+        (0, _) => None,
+        (_, true) => {
+            Some(format!("The length limit ends the search: its {open} open beams count as unfinished outputs."))
+        }
+        (_, false) => Some(format!(
+            "The search stops once {ended_count} outputs have ended (as many as the beam is wide): the {open} beams \
+             still open in the last column are dropped."
+        )),
+    };
+    let caption = if why.is_some() { 22.0 } else { 0.0 };
+    let (width, height) = (left + col * (steps as f64 + 0.3), top + row * rows + 34.0 + caption);
     let best = best_path(search);
     let on_best = |s: usize, i: usize| best.get(s) == Some(&i);
     let x = |s: usize| left + col * s as f64;
@@ -301,8 +319,17 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
         svg,
         r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">step (one column per token written); blue: the best output</text>"##,
         width / 2.0,
-        height - 8.0
+        height - 8.0 - caption
     );
+    if let Some(why) = &why {
+        let _ = write!(
+            svg,
+            r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">{}</text>"##,
+            width / 2.0,
+            height - 8.0,
+            crate::html::escape(why)
+        );
+    }
     let _ = write!(
         svg,
         r##"<text transform="translate(14 {}) rotate(-90)" text-anchor="middle" font-size="13" fill="#334155">beams, best first</text>"##,

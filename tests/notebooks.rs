@@ -149,6 +149,11 @@ fn rich_display_of_tensors_configs_attention_and_masks() {
     for heading in ["Self-attention weights", "query: the token attending", "key: the token attended to"] {
         assert!(svg.contains(heading), "no {heading:?} in the heatmap");
     }
+    // Causal weights: the masked (exactly 0) upper triangle is blank; a tiny unmasked weight still shows.
+    let causal = Tensor::from_slice(&[1.0f32, 0.0, 0.0, 0.999, 0.001, 0.0, 0.2, 0.3, 0.5]).view([3, 3]);
+    let svg_causal = attention_heatmap(&causal, &tokens, &tokens);
+    assert_eq!(svg_causal.matches(">\n0.00\n</text>").count(), 1, "three masked cells blank, 0.001 shown");
+    assert_eq!(svg_causal.matches(">\n1.00\n</text>").count(), 2, "1 and 0.999");
     // Cross-attention says which tokens are the decoder's (rows) and which the source's (columns).
     let source: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
     let cross = cross_attention_heatmap(&(Tensor::ones([3, 4], (Kind::Float, Device::Cpu)) / 4.0), &tokens, &source);

@@ -43,6 +43,17 @@ pub struct Sampled {
     pub log_prob: f64,
 }
 
+impl Sampled {
+    /// The prompt and its continuation as a reader wants them: the book's own line breaks kept, lines
+    /// longer than `width` broken between words, and every line indented by `indent` spaces (a notebook
+    /// would otherwise break a long line anywhere, mid-word).
+    pub fn wrapped(&self, width: usize, indent: usize) -> String {
+        let pad = " ".repeat(indent);
+        let options = textwrap::Options::new(width.max(indent + 8)).initial_indent(&pad).subsequent_indent(&pad);
+        textwrap::fill(&format!("{}{}", self.prompt, self.text), options)
+    }
+}
+
 /// Continues `prompt` by `options.max_new_tokens` characters.
 pub fn sample(trained: &TrainedGpt, prompt: &str, options: &SampleOptions) -> Result<Sampled> {
     ensure!(!prompt.is_empty(), "the prompt is empty: give at least one character");
