@@ -416,6 +416,14 @@ fn beam_width_one_is_greedy_and_beams_are_sorted() {
             assert_eq!(blue_nodes, search.hypotheses[0].tokens.len() + 1, "{svg}");
             assert!(svg.contains(r##"font-weight="bold" fill="#1d4ed8">&lt;/s&gt;</text>"##), "{svg}");
             assert_eq!(svg.matches("&lt;/s&gt;</text>").count(), search.ends.iter().map(Vec::len).sum::<usize>());
+            // Open beams in the last column are explained: dropped, or cut off by the length limit.
+            if search.steps.last().is_some_and(|last| !last.is_empty()) {
+                let said = match search.hypotheses.iter().any(|h| !h.finished) {
+                    true => "The length limit ends the search",
+                    false => "beams still open in the last column are dropped",
+                };
+                assert!(svg.contains(said), "the picture says why its open beams stop: {svg}");
+            }
             // No text smaller than 12 px.
             assert!(!svg.contains("font-size=\"10\"") && !svg.contains("font-size=\"11\""));
         }
