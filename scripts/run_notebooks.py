@@ -120,8 +120,8 @@ def warm(folder):
                    if line.startswith(":dep ") and line not in first})
     if more:
         nb.cells.append(nbformat.v4.new_code_cell("\n".join(more)))
-    print("[notebooks] warming the kernel: building tch and this crate once (minutes the first time, "
-          "seconds after that) ...", flush=True)
+    print("[notebooks] warming the kernel: building tch, this crate and the exercises' crate once (about "
+          "2 minutes the first time on 2 cores, with cargo's lines below; seconds after that) ...", flush=True)
     began = time.perf_counter()
     warm_dir = os.path.join(os.path.dirname(folder), ".deps", "evcxr-tmp")
     os.makedirs(warm_dir, exist_ok=True)

@@ -375,7 +375,7 @@ impl AttentionPicture {
         };
         let weights = &self.attentions[layer][head][token];
         let mut html = format!(
-            r#"<div class="anatomy-view" style="{STYLE}"><div>layer {layer} · head {head} · query token <b>{}</b> ({d} dimensions)</div><table style="border-collapse: collapse"><tr><td>query q</td><td>{}</td><td></td><td></td><td></td></tr><tr><th>key token</th><th>key k</th><th>q × k</th><th>q·k/√d</th><th>weight</th></tr>"#,
+            r#"<div class="anatomy-view" style="{STYLE}"><div>layer {layer} · head {head} · query token <b>{}</b> ({d} dimensions) <span style="margin-left:1em;color:gray">a static view of one query token: choose another with neuron_view's token (--token N)</span></div><table style="border-collapse: collapse"><tr><td>query q</td><td>{}</td><td></td><td></td><td></td></tr><tr><th>key token</th><th>key k</th><th>q × k</th><th>q·k/√d</th><th>weight</th></tr>"#,
             escape(&self.tokens[token]),
             band(q, scale)
         );
