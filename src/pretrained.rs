@@ -13,7 +13,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use tch::nn::{self, Module};
-use tch::{Device, IndexOp, Kind, Tensor};
+use tch::{Device, IndexOp, Tensor};
 
 use crate::attention::Pass;
 use crate::config::BertConfig;
@@ -122,12 +122,10 @@ impl BertModel {
 /// out), scaled to length 1. `[batch, seq, hidden]` → `[batch, hidden]`.
 pub fn mean_pooled_embedding(last_hidden_state: &Tensor, attention_mask: Option<&Tensor>) -> Tensor {
     let mask = match attention_mask {
-        Some(m) => m.to_kind(Kind::Float).unsqueeze(-1), // [batch, seq, 1]
-        None => last_hidden_state.ones_like().narrow(-1, 0, 1),
+        Some(m) => m.shallow_clone(),
+        None => last_hidden_state.ones_like().select(-1, 0), // [batch, seq]
     };
-    let summed = (last_hidden_state * &mask).sum_dim_intlist(1, false, Kind::Float);
-    let counts = mask.sum_dim_intlist(1, false, Kind::Float).clamp_min(1e-9);
-    let mean = summed / counts; // [batch, hidden]
+    let mean = crate::classify::masked_mean(last_hidden_state, &mask); // [batch, hidden]
     let norm = mean.norm_scalaropt_dim(2, [-1], true).clamp_min(1e-12);
     mean / norm
 }

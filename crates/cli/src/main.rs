@@ -4,6 +4,7 @@
 mod attention;
 mod autograder;
 mod bench;
+mod classify;
 mod doctor;
 mod encode;
 mod exercises;
@@ -64,6 +65,8 @@ enum Command {
     Translate(translate::Args),
     /// Chapter 11: train a character-level GPT on a book, and sample from it.
     Gpt(gpt::Args),
+    /// Chapter 12: the spam filter's data (prepare).
+    Classify(classify::Args),
 }
 
 /// The model folder option shared by every command that reads the tokenizer or a config.
@@ -118,6 +121,7 @@ fn run(cli: Cli) -> Result<Outcome> {
         Command::Bench(args) => bench::run(args, device()?)?,
         Command::Encode(args) => encode::run(args, device()?)?,
         Command::Notebooks(args) => notebooks::run(args)?,
+        Command::Classify(args) => classify::run(args)?,
         Command::Attention(args) => attention::run(args, device()?)?,
         Command::Train(args) => train::run(args, device()?)?,
         Command::Translate(args) => translate::run(args, device()?)?,

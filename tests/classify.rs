@@ -1,0 +1,39 @@
+//! Chapter 12's pooling: one vector per text from the encoder's hidden states.
+use tch::{Device, Kind, Tensor};
+use transformer_anatomy::classify::{masked_mean, pool, Pooling};
+
+/// The masked mean written out in f64 loops: an independent computation of sentence-transformers'
+/// formula.
+fn by_hand(hidden: &[Vec<Vec<f64>>], mask: &[Vec<i64>]) -> Vec<Vec<f64>> {
+    hidden
+        .iter()
+        .zip(mask)
+        .map(|(rows, m)| {
+            let n = m.iter().sum::<i64>().max(0) as f64;
+            let h = rows[0].len();
+            (0..h).map(|j| rows.iter().zip(m).map(|(r, &k)| r[j] * k as f64).sum::<f64>() / n.max(1e-9)).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_mean_leaves_padding_out_and_cls_is_the_first_position() {
+    tch::manual_seed(3);
+    let hidden = Tensor::randn([3, 5, 4], (Kind::Float, Device::Cpu));
+    let mask = Tensor::from_slice(&[1i64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0]).view([3, 5]);
+    let got = Vec::<Vec<f64>>::try_from(&masked_mean(&hidden, &mask).to_kind(Kind::Double)).unwrap();
+    let values = Vec::<Vec<Vec<f64>>>::try_from(&hidden.to_kind(Kind::Double)).unwrap();
+    let mask_rows = Vec::<Vec<i64>>::try_from(&mask).unwrap();
+    let want = by_hand(&values, &mask_rows);
+    for (g, w) in got.iter().flatten().zip(want.iter().flatten()) {
+        assert!((g - w).abs() < 1e-6, "{g} vs {w}");
+    }
+    // The third text has no real token: its mean is 0, not NaN.
+    assert!(got[2].iter().all(|&v| v == 0.0));
+    // What padding holds does not matter.
+    let noisy = hidden.where_self(&mask.unsqueeze(-1).ne(0), &Tensor::full([3, 5, 4], 1e6, (Kind::Float, Device::Cpu)));
+    assert!(masked_mean(&noisy, &mask).allclose(&masked_mean(&hidden, &mask), 1e-5, 1e-6, false));
+    // [CLS] is position 0, whatever the mask.
+    assert!(pool(&hidden, &mask, Pooling::Cls).equal(&hidden.select(1, 0)));
+    assert_eq!(pool(&hidden, &mask, Pooling::Mean).size(), [3, 4]);
+}
