@@ -1,5 +1,6 @@
 //! Chapter 12's pooling: one vector per text from the encoder's hidden states.
 use tch::{Device, Kind, Tensor};
+use transformer_anatomy::classify::frozen::{train_head, HeadConfig, HeadOptions, TrainedHead};
 use transformer_anatomy::classify::{masked_mean, pool, Pooling};
 
 /// The masked mean written out in f64 loops: an independent computation of sentence-transformers'
@@ -36,4 +37,33 @@ fn the_mean_leaves_padding_out_and_cls_is_the_first_position() {
     // [CLS] is position 0, whatever the mask.
     assert!(pool(&hidden, &mask, Pooling::Cls).equal(&hidden.select(1, 0)));
     assert_eq!(pool(&hidden, &mask, Pooling::Mean).size(), [3, 4]);
+}
+
+/// A head trained on separable made-up features learns them (one batch overfits to a small loss), and
+/// survives a save and a load unchanged.
+#[test]
+fn the_head_learns_separable_features_and_saves_and_loads_unchanged() {
+    tch::manual_seed(5);
+    let labels: Vec<usize> = (0..64).map(|i| i % 2).collect();
+    let direction = Tensor::randn([1, 8], (Kind::Float, Device::Cpu));
+    let sign = Tensor::from_slice(&labels.iter().map(|&l| if l == 1 { 1.0f32 } else { -1.0 }).collect::<Vec<_>>())
+        .view([64, 1]);
+    let x = Tensor::randn([64, 8], (Kind::Float, Device::Cpu)) * 0.1 + &direction * &sign * 2.0;
+    let options = HeadOptions { epochs: 300, lr: 1e-2, batch: 64, dropout: 0.0, ..HeadOptions::default() };
+    let head = train_head((&x, &labels), (&x, &labels), options).unwrap();
+    assert_eq!(head.predict(&x), labels);
+    assert!(head.curve.last().unwrap().train_loss < 0.05, "{:?}", head.curve.last());
+    let path = std::env::temp_dir().join(format!("anatomy-head-{}.safetensors", std::process::id()));
+    let config = HeadConfig {
+        labels: vec!["ham".into(), "spam".into()],
+        pooling: Pooling::Mean,
+        max_len: 64,
+        model: "made-up".into(),
+        hidden_size: 8,
+    };
+    head.save(&path, &config).unwrap();
+    let (loaded, loaded_config) = TrainedHead::load(&path, Device::Cpu).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(loaded_config, config);
+    assert!(loaded.logits(&x).equal(&head.logits(&x)), "the same logits after a save and a load");
 }

@@ -4,6 +4,8 @@
 //! part gives the head a task: SpamAssassin's public corpus ([`data`]), MiniLM's encoder as the body,
 //! and a sentence vector pooled from its last hidden state ([`pool`]) as what the head reads.
 pub mod data;
+pub mod features;
+pub mod frozen;
 
 use tch::{Kind, Tensor};
 

@@ -1,9 +1,22 @@
 //! `anatomy classify`: chapter 12's spam filter. `prepare` turns the corpus set-up fetched into the
-//! labelled examples and their one split (`.deps/spam-assassin/examples.jsonl`).
-use std::path::PathBuf;
+//! labelled examples and their one split (`.deps/spam-assassin/examples.jsonl`); `train` trains the
+//! chapter's head on the frozen body's pooled features and reports the test metrics.
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-use anyhow::Result;
-use transformer_anatomy::classify::data::{self, LABELS};
+use anyhow::{bail, ensure, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tch::Device;
+use transformer_anatomy::classify::data::{self, Example, Part, LABELS};
+use transformer_anatomy::classify::features;
+use transformer_anatomy::classify::frozen::{metrics, train_head, HeadConfig, HeadOptions, TrainedHead};
+use transformer_anatomy::classify::Pooling;
+use transformer_anatomy::model_dir::resolve_model_dir;
+use transformer_anatomy::training::checkpoint::check_output_path;
+
+use transformer_anatomy::{BertModel, Tokenizer};
+
+use crate::ModelArg;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,10 +37,229 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Train the chapter's head on the frozen body: MiniLM's pooled last hidden state of each message
+    /// (computed once, then kept in the corpus folder), a linear map to ham/spam; report the test set's
+    /// accuracy, precision, recall, F1 (spam), the hard-ham slice and the confusion matrix.
+    Train(TrainArgs),
+    /// Evaluate a head written by `train --out` on the test set (the body's features are computed again).
+    Eval {
+        checkpoint: PathBuf,
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        #[arg(long, default_value_t = 32)]
+        batch: usize,
+        /// One JSON object: `{"test": {"accuracy", "precision", "recall", "f1", "hard_ham_accuracy",
+        /// "confusion"}, "seconds"}`.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        model: ModelArg,
+    },
+    /// Label texts with a head written by `train --out`: ham or spam, and the probability of that label.
+    Predict {
+        checkpoint: PathBuf,
+        /// The texts (one message each; the Subject may be its first line).
+        texts: Vec<String>,
+        /// Read one message from a UTF-8 file instead.
+        #[arg(long, value_name = "FILE", conflicts_with = "texts")]
+        file: Option<PathBuf>,
+        /// One JSON object per text: `{"label", "probability"}`.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        model: ModelArg,
+    },
 }
 
-pub fn run(args: Args) -> Result<()> {
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// Which vector stands for a message: the first token's ([CLS]) or the mean of all real tokens.
+    #[arg(long, value_enum, default_value_t = PoolingArg::Mean)]
+    pooling: PoolingArg,
+    /// Tokens read per message (its opening), [CLS] and [SEP] included: 2 to 512.
+    #[arg(long, default_value_t = 128)]
+    max_len: usize,
+    #[arg(long, default_value_t = 40)]
+    epochs: usize,
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f64,
+    /// Messages per batch, for the body's pass and for the head's training.
+    #[arg(long, default_value_t = 32)]
+    batch: usize,
+    /// Use at most N messages of each part, evenly spread over the groups (a quick run).
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// The corpus folder [default: .deps/spam-assassin, or $ANATOMY_SPAM_DIR].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Write the trained head here (a .safetensors file with its labels, pooling, maximum length and body).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// One JSON object: `{"pooling", "max_len", "train", "validation": {...}, "test": {"accuracy",
+    /// "precision", "recall", "f1", "hard_ham_accuracy", "confusion"}, "curve", "seconds", ...}`.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    model: ModelArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PoolingArg {
+    Cls,
+    Mean,
+}
+
+impl PoolingArg {
+    fn pooling(self) -> Pooling {
+        match self {
+            PoolingArg::Cls => Pooling::Cls,
+            PoolingArg::Mean => Pooling::Mean,
+        }
+    }
+}
+
+/// The examples of one part; with `limit`, at most that many, evenly spaced in id order (so each group
+/// keeps its share).
+fn part(examples: &[Example], which: Part, limit: Option<usize>) -> Vec<&Example> {
+    let all: Vec<&Example> = examples.iter().filter(|e| e.part == which).collect();
+    match limit {
+        Some(n) if n < all.len() => (0..n).map(|k| all[k * all.len() / n]).collect(),
+        _ => all,
+    }
+}
+
+/// The examples, prepared first if only the corpus is there.
+fn examples(dir: &Path) -> Result<Vec<Example>> {
+    let path = dir.join("examples.jsonl");
+    if !path.exists() && dir.join("raw.jsonl").exists() {
+        eprintln!("preparing the examples first (anatomy classify prepare) ...");
+        let (examples, _) = data::prepare(&data::read_raw(&dir.join("raw.jsonl"))?)?;
+        data::write_examples(&path, &examples)?;
+    }
+    data::read_examples(&path)
+}
+
+fn train(args: TrainArgs, device: Device) -> Result<()> {
+    let started = Instant::now();
+    ensure!(
+        (2..=512).contains(&args.max_len),
+        "--max-len must lie between 2 and 512 (the model's positions), not {}",
+        args.max_len
+    );
+    ensure!(args.batch > 0, "--batch must be at least 1");
+    ensure!(args.epochs > 0, "--epochs must be at least 1");
+    ensure!(args.limit != Some(0), "--limit must be at least 1");
+    if let Some(out) = &args.out {
+        check_output_path(out)?;
+    }
+    let dir = args.dir.clone().unwrap_or_else(data::data_dir);
+    if !dir.join("raw.jsonl").exists() && !dir.join("examples.jsonl").exists() {
+        bail!("the spam corpus is missing in {}: run `make setup`", dir.display());
+    }
+    let all = examples(&dir)?;
+    let parts = [Part::Train, Part::Validation, Part::Test].map(|p| part(&all, p, args.limit));
+    let model_dir = resolve_model_dir(args.model.model.clone())?;
+    let (tokenizer, model) = args.model.pretrained(device)?;
+    // One pass of the body over every message used, kept on disk under what it was made from.
+    let used: Vec<&Example> = parts.iter().flatten().copied().collect();
+    let key = format!(
+        "{}|{}|{}|{:x}",
+        model_dir.display(),
+        model.config.hidden_size,
+        args.max_len,
+        used.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, e| e
+            .id
+            .bytes()
+            .fold(h, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3)))
+    );
+    let cache = dir.join(format!("features-len{}-{}.safetensors", args.max_len, used.len()));
+    let feature_start = Instant::now();
+    let (features, cached) = match features::load(&cache, &key, device) {
+        Some(f) => (f, true),
+        None => {
+            let bar = ProgressBar::with_draw_target(
+                Some(used.len() as u64),
+                if args.json { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() },
+            );
+            bar.set_style(
+                ProgressStyle::with_template("the body reads the messages {bar:30} {pos}/{len}  {per_sec}  eta {eta}")
+                    .expect("a template")
+                    .progress_chars("█▉ "),
+            );
+            let texts: Vec<String> = used.iter().map(|e| e.text()).collect();
+            let f = features::extract(&model, &tokenizer, &texts, args.max_len, args.batch, &mut |done, _| {
+                bar.set_position(done as u64)
+            })?;
+            bar.finish_and_clear();
+            features::save(&cache, &f, &key)?;
+            (f, false)
+        }
+    };
+    let feature_seconds = feature_start.elapsed().as_secs_f64();
+    let pooling = args.pooling.pooling();
+    let x = features.get(pooling);
+    let (n_train, n_val) = (parts[0].len() as i64, parts[1].len() as i64);
+    let slice = |from: i64, n: i64| x.narrow(0, from, n);
+    let labels = |p: &[&Example]| p.iter().map(|e| e.label).collect::<Vec<_>>();
+    let options = HeadOptions { epochs: args.epochs, lr: args.lr, batch: args.batch, ..HeadOptions::default() };
+    let head_start = Instant::now();
+    let head =
+        train_head((&slice(0, n_train), &labels(&parts[0])), (&slice(n_train, n_val), &labels(&parts[1])), options)?;
+    let head_seconds = head_start.elapsed().as_secs_f64();
+    if let Some(out) = &args.out {
+        let config = HeadConfig {
+            labels: LABELS.iter().map(|l| l.to_string()).collect(),
+            pooling,
+            max_len: args.max_len,
+            model: model_name(&model_dir),
+            hidden_size: model.config.hidden_size,
+        };
+        head.save(out, &config)?;
+    }
+    let validation = metrics(&head.predict(&slice(n_train, n_val)), &parts[1]);
+    let test = metrics(&head.predict(&slice(n_train + n_val, parts[2].len() as i64)), &parts[2]);
+    let report = serde_json::json!({
+        "regime": "frozen",
+        "pooling": pooling,
+        "max_len": args.max_len,
+        "train": parts[0].len(),
+        "validation": validation,
+        "test": test,
+        "curve": head.curve,
+        "features_cached": cached,
+        "feature_seconds": feature_seconds,
+        "messages_per_s": if cached { serde_json::Value::Null } else { (used.len() as f64 / feature_seconds).into() },
+        "head_seconds": head_seconds,
+        "seconds": started.elapsed().as_secs_f64(),
+    });
+    if args.json {
+        println!("{report}");
+    } else {
+        let how = if cached {
+            "read from the cache".to_string()
+        } else {
+            format!("{:.0} messages/s", used.len() as f64 / feature_seconds)
+        };
+        println!(
+            "body: {} messages read in {feature_seconds:.1} s ({how}); head: {} epochs in {head_seconds:.1} s",
+            used.len(),
+            args.epochs
+        );
+        println!("pooling {:?}, {} tokens: test accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
+            pooling, args.max_len, test.accuracy, test.precision, test.recall, test.f1, test.hard_ham_accuracy);
+        let [[tn, fp], [fn_, tp]] = test.confusion;
+        println!("confusion (rows: true ham, spam; columns: predicted ham, spam): [{tn} {fp}] [{fn_} {tp}]");
+    }
+    Ok(())
+}
+
+pub fn run(args: Args, device: impl FnOnce() -> Result<Device>) -> Result<()> {
     match args.command {
+        Command::Train(a) => train(a, device()?),
+        Command::Eval { checkpoint, dir, batch, json, model } => eval(&checkpoint, dir, batch, json, model, device()?),
+        Command::Predict { checkpoint, texts, file, json, model } => {
+            predict(&checkpoint, texts, file, json, model, device()?)
+        }
         Command::Prepare { dir, json } => {
             let dir = dir.unwrap_or_else(data::data_dir);
             let raw = data::read_raw(&dir.join("raw.jsonl"))?;
@@ -50,4 +282,106 @@ pub fn run(args: Args) -> Result<()> {
             Ok(())
         }
     }
+}
+
+fn model_name(dir: &Path) -> String {
+    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// The head, its configuration and the body it reads, refusing a head made for another model or label set.
+fn load_head(
+    checkpoint: &Path,
+    model: ModelArg,
+    device: Device,
+) -> Result<(TrainedHead, HeadConfig, Tokenizer, BertModel)> {
+    let (head, config) = TrainedHead::load(checkpoint, device)?;
+    let model_dir = resolve_model_dir(model.model.clone())?;
+    let labels: Vec<String> = LABELS.iter().map(|l| l.to_string()).collect();
+    ensure!(
+        config.labels == labels,
+        "{} labels {:?}, not this chapter's {:?}: train it again with `anatomy classify train --out`",
+        checkpoint.display(),
+        config.labels,
+        labels
+    );
+    let (tokenizer, body) = model.pretrained(device)?;
+    ensure!(
+        config.model == model_name(&model_dir) && config.hidden_size == body.config.hidden_size,
+        "{} was trained on the body {} (hidden size {}), not {} (hidden size {}): pass --model with that folder, or train again",
+        checkpoint.display(), config.model, config.hidden_size, model_name(&model_dir), body.config.hidden_size
+    );
+    Ok((head, config, tokenizer, body))
+}
+
+fn eval(
+    checkpoint: &Path,
+    dir: Option<PathBuf>,
+    batch: usize,
+    json: bool,
+    model: ModelArg,
+    device: Device,
+) -> Result<()> {
+    let started = Instant::now();
+    ensure!(batch > 0, "--batch must be at least 1");
+    let (head, config, tokenizer, body) = load_head(checkpoint, model, device)?;
+    let dir = dir.unwrap_or_else(data::data_dir);
+    if !dir.join("raw.jsonl").exists() && !dir.join("examples.jsonl").exists() {
+        bail!("the spam corpus is missing in {}: run `make setup`", dir.display());
+    }
+    let all = examples(&dir)?;
+    let test = part(&all, Part::Test, None);
+    let texts: Vec<String> = test.iter().map(|e| e.text()).collect();
+    let features = features::extract(&body, &tokenizer, &texts, config.max_len, batch, &mut |_, _| {})?;
+    let m = metrics(&head.predict(features.get(config.pooling)), &test);
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"test": m, "pooling": config.pooling, "max_len": config.max_len, "seconds": started.elapsed().as_secs_f64()})
+        );
+    } else {
+        println!(
+            "test: accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
+            m.accuracy, m.precision, m.recall, m.f1, m.hard_ham_accuracy
+        );
+    }
+    Ok(())
+}
+
+fn predict(
+    checkpoint: &Path,
+    texts: Vec<String>,
+    file: Option<PathBuf>,
+    json: bool,
+    model: ModelArg,
+    device: Device,
+) -> Result<()> {
+    let texts = match file {
+        Some(path) => {
+            let bytes = std::fs::read(&path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| anyhow::anyhow!("{} is not UTF-8 text: save it as UTF-8", path.display()))?;
+            ensure!(!text.trim().is_empty(), "{} is empty: give a message to label", path.display());
+            vec![text]
+        }
+        None => texts,
+    };
+    ensure!(!texts.is_empty(), "give a text to label, or --file FILE");
+    let (head, config, tokenizer, body) = load_head(checkpoint, model, device)?;
+    for (i, t) in texts.iter().enumerate() {
+        let has_tokens = tokenizer.encode(t, false).map(|e| !e.is_empty()).unwrap_or(false);
+        ensure!(has_tokens, "text {} has no tokens (empty or only spaces): give a message to label", i + 1);
+    }
+    let features = features::extract(&body, &tokenizer, &texts, config.max_len, 32, &mut |_, _| {})?;
+    let probabilities = tch::no_grad(|| head.logits(features.get(config.pooling)).softmax(-1, tch::Kind::Float));
+    for (i, text) in texts.iter().enumerate() {
+        let p = Vec::<f32>::try_from(&probabilities.get(i as i64).to_device(Device::Cpu))?;
+        let label = if p[1] > p[0] { 1 } else { 0 };
+        if json {
+            println!("{}", serde_json::json!({"label": config.labels[label], "probability": p[label]}));
+        } else {
+            let shown: String = text.chars().take(60).collect();
+            println!("{} ({:.3})  {}", config.labels[label], p[label], shown.replace('\n', " "));
+        }
+    }
+    Ok(())
 }

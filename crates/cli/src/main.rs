@@ -65,7 +65,7 @@ enum Command {
     Translate(translate::Args),
     /// Chapter 11: train a character-level GPT on a book, and sample from it.
     Gpt(gpt::Args),
-    /// Chapter 12: the spam filter's data (prepare).
+    /// Chapter 12: the spam filter: its data (prepare) and the head on the frozen body (train).
     Classify(classify::Args),
 }
 
@@ -121,7 +121,7 @@ fn run(cli: Cli) -> Result<Outcome> {
         Command::Bench(args) => bench::run(args, device()?)?,
         Command::Encode(args) => encode::run(args, device()?)?,
         Command::Notebooks(args) => notebooks::run(args)?,
-        Command::Classify(args) => classify::run(args)?,
+        Command::Classify(args) => classify::run(args, device)?,
         Command::Attention(args) => attention::run(args, device()?)?,
         Command::Train(args) => train::run(args, device()?)?,
         Command::Translate(args) => translate::run(args, device()?)?,

@@ -73,3 +73,106 @@ fn a_missing_corpus_names_make_setup() {
     assert!(err.contains("run `make setup`") && err.trim().lines().count() == 1, "{err}");
     assert!(!dir.join("examples.jsonl").exists());
 }
+
+fn train(dir: &std::path::Path, extra: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["classify", "train", "--json", "--dir", dir.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// The head on the frozen body, on a fixed small subset (200 messages of each part, 64 tokens): it
+/// learns (test accuracy well above the 69 % of always saying ham), and a second run reads the body's
+/// features from the cache and gives the same figures.
+#[test]
+fn the_frozen_head_learns_on_a_small_subset_and_the_features_are_cached() {
+    let dir = Scratch::new("spam-frozen");
+    std::fs::copy(data_dir().join("raw.jsonl"), dir.join("raw.jsonl")).expect("make setup fetches the corpus");
+    let head = dir.join("head.safetensors");
+    let args = ["--limit", "200", "--max-len", "64", "--pooling", "mean", "--out", head.to_str().unwrap()];
+    let (code, out, err) = train(&dir, &args);
+    assert_eq!(code, Some(0), "{err}");
+    let first: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((first["train"].as_u64(), first["features_cached"].as_bool()), (Some(200), Some(false)));
+    let test = &first["test"];
+    let confusion: Vec<u64> = test["confusion"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()))
+        .collect();
+    assert_eq!(confusion.iter().sum::<u64>(), 200);
+    let majority = (confusion[0] + confusion[1]) as f64 / 200.0;
+    assert!(test["accuracy"].as_f64().unwrap() >= 0.80 && majority < 0.75, "{test}");
+    assert!(test["f1"].as_f64().unwrap() >= 0.65, "{test}");
+    let curve = first["curve"].as_array().unwrap();
+    assert!(curve.last().unwrap()["train_loss"].as_f64() < curve[0]["train_loss"].as_f64(), "the loss falls");
+    let (code, out, _) = train(&dir, &args);
+    assert_eq!(code, Some(0));
+    let second: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(second["features_cached"], true);
+    assert_eq!(second["test"], first["test"], "the same seed and features give the same head");
+    // The saved head labels new texts: one JSON object per text, the label's probability above one half.
+    let predict = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+            .args(["classify", "predict", head.to_str().unwrap(), "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) =
+        predict(&["WIN A FREE CRUISE!!! Click here to claim your prize now", "Re: patch for the build"]);
+    assert_eq!(code, Some(0), "{err}");
+    let answers: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), 2);
+    for a in &answers {
+        let p = a["probability"].as_f64().unwrap();
+        assert!(["ham", "spam"].contains(&a["label"].as_str().unwrap()) && (0.5..=1.0).contains(&p), "{a}");
+    }
+    assert_eq!(answers[0]["label"], "spam", "{out}");
+    // Bad input: a text with no tokens, an empty file, a file that is not UTF-8, a file that is no head.
+    let (empty, latin) = (dir.join("empty.txt"), dir.join("latin1.txt"));
+    std::fs::write(&empty, "").unwrap();
+    std::fs::write(&latin, b"caf\xe9").unwrap();
+    for (extra, says) in [
+        (vec!["   "], "has no tokens"),
+        (vec!["--file", empty.to_str().unwrap()], "is empty"),
+        (vec!["--file", latin.to_str().unwrap()], "is not UTF-8"),
+    ] {
+        let (code, _, err) = predict(&extra);
+        assert_eq!(code, Some(1), "{extra:?}");
+        assert!(err.contains(says) && err.trim().lines().count() == 1, "{err}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["classify", "predict", dir.join("raw.jsonl").to_str().unwrap(), "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a readable checkpoint"));
+    // [CLS] pooling reads the same cached pass.
+    let (code, out, _) = train(&dir, &["--limit", "200", "--max-len", "64", "--pooling", "cls"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["features_cached"], true);
+}
+
+#[test]
+fn bad_training_input_gets_one_line_and_exit_1() {
+    let dir = Scratch::new("spam-bad");
+    for (extra, says) in [
+        (vec!["--max-len", "1"], "between 2 and 512"),
+        (vec!["--max-len", "600"], "between 2 and 512"),
+        (vec!["--batch", "0"], "--batch must be at least 1"),
+        (vec![], "run `make setup`"),
+    ] {
+        let (code, _, err) = train(&dir, &extra);
+        assert_eq!(code, Some(1), "{extra:?}: {err}");
+        assert!(err.contains(says) && err.trim().lines().count() == 1, "{extra:?}: {err}");
+    }
+}

@@ -1,0 +1,126 @@
+//! # The body as a feature extractor
+//!
+//! With the body frozen, each message passes through MiniLM once: tokenized, cut to `max_len` tokens
+//! (the opening of the message, `[CLS]` first and `[SEP]` last, as Hugging Face truncates), padded
+//! within its batch and run without autograd's bookkeeping. Batches are made of messages of similar
+//! length, so padding costs little. Both poolings come from the same pass, and the result can be kept
+//! on disk, so that a second run (or the other pooling) costs seconds.
+use std::path::Path;
+
+use anyhow::{ensure, Context, Result};
+use tch::{Device, Tensor};
+
+use super::{pool, Pooling};
+use crate::inference_mode::inference_mode_guard;
+use crate::pretrained::BertModel;
+use crate::tokenize::Tokenizer;
+use crate::Pass;
+
+/// The pooled last hidden state of every text, `[n, hidden]` each.
+#[derive(Debug)]
+pub struct Features {
+    pub cls: Tensor,
+    pub mean: Tensor,
+}
+
+impl Features {
+    /// The features of one pooling.
+    pub fn get(&self, pooling: Pooling) -> &Tensor {
+        match pooling {
+            Pooling::Cls => &self.cls,
+            Pooling::Mean => &self.mean,
+        }
+    }
+}
+
+/// A text's ids, `[CLS] … [SEP]`, at most `max_len` of them (an empty text is `[CLS] [SEP]`).
+pub fn token_ids(tokenizer: &Tokenizer, text: &str, max_len: usize) -> Result<Vec<i64>> {
+    ensure!(
+        (2..=512).contains(&max_len),
+        "--max-len must lie between 2 and 512 (the model's positions), not {max_len}"
+    );
+    let cls = tokenizer.token_to_id("[CLS]").context("the tokenizer has no [CLS]")?;
+    let sep = tokenizer.token_to_id("[SEP]").context("the tokenizer has no [SEP]")?;
+    // Only the opening is read: a few characters per token is plenty, and huge messages stay cheap.
+    let opening: String = text.chars().take(max_len * 16).collect();
+    let mut ids = match tokenizer.encode(&opening, true) {
+        Ok(e) => e.input_ids,
+        Err(_) => vec![cls, sep],
+    };
+    if ids.len() > max_len {
+        ids.truncate(max_len - 1);
+        ids.push(sep);
+    }
+    Ok(ids)
+}
+
+/// A batch of id lists as `[b, s]` ids and the `[b, s]` mask (1 for real tokens), padded with 0.
+pub fn batch(ids: &[&[i64]], device: Device) -> (Tensor, Tensor) {
+    let s = ids.iter().map(|i| i.len()).max().unwrap_or(1);
+    let mut flat = Vec::with_capacity(ids.len() * s);
+    let mut mask = Vec::with_capacity(ids.len() * s);
+    for row in ids {
+        flat.extend(row.iter().copied().chain(std::iter::repeat_n(0, s - row.len())));
+        mask.extend(std::iter::repeat_n(1i64, row.len()).chain(std::iter::repeat_n(0, s - row.len())));
+    }
+    let shape = [ids.len() as i64, s as i64];
+    (Tensor::from_slice(&flat).view(shape).to_device(device), Tensor::from_slice(&mask).view(shape).to_device(device))
+}
+
+/// Runs the frozen body over `texts` in batches of `batch_size` messages of similar length; `progress`
+/// hears (texts done, total) after each batch.
+pub fn extract(
+    model: &BertModel,
+    tokenizer: &Tokenizer,
+    texts: &[String],
+    max_len: usize,
+    batch_size: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Features> {
+    ensure!(batch_size > 0, "--batch must be at least 1");
+    let ids: Vec<Vec<i64>> = texts.iter().map(|t| token_ids(tokenizer, t, max_len)).collect::<Result<_>>()?;
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| ids[i].len());
+    let device = model.vs.device();
+    let (mut cls, mut mean) = (Vec::new(), Vec::new());
+    let inference = inference_mode_guard(); // read only: no autograd bookkeeping
+    let mut done = 0;
+    for chunk in order.chunks(batch_size) {
+        let rows: Vec<&[i64]> = chunk.iter().map(|&i| ids[i].as_slice()).collect();
+        let (input, mask) = batch(&rows, device);
+        let out = model.forward(&input, None, Some(&mask), Pass::EVAL)?.last_hidden_state; // [b, s, h]
+        cls.push(pool(&out, &mask, Pooling::Cls)); // [b, h]
+        mean.push(pool(&out, &mask, Pooling::Mean));
+        done += chunk.len();
+        progress(done, texts.len());
+    }
+    // Back to the texts' order: row k of the sorted batches is text order[k].
+    let mut inverse = vec![0i64; order.len()];
+    for (k, &i) in order.iter().enumerate() {
+        inverse[i] = k as i64;
+    }
+    let inverse = Tensor::from_slice(&inverse).to_device(device);
+    let unsort = |parts: &[Tensor]| Tensor::cat(parts, 0).index_select(0, &inverse); // [n, h]
+    let (cls, mean) = (unsort(&cls), unsort(&mean));
+    drop(inference);
+    // Plain tensors again (made outside inference mode), so that a head can be trained on them.
+    Ok(Features { cls: cls.copy(), mean: mean.copy() })
+}
+
+/// Saves features with what they were made from (`key`: the model, the maximum length and the ids),
+/// written whole.
+pub fn save(path: &Path, features: &Features, key: &str) -> Result<()> {
+    let named =
+        vec![("cls".to_string(), features.cls.shallow_clone()), ("mean".to_string(), features.mean.shallow_clone())];
+    let metadata = std::collections::HashMap::from([("key".to_string(), key.to_string())]);
+    crate::training::checkpoint::write_safetensors(named, metadata, path)
+}
+
+/// The features saved at `path` if they were made from the same `key`; `None` otherwise.
+pub fn load(path: &Path, key: &str, device: Device) -> Option<Features> {
+    let (metadata, mut found) = crate::training::checkpoint::read_safetensors(path, "anatomy classify train").ok()?;
+    if metadata.get("key").map(String::as_str) != Some(key) {
+        return None;
+    }
+    Some(Features { cls: found.remove("cls")?.to_device(device), mean: found.remove("mean")?.to_device(device) })
+}
