@@ -67,3 +67,47 @@ fn the_head_learns_separable_features_and_saves_and_loads_unchanged() {
     assert_eq!(loaded_config, config);
     assert!(loaded.logits(&x).equal(&head.logits(&x)), "the same logits after a save and a load");
 }
+
+/// Fine-tuning MiniLM with the head on one batch of eight messages, again and again, drives the loss
+/// near zero: the gradient reaches the head and the body, and the optimiser follows it.
+#[test]
+fn fine_tuning_overfits_one_batch() {
+    use transformer_anatomy::classify::data::{Example, Part};
+    use transformer_anatomy::classify::fine_tune::{evaluate, fine_tune, FineTuneOptions};
+    use transformer_anatomy::model_dir::resolve_model_dir;
+    use transformer_anatomy::{AttentionKind, BertModel, Tokenizer};
+    let dir = resolve_model_dir(None).unwrap();
+    let tokenizer = Tokenizer::from_model_dir(&dir).unwrap();
+    let mut model = BertModel::from_pretrained(&dir, AttentionKind::Fused, Device::Cpu).unwrap();
+    let texts = [
+        ("Cheap meds online, no prescription, order now", 1),
+        ("Re: the build fails on ARM after the last merge", 0),
+        ("You have WON a free cruise, click to claim", 1),
+        ("Minutes of Tuesday's meeting attached", 0),
+        ("Lose 30 pounds in 30 days guaranteed", 1),
+        ("Can you review my patch to the parser?", 0),
+        ("Make $5000 a week from home!!!", 1),
+        ("Lunch on Friday? The usual place", 0),
+    ];
+    let examples: Vec<Example> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, (text, label))| Example {
+            id: format!("made-up/{i}"),
+            group: if *label == 1 { "spam-1".into() } else { "easy-ham-1".into() },
+            label: *label,
+            subject: text.to_string(),
+            body: String::new(),
+            part: Part::Train,
+        })
+        .collect();
+    let batch: Vec<&Example> = examples.iter().collect();
+    let options =
+        FineTuneOptions { max_len: 24, epochs: 25, batch: 8, lr: 1e-4, warmup: 0.0, ..FineTuneOptions::default() };
+    let tuned = fine_tune(&mut model, &tokenizer, &batch, &batch, options, &mut |_| {}).unwrap();
+    let (first, last) = (tuned.steps[0].loss, tuned.steps.last().unwrap().loss);
+    assert!(first > 0.3 && last < 0.05, "the loss went from {first:.3} to {last:.3}");
+    let (loss, m) = evaluate(&model, &tuned.classifier, &tokenizer, &batch, &options).unwrap();
+    assert_eq!(m.accuracy, 1.0, "{m:?}");
+    assert!(loss < 0.05, "{loss}");
+}

@@ -5,6 +5,7 @@
 //! and a sentence vector pooled from its last hidden state ([`pool`]) as what the head reads.
 pub mod data;
 pub mod features;
+pub mod fine_tune;
 pub mod frozen;
 
 use tch::{Kind, Tensor};

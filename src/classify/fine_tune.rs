@@ -1,0 +1,216 @@
+//! # Fine-tuning the body with the head
+//!
+//! The second way to use a pretrained body: train all of it, together with the head, on the task. The
+//! gradient of the classification loss now reaches every layer, so the pooled vector itself learns to
+//! say "spam". The recipe is the usual one for BERT-like models: AdamW (the crate's fused kernel) with a
+//! small learning rate, warmed up over the first tenth of the steps and then decayed linearly to 0, the
+//! model's own dropout (0.1) on, gradients clipped to norm 1, and the validation set measured after
+//! every epoch, the best epoch's weights kept. Batches are made of messages of similar length, so that
+//! little of each batch is padding. A step costs seconds on a CPU: the full run is opt-in.
+use anyhow::{ensure, Result};
+use serde::Serialize;
+use tch::nn::{self, Module};
+use tch::{Device, Kind, Tensor};
+
+use super::data::Example;
+use super::features::{batch, token_ids};
+use super::frozen::{metrics, Metrics};
+use super::{pool, Pooling};
+use crate::pretrained::BertModel;
+use crate::tokenize::Tokenizer;
+use crate::training::fused_adamw::FusedAdamW;
+use crate::Pass;
+
+/// How fine-tuning runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FineTuneOptions {
+    pub pooling: Pooling,
+    pub max_len: usize,
+    pub epochs: usize,
+    /// Stop after this many steps in all (a short run), whatever the epochs.
+    pub max_steps: Option<usize>,
+    pub batch: usize,
+    pub lr: f64,
+    pub weight_decay: f64,
+    /// The share of the steps spent warming the learning rate up from 0.
+    pub warmup: f64,
+    pub clip: f64,
+    pub seed: i64,
+}
+
+impl Default for FineTuneOptions {
+    fn default() -> Self {
+        FineTuneOptions {
+            pooling: Pooling::Mean,
+            max_len: 128,
+            epochs: 1,
+            max_steps: None,
+            batch: 32,
+            lr: 5e-5,
+            weight_decay: 0.01,
+            warmup: 0.1,
+            clip: 1.0,
+            seed: 0,
+        }
+    }
+}
+
+/// One step's loss and learning rate, for the curve and the progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Step {
+    pub step: usize,
+    pub steps: usize,
+    pub loss: f64,
+    pub lr: f64,
+    pub messages_per_s: f64,
+}
+
+/// One epoch's validation figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EpochReport {
+    pub epoch: usize,
+    pub train_loss: f64,
+    pub validation_loss: f64,
+    pub validation: Metrics,
+}
+
+/// What fine-tuning leaves: the head (its body is the model, changed in place), the curves and the
+/// epoch whose weights were kept.
+#[derive(Debug)]
+pub struct FineTuned {
+    pub classifier: nn::Linear,
+    pub steps: Vec<Step>,
+    pub epochs: Vec<EpochReport>,
+    pub best_epoch: usize,
+}
+
+/// The learning rate at `step` (from 1) of `total`: linear warm-up over `warmup` steps, then linear decay.
+pub fn learning_rate(base: f64, step: usize, total: usize, warmup: usize) -> f64 {
+    if step <= warmup && warmup > 0 {
+        base * step as f64 / warmup as f64
+    } else {
+        base * (total.saturating_sub(step)) as f64 / (total - warmup).max(1) as f64
+    }
+}
+
+/// Logits `[b, 2]` for a batch of id lists, in training (`train`) or evaluation mode.
+fn logits(model: &BertModel, classifier: &nn::Linear, ids: &[&[i64]], pooling: Pooling, train: bool) -> Result<Tensor> {
+    let device = model.vs.device();
+    let (input, mask) = batch(ids, device);
+    let pass = if train { Pass::TRAIN } else { Pass::EVAL };
+    let hidden = model.encoder.try_forward(&input, None, Some(&mask.unsqueeze(1)), pass)?.last_hidden_state; // [b, s, h]
+    let pooled = pool(&hidden, &mask, pooling).dropout(model.config.hidden_dropout_prob, train); // [b, h]
+    Ok(classifier.forward(&pooled)) // [b, 2]
+}
+
+/// The mean loss and the metrics of `examples` (evaluation mode, no gradients).
+pub fn evaluate(
+    model: &BertModel,
+    classifier: &nn::Linear,
+    tokenizer: &Tokenizer,
+    examples: &[&Example],
+    options: &FineTuneOptions,
+) -> Result<(f64, Metrics)> {
+    let _no_grad = tch::no_grad_guard();
+    let ids: Vec<Vec<i64>> =
+        examples.iter().map(|e| token_ids(tokenizer, &e.text(), options.max_len)).collect::<Result<_>>()?;
+    let (mut predicted, mut loss) = (Vec::with_capacity(examples.len()), 0.0);
+    for (chunk, ex) in ids.chunks(options.batch).zip(examples.chunks(options.batch)) {
+        let rows: Vec<&[i64]> = chunk.iter().map(Vec::as_slice).collect();
+        let out = logits(model, classifier, &rows, options.pooling, false)?;
+        let labels = Tensor::from_slice(&ex.iter().map(|e| e.label as i64).collect::<Vec<_>>()).to_device(out.device());
+        loss += out.cross_entropy_for_logits(&labels).double_value(&[]) * ex.len() as f64;
+        let best = Vec::<i64>::try_from(&out.argmax(-1, false).to_device(Device::Cpu))?;
+        predicted.extend(best.into_iter().map(|l| l as usize));
+    }
+    Ok((loss / examples.len().max(1) as f64, metrics(&predicted, examples)))
+}
+
+/// Fine-tunes `model` and a new head on `train`, measuring `validation` after each epoch and keeping
+/// the best epoch's weights (by validation loss). `progress` hears every step.
+pub fn fine_tune(
+    model: &mut BertModel,
+    tokenizer: &Tokenizer,
+    train: &[&Example],
+    validation: &[&Example],
+    options: FineTuneOptions,
+    progress: &mut dyn FnMut(&Step),
+) -> Result<FineTuned> {
+    ensure!(options.batch > 0, "--batch must be at least 1");
+    ensure!(options.epochs > 0, "--epochs must be at least 1");
+    ensure!(!train.is_empty(), "no training example");
+    tch::manual_seed(options.seed);
+    let hidden = model.config.hidden_size;
+    let classifier = crate::init::linear(model.vs.root() / "classifier", hidden, 2);
+    let ids: Vec<Vec<i64>> =
+        train.iter().map(|e| token_ids(tokenizer, &e.text(), options.max_len)).collect::<Result<_>>()?;
+    // Batches of similar length: sort by length, cut, and shuffle the order of the batches each epoch.
+    let mut by_length: Vec<usize> = (0..train.len()).collect();
+    by_length.sort_by_key(|&i| ids[i].len());
+    let batches: Vec<Vec<usize>> = by_length.chunks(options.batch).map(<[usize]>::to_vec).collect();
+    let per_epoch = batches.len();
+    let total = options.max_steps.map_or(per_epoch * options.epochs, |m| m.min(per_epoch * options.epochs));
+    let warmup = (options.warmup * total as f64).round() as usize;
+    let config = nn::AdamW { wd: options.weight_decay, ..Default::default() };
+    let mut optimizer = FusedAdamW::new(&model.vs, config, options.lr)?;
+    let (mut steps, mut epochs) = (Vec::new(), Vec::new());
+    let (mut best, mut best_loss, mut kept): (usize, f64, Vec<Tensor>) = (0, f64::INFINITY, Vec::new());
+    let mut step = 0;
+    'epochs: for epoch in 1..=options.epochs {
+        let order = Tensor::randperm(per_epoch as i64, (Kind::Int64, Device::Cpu));
+        let order = Vec::<i64>::try_from(&order)?;
+        let (mut total_loss, mut seen) = (0.0, 0);
+        for &b in &order {
+            if step == total {
+                break;
+            }
+            step += 1;
+            let started = std::time::Instant::now();
+            let rows: Vec<&[i64]> = batches[b as usize].iter().map(|&i| ids[i].as_slice()).collect();
+            let labels: Vec<i64> = batches[b as usize].iter().map(|&i| train[i].label as i64).collect();
+            let lr = learning_rate(options.lr, step, total, warmup);
+            optimizer.set_lr(lr);
+            optimizer.zero_grad();
+            let out = logits(model, &classifier, &rows, options.pooling, true)?;
+            let loss = out.cross_entropy_for_logits(&Tensor::from_slice(&labels).to_device(out.device()));
+            loss.backward();
+            optimizer.clip_grad_norm(options.clip)?;
+            optimizer.step()?;
+            let loss = loss.double_value(&[]);
+            total_loss += loss * rows.len() as f64;
+            seen += rows.len();
+            let report = Step {
+                step,
+                steps: total,
+                loss,
+                lr,
+                messages_per_s: rows.len() as f64 / started.elapsed().as_secs_f64(),
+            };
+            progress(&report);
+            steps.push(report);
+        }
+        let (validation_loss, validation_metrics) = evaluate(model, &classifier, tokenizer, validation, &options)?;
+        epochs.push(EpochReport {
+            epoch,
+            train_loss: total_loss / seen.max(1) as f64,
+            validation_loss,
+            validation: validation_metrics,
+        });
+        if validation_loss < best_loss {
+            (best, best_loss) = (epoch, validation_loss);
+            kept = model.vs.trainable_variables().iter().map(|t| t.to_device(Device::Cpu).copy()).collect();
+        }
+        if step == total {
+            break 'epochs;
+        }
+    }
+    // The best epoch's weights back in place.
+    if best != epochs.len() {
+        tch::no_grad(|| {
+            for (mut v, k) in model.vs.trainable_variables().into_iter().zip(&kept) {
+                v.copy_(k);
+            }
+        });
+    }
+    Ok(FineTuned { classifier, steps, epochs, best_epoch: best })
+}
