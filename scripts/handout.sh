@@ -6,7 +6,7 @@
 # (solutions/), the instructors' tests of the exercises and of the grader (crates/cli/tests/exercises.rs,
 # tests/exercise-mistakes/, crates/cli/tests/grading_hostile.rs, tests/hostile-class/, the similarity report's
 # crates/cli/tests/similarity.rs and tests/similarity-class/, scripts/test-grading.sh) and this script. It is then built on its own (in target/handout-build/ of this project, so that a second
-# handout reuses the compiled dependencies) and must list all seventeen exercises as "not done" and keep the
+# handout reuses the compiled dependencies) and must list all eighteen exercises as "not done" and keep the
 # solutions closed; the homework notebook and its chapter are replaced by their released versions. Nothing
 # is written when DIR already exists.
 set -euo pipefail
@@ -59,8 +59,8 @@ fi
 scratch=$(mktemp -d)
 list=$(ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises list)
 not_done=$(grep -c ' not done ' <<<"$list" || true)
-[[ $not_done == 17 ]] || die "expected 17 exercises listed as not done in the copy, got $not_done:"$'\n'"$list"
-grep -q '^0 of 17 done' <<<"$list" || die "the copy's list does not start from 0 of 17 done:"$'\n'"$list"
+[[ $not_done == 18 ]] || die "expected 18 exercises listed as not done in the copy, got $not_done:"$'\n'"$list"
+grep -q '^0 of 18 done' <<<"$list" || die "the copy's list does not start from 0 of 18 done:"$'\n'"$list"
 if ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises solution cross_attention 2>"$scratch/err"; then
   die "the copy shows a solution"
 fi
@@ -85,4 +85,4 @@ if [[ ${CLASSROOM:-0} == 1 ]]; then
 fi
 mv "$partial" "$dir"
 trap - EXIT
-say "the students' copy is in $dir: it builds, lists 17 exercises as not done and keeps the solutions back"
+say "the students' copy is in $dir: it builds, lists 18 exercises as not done and keeps the solutions back"

@@ -144,7 +144,7 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     let honest = work.join("honest");
     hand_in_solutions(&submission(&honest));
     let results = run_autograder(&honest, &[]);
-    assert_eq!(results["score"], 100.0, "{results}");
+    assert_eq!(results["score"], 105.0, "{results}");
     assert_eq!(results["tests"].as_array().unwrap().len(), EXERCISES.len());
     assert!(results["output"].as_str().unwrap().contains("Graded in the landlock sandbox"), "{results}");
     let homework = test(&results, "cross_attention");
@@ -161,7 +161,7 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     std::fs::copy(mistakes.join("split_heads/merged_without_transpose.rs"), folder.join("split_heads.rs")).unwrap();
     std::fs::copy(mistakes.join("layer_norm/unbiased_variance.rs"), folder.join("layer_norm.rs")).unwrap();
     let results = run_autograder(&partial, &[]);
-    assert_eq!(results["score"], 92.5, "{results}");
+    assert_eq!(results["score"], 97.5, "{results}");
     let split = test(&results, "split_heads");
     assert_eq!((split["status"].as_str(), split["score"].as_f64()), (Some("failed"), Some(2.5)));
     let layer_norm = test(&results, "layer_norm")["output"].as_str().unwrap().to_string();
@@ -207,11 +207,11 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     let points = std::fs::read_to_string(project_root().join("exercises/course.toml")).unwrap();
     std::fs::write(&course, format!("{points}\n[late]\npenalty_per_day = 0.1\nmax_days = 5\n")).unwrap();
     let results = run_autograder(&late, &["--course", course.to_str().unwrap()]);
-    assert_eq!(results["score"], 80.0, "{results}");
+    assert_eq!(results["score"], 84.0, "{results}");
     assert!(results["output"].as_str().unwrap().contains("Submitted 2 days late"), "{results}");
     // Without a policy, the same submission keeps every point.
     let results = run_autograder(&late, &[]);
-    assert_eq!(results["score"], 100.0);
+    assert_eq!(results["score"], 105.0);
 
     // Broken: the grader cannot run (no submission folder): still a valid file, with a visible failure.
     let broken = work.join("broken");
@@ -321,7 +321,7 @@ fn prairielearn_results_are_valid_for_every_kind_of_submission() {
     assert!(tests.iter().all(|t| t["points"] == t["max_points"]), "{results}");
     assert!(results["message"].as_str().unwrap().contains("Graded in the landlock sandbox (ABI"), "{results}");
 
-    // Partial: half of split_heads, none of layer_norm: 92.5 of 100 points, a share of 0.925.
+    // Partial: half of split_heads, none of layer_norm: 97.5 of 105 points.
     let partial = work.join("partial");
     let folder = student(&partial);
     hand_in_solutions(&folder);
@@ -329,7 +329,7 @@ fn prairielearn_results_are_valid_for_every_kind_of_submission() {
     std::fs::copy(mistakes.join("split_heads/merged_without_transpose.rs"), folder.join("split_heads.rs")).unwrap();
     std::fs::copy(mistakes.join("layer_norm/unbiased_variance.rs"), folder.join("layer_norm.rs")).unwrap();
     let results = run_prairielearn(&partial, &[]);
-    assert!((results["score"].as_f64().unwrap() - 0.925).abs() < 1e-9, "{results}");
+    assert!((results["score"].as_f64().unwrap() - 97.5 / 105.0).abs() < 1e-9, "{results}");
     let split = test(&results, "split_heads");
     assert_eq!((split["points"].as_f64(), split["max_points"].as_f64()), (Some(2.5), Some(5.0)));
     let layer_norm = test(&results, "layer_norm")["message"].as_str().unwrap().to_string();
@@ -507,7 +507,7 @@ fn the_classroom_step_gives_the_reporter_points_per_exercise() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "not everything passed: {err}");
-    assert!(err.contains("14 of 17 exercises passed: 87.5 of 100 points (graded in the landlock sandbox)"), "{err}");
+    assert!(err.contains("15 of 18 exercises passed: 92.5 of 105 points (graded in the landlock sandbox)"), "{err}");
     let text = std::fs::read_to_string(&output).unwrap();
     assert!(text.starts_with("earlier=kept\nresult="), "the step's output is appended: {text}");
     let encoded = text.lines().find_map(|l| l.strip_prefix("result=")).unwrap();
@@ -517,9 +517,9 @@ fn the_classroom_step_gives_the_reporter_points_per_exercise() {
         .unwrap();
     let result: Value = serde_json::from_slice(&decoded.stdout).unwrap();
     assert_eq!((result["version"].as_u64(), result["status"].as_str()), (Some(1), Some("fail")));
-    assert_eq!(result["max_score"], 100.0);
+    assert_eq!(result["max_score"], 105.0);
     let tests = result["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 17);
+    assert_eq!(tests.len(), 18);
     let by_name = |n: &str| tests.iter().find(|t| t["name"].as_str().unwrap().ends_with(&format!(". {n}"))).unwrap();
     assert_eq!(
         (by_name("cross_attention")["status"].as_str(), by_name("cross_attention")["score"].as_f64()),
@@ -536,7 +536,7 @@ fn the_classroom_step_gives_the_reporter_points_per_exercise() {
     assert_eq!(by_name("shift_right")["status"], "error");
     assert_eq!(by_name("layer_norm")["filename"], "exercises/layer_norm.rs");
     let sum: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
-    assert_eq!(sum, 87.5, "the reporter sums the scores");
+    assert_eq!(sum, 92.5, "the reporter sums the scores");
     for t in tests {
         for key in ["name", "status", "score", "message", "test_code", "filename", "line_no", "duration"] {
             assert!(t.get(key).is_some(), "{key} missing in {t}");

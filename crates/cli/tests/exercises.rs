@@ -153,7 +153,7 @@ fn list_check_reset_and_the_solution_gate() {
     // A fresh folder gets the stubs; nothing is done.
     let (code, out, _) = anatomy(&dir, &["exercises", "list"]);
     assert_eq!(code, Some(0));
-    assert!(out.contains("0 of 17 done"), "{out}");
+    assert!(out.contains("0 of 18 done"), "{out}");
     assert_eq!(std::fs::read_to_string(dir.join("cross_attention.rs")).unwrap(), find("cross_attention").unwrap().stub);
     assert!(out.contains("cross_attention") && out.contains("(the chapter's homework)"), "{out}");
 
@@ -209,7 +209,7 @@ fn list_check_reset_and_the_solution_gate() {
     assert_eq!(code, Some(0));
     assert_eq!(std::fs::read_to_string(dir.join("layer_norm.rs")).unwrap(), find("layer_norm").unwrap().stub);
     let (_, out, _) = anatomy(&dir, &["exercises", "list"]);
-    assert!(out.contains("0 of 17 done"), "{out}");
+    assert!(out.contains("0 of 18 done"), "{out}");
     let (code, _, err) = anatomy(&dir, &["exercises", "reset", "no_such"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("choose one of scaled_dot_product, attention_head"), "{err}");
@@ -288,7 +288,7 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
     writeln!(stdin, "h").unwrap();
     wait_for(&rx, &mut seen, "hint 1/3:");
     writeln!(stdin, "l").unwrap();
-    wait_for(&rx, &mut seen, "1 of 17 done");
+    wait_for(&rx, &mut seen, "1 of 18 done");
     std::fs::write(dir.join("attention_head.rs"), "// scribbles").unwrap();
     wait_for(&rx, &mut seen, "does not compile");
     writeln!(stdin, "r").unwrap();

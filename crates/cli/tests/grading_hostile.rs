@@ -287,8 +287,8 @@ fn grade_the_hostile_class(tier: &str) {
     );
     assert_eq!(partial["points"]["split_heads"], 2.5);
     assert_eq!(partial["points"]["causal_mask"], 2.5);
-    assert_eq!(partial["total_points"], 95.0);
-    assert_eq!(rows["honest"]["total_points"], 100.0);
+    assert_eq!(partial["total_points"], 100.0);
+    assert_eq!(rows["honest"]["total_points"], 105.0);
     assert_eq!(rows["nothing"]["total_points"], 0.0);
     assert_eq!(rows["link-exercises"]["total_points"], 0.0);
 
@@ -326,10 +326,10 @@ fn grade_the_hostile_class(tier: &str) {
     assert_eq!(lines[0], format!("student,{},total", names.join(",")));
     assert_eq!(lines.len(), 1 + rows.len());
     let honest_row = lines.iter().find(|l| l.starts_with("honest,")).unwrap();
-    assert!(honest_row.ends_with(",100"), "{honest_row}");
+    assert!(honest_row.ends_with(",105"), "{honest_row}");
     assert!(honest_row.contains(",20,"), "cross_attention weighs 20: {honest_row}");
     let partial_row = lines.iter().find(|l| l.starts_with("partial,")).unwrap();
-    assert!(partial_row.contains(",2.50,") && partial_row.ends_with(",95"), "{partial_row}");
+    assert!(partial_row.contains(",2.50,") && partial_row.ends_with(",100"), "{partial_row}");
 
     // Feedback: one file per student, with statuses, points, the message and the first hint of a failure.
     assert_eq!(feedback_files.len(), rows.len());
@@ -338,7 +338,7 @@ fn grade_the_hostile_class(tier: &str) {
     assert!(looper.contains("timed out after 20 s"), "{looper}");
     let first_hint = find("warmup_schedule").unwrap().hint_levels()[0].clone();
     assert!(looper.contains(&format!("Hint: {first_hint}")), "{looper}");
-    assert!(looper.contains("95 of 100 points"), "{looper}");
+    assert!(looper.contains("100 of 105 points"), "{looper}");
 
     assert!(err.contains(&format!("each student in a sandbox ({tier}")), "{err}");
     if tier != "bubblewrap" {

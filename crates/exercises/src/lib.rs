@@ -71,8 +71,8 @@ macro_rules! exercise {
     };
 }
 
-/// Every exercise, in the order to do them: the chapter's steps, the decoder, training and decoding, then
-/// the decoder-only block of chapter 11.
+/// Every exercise, in the order to do them: the chapter's steps, the decoder, training and decoding, the
+/// decoder-only block of chapter 11, then chapter 12's pooling.
 pub const EXERCISES: &[Exercise] = &[
     exercise!(
         "scaled_dot_product",
@@ -204,6 +204,13 @@ pub const EXERCISES: &[Exercise] = &[
         "one decoder-only block with its attention written out: heads, causal mask, softmax, feed-forward",
         uses["exercises::support::GptBlockParts"],
         forbids[rules::ATTENTION]
+    ),
+    exercise!(
+        "mean_pooling",
+        "07-encoder-and-classifier",
+        false,
+        ["mean_pooling" / 2],
+        "one vector per text for chapter 12's head: the mean over the real tokens, padding left out"
     ),
 ];
 

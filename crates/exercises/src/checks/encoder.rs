@@ -180,3 +180,56 @@ pub fn classifier_head(f: &dyn Fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResul
         ],
     )
 }
+
+/// `mean_pooling`: the mean over the real tokens only, against sentence-transformers' formula computed in
+/// `f64`; the classic slips (padding averaged in, the sequence length as the count, the wrong axis, 0/0
+/// for a text with no real token) are named.
+pub fn mean_pooling(f: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
+    let (batch, seq, hidden) = (3, 6, 8);
+    let states = randn(&[batch, seq, hidden]);
+    let mask = Tensor::from_slice(&[1i64, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0]).view([batch, seq]);
+    let out = call(|| f(&states, &mask), &[])?;
+    let wrong_axis = out.size() == [seq, hidden] || out.size() == [batch, seq];
+    expect_shape(
+        "pooled",
+        &out,
+        &[batch, hidden],
+        if wrong_axis {
+            ": pooled over the wrong axis — the tokens are axis 1 of [batch, seq, hidden]"
+        } else {
+            ": one vector per text — sum over the tokens, axis 1"
+        },
+    )?;
+    let (h, m) = (states.to_kind(Kind::Double), mask.to_kind(Kind::Double).unsqueeze(-1));
+    let expected = (&h * &m).sum_dim_intlist(1, false, Kind::Double) / m.sum_dim_intlist(1, false, Kind::Double);
+    let by_length = (&h * &m).sum_dim_intlist(1, false, Kind::Double) / seq as f64;
+    expect_close_or_name(
+        "pooled",
+        &out.to_kind(Kind::Double),
+        &expected,
+        1e-5,
+        &[
+            (
+                h.mean_dim(1, false, Kind::Double),
+                "the padding is averaged in: multiply by the mask before summing, and count only the real tokens",
+            ),
+            (
+                by_length,
+                "divided by the sequence length; divide by the number of real tokens (the mask's sum per text)",
+            ),
+        ],
+    )?;
+    // A text whose every position is padding: 0, not 0/0.
+    let empty = Tensor::zeros([1, seq], (Kind::Int64, Device::Cpu));
+    let out = call(|| f(&states.narrow(0, 0, 1), &empty), &[])?;
+    if out.isnan().any().int64_value(&[]) != 0 {
+        return Err("pooled: a text with no real token gives NaN (0/0): clamp the count to at least 1e-9 \
+                    (`clamp_min(1e-9)`), so that its vector is 0"
+            .into());
+    }
+    let largest = out.abs().max().double_value(&[]);
+    if largest > 1e-6 {
+        return Err(format!("pooled: a text with no real token should give 0, got values up to {largest:.3e}"));
+    }
+    Ok(())
+}

@@ -27,7 +27,7 @@ mod training;
 
 pub use attention::{attention_head, scaled_dot_product, split_heads};
 pub use decoder::{causal_mask, cross_attention, decoder_layer, sinusoidal_positions};
-pub use encoder::{classifier_head, embeddings, feed_forward, layer_norm};
+pub use encoder::{classifier_head, embeddings, feed_forward, layer_norm, mean_pooling};
 pub use gpt::gpt_block;
 pub use training::{beam_step, cached_attention, label_smoothed_loss, shift_right, warmup_schedule};
 
@@ -128,6 +128,7 @@ pub fn replayed(name: &str) -> CheckResult {
         "beam_step" => beam_step(&|_, _, _| r()),
         "cached_attention" => cached_attention(&|_, _, _, _, _| r()),
         "gpt_block" => gpt_block(&|_, _| r()),
+        "mean_pooling" => mean_pooling(&|_, _| r()),
         other => Err(format!("no check is named {other}")),
     }
 }
