@@ -8,6 +8,7 @@ Reference numbers only (no test depends on this). Run it with the reference virt
     .deps/venv-ref/bin/python scripts/classify_pytorch.py frozen      # both poolings, the head as ours
     .deps/venv-ref/bin/python scripts/classify_pytorch.py baseline    # word counts + logistic regression
     .deps/venv-ref/bin/python scripts/classify_pytorch.py fine-tune --steps 150
+    .deps/venv-ref/bin/python scripts/classify_pytorch.py reference   # tests/data/spam_pooling_reference.json
 
 It reads .deps/spam-assassin/examples.jsonl (the split `anatomy classify` reads) and the local MiniLM
 folder (models/all-MiniLM-L6-v2), cuts each message's text ("Subject", a blank line, the body) to 128
@@ -190,12 +191,38 @@ def fine_tune(args):
                       "median_step_s": times[len(times) // 2], "test": metrics(predicted, parts["test"])}))
 
 
+REFERENCE_TEXTS = [
+    "Cheap meds online!!! No prescription needed, order today and save 80%",
+    "Re: the build fails on ARM\n\nI can reproduce it with the last merge; the patch below fixes it for me.",
+    "Lunch on Friday?",
+]
+
+
+def reference(args):
+    """Writes tests/data/spam_pooling_reference.json: a padded batch of three texts cut to 16 tokens,
+    the ids Hugging Face's tokenizer gives, and the [CLS] and masked-mean vectors of MiniLM's last hidden
+    state (first 16 numbers, sum and L2 norm of each), for tests/classify.rs to compare ours with."""
+    tokenizer, model = AutoTokenizer.from_pretrained(MODEL), AutoModel.from_pretrained(MODEL).eval()
+    ids = [tokenizer(t, truncation=True, max_length=16)["input_ids"] for t in REFERENCE_TEXTS]
+    input_ids, mask = batch(ids)
+    with torch.inference_mode():
+        hidden = model(input_ids=input_ids, attention_mask=mask).last_hidden_state
+    out = {"texts": REFERENCE_TEXTS, "max_len": 16, "input_ids": ids, "pooled": {}}
+    for name in ("cls", "mean"):
+        p = pool(hidden, mask, name).double()
+        out["pooled"][name] = [{"first16": v[:16].tolist(), "sum": v.sum().item(), "l2": v.norm().item()} for v in p]
+    path = os.path.join(ROOT, "tests", "data", "spam_pooling_reference.json")
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+    print(f"wrote {path}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["frozen", "baseline", "fine-tune"])
+    parser.add_argument("what", choices=["frozen", "baseline", "fine-tune", "reference"])
     parser.add_argument("--max-len", type=int, default=128)
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--batch", type=int, default=32)
     args = parser.parse_args()
     torch.set_num_threads(torch.get_num_threads())
-    {"frozen": frozen, "baseline": baseline, "fine-tune": fine_tune}[args.what](args)
+    {"frozen": frozen, "baseline": baseline, "fine-tune": fine_tune, "reference": reference}[args.what](args)

@@ -111,3 +111,43 @@ fn fine_tuning_overfits_one_batch() {
     assert_eq!(m.accuracy, 1.0, "{m:?}");
     assert!(loss < 0.05, "{loss}");
 }
+
+/// Our tokenizer's cut, MiniLM in the chapter's modules and our pooling give what Hugging Face gives on
+/// a padded batch: tests/data/spam_pooling_reference.json, written by `scripts/classify_pytorch.py
+/// reference` (ids, and each pooled vector's first 16 numbers, sum and norm, to 1e-4).
+#[test]
+fn pooling_real_minilm_outputs_matches_hugging_face() {
+    use transformer_anatomy::classify::features::{batch, token_ids};
+    use transformer_anatomy::model_dir::resolve_model_dir;
+    use transformer_anatomy::{AttentionKind, BertModel, Pass, Tokenizer};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/spam_pooling_reference.json");
+    let reference: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let dir = resolve_model_dir(None).unwrap();
+    let tokenizer = Tokenizer::from_model_dir(&dir).unwrap();
+    let model = BertModel::from_pretrained(&dir, AttentionKind::Fused, Device::Cpu).unwrap();
+    let max_len = reference["max_len"].as_u64().unwrap() as usize;
+    let ids: Vec<Vec<i64>> = reference["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| token_ids(&tokenizer, t.as_str().unwrap(), max_len).unwrap())
+        .collect();
+    let wanted: Vec<Vec<i64>> = serde_json::from_value(reference["input_ids"].clone()).unwrap();
+    assert_eq!(ids, wanted, "the same ids, cut the same way");
+    let rows: Vec<&[i64]> = ids.iter().map(Vec::as_slice).collect();
+    let (input, mask) = batch(&rows, Device::Cpu);
+    let hidden = model.forward(&input, None, Some(&mask), Pass::EVAL).unwrap().last_hidden_state;
+    for (name, pooling) in [("cls", Pooling::Cls), ("mean", Pooling::Mean)] {
+        let pooled = pool(&hidden, &mask, pooling).to_kind(Kind::Double);
+        for (i, want) in reference["pooled"][name].as_array().unwrap().iter().enumerate() {
+            let v = Vec::<f64>::try_from(&pooled.get(i as i64)).unwrap();
+            let first: Vec<f64> = serde_json::from_value(want["first16"].clone()).unwrap();
+            for (a, b) in v.iter().zip(&first) {
+                assert!((a - b).abs() < 1e-4, "{name} text {i}: {a} vs {b}");
+            }
+            let (sum, l2) = (v.iter().sum::<f64>(), v.iter().map(|x| x * x).sum::<f64>().sqrt());
+            assert!((sum - want["sum"].as_f64().unwrap()).abs() < 1e-3, "{name} text {i}: sum {sum}");
+            assert!((l2 - want["l2"].as_f64().unwrap()).abs() < 1e-4, "{name} text {i}: norm {l2}");
+        }
+    }
+}
