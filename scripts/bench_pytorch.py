@@ -12,6 +12,7 @@ Usage: python scripts/bench_pytorch.py [--repeats N] [--quick]   (prints the JSO
 import argparse
 import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -199,7 +200,39 @@ class Cases:
         cached, recomputed = decoding.pairs(pairs, steps)
         return {"cached_s": cached, "recompute_s": recomputed}
 
+    def minilm(self, name, batch, seq, repeats):
+        """Chapter 12's peer: Hugging Face's BertModel with the local MiniLM weights, reading a batch
+        (inference mode), or fine-tuned one step with a linear head on the mean-pooled state (dropout
+        0.1, gradients clipped at 1, PyTorch's fused AdamW), as `anatomy bench` times ours."""
+        from transformers import AutoModel
+        model_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models", "all-MiniLM-L6-v2")
+        torch.manual_seed(0)
+        ids = self.inputs.setdefault(("minilm", batch, seq), torch.randint(30522, (batch, seq)))
+        mask = torch.ones_like(ids)
+        if name == "classify_features_minilm":
+            body = self.build("minilm_eval", lambda: AutoModel.from_pretrained(model_dir).eval())
+            with torch.inference_mode():
+                return median_seconds(repeats, lambda: body(input_ids=ids, attention_mask=mask).last_hidden_state)
+        model = self.build("minilm_train", lambda: AutoModel.from_pretrained(model_dir).train())
+        head = self.build("minilm_head", lambda: torch.nn.Linear(model.config.hidden_size, 2))
+        params = list(model.parameters()) + list(head.parameters())
+        optimizer = self.build("minilm_adamw", lambda: torch.optim.AdamW(params, lr=5e-5, weight_decay=0.01, fused=True))
+        labels = torch.arange(batch) % 2
+
+        def step():
+            hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state
+            pooled = (hidden * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1e-9)
+            loss = F.cross_entropy(head(F.dropout(pooled, 0.1, True)), labels)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            optimizer.step()
+            return loss
+        return median_seconds(repeats, step)
+
     def time(self, name, batch, seq, repeats):
+        if name in ("classify_features_minilm", "train_step_classify_minilm"):
+            return self.minilm(name, batch, seq, repeats)
         if name == "train_step_gpt":
             # Chapter 11's peer (scripts/gpt_pytorch.py): one step of the nanoGPT-style model on Moby-Dick.
             trainer = self.build("gpt", lambda: gpt_pytorch.Trainer(gpt_pytorch.default_text()))

@@ -312,6 +312,46 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         };
         measure(&format!("train_step_copy_d{d_model}"), 64, 10, &train_step)?;
     }
+    // Chapter 12: MiniLM reading a batch of 32 messages of 128 tokens (the frozen body's feature pass,
+    // inference mode), and one fine-tuning step on such a batch (training mode, the loss on the mean-pooled
+    // state, backward, gradients clipped, fused AdamW), against Hugging Face's BertModel doing the same.
+    if !args.quick && wanted("minilm") {
+        if let Ok(dir) = transformer_anatomy::model_dir::resolve_model_dir(None) {
+            use transformer_anatomy::classify::fine_tune::train_step;
+            use transformer_anatomy::classify::Pooling;
+            use transformer_anatomy::training::fused_adamw::FusedAdamW;
+            use transformer_anatomy::{AttentionKind, BertModel};
+            let body = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
+            let ids = Tensor::randint(body.config.vocab_size, [32, 128], (Kind::Int64, device));
+            let mask = ids.ones_like();
+            measure("classify_features_minilm", 32, 128, &|| {
+                let _inference = transformer_anatomy::inference_mode::inference_mode_guard();
+                body.forward(&ids, None, Some(&mask), Pass::EVAL).expect("ids in range").last_hidden_state
+            })?;
+            let tuned = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
+            let classifier =
+                transformer_anatomy::init::linear(tuned.vs.root() / "classifier", tuned.config.hidden_size, 2);
+            let optimizer =
+                RefCell::new(FusedAdamW::new(&tuned.vs, nn::AdamW { wd: 0.01, ..Default::default() }, 5e-5)?);
+            let rows: Vec<Vec<i64>> = Vec::<Vec<i64>>::try_from(&ids.to_device(Device::Cpu))?;
+            let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
+            let labels: Vec<i64> = (0..32).map(|i| i % 2).collect();
+            measure("train_step_classify_minilm", 32, 128, &|| {
+                tch::with_grad(|| {
+                    let loss = train_step(
+                        &tuned,
+                        &classifier,
+                        &mut optimizer.borrow_mut(),
+                        &rows,
+                        &labels,
+                        Pooling::Mean,
+                        1.0,
+                    );
+                    Tensor::from(loss.expect("a batch of known ids"))
+                })
+            })?;
+        }
+    }
     // Chapter 11: one training step of the character GPT at nanoGPT's CPU sizes, on Moby-Dick (when the
     // set-up fetched it), against the same model in PyTorch (scripts/gpt_pytorch.py).
     let text = transformer_anatomy::gpt::train::default_text();
