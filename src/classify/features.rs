@@ -33,12 +33,18 @@ impl Features {
     }
 }
 
-/// A text's ids, `[CLS] … [SEP]`, at most `max_len` of them (an empty text is `[CLS] [SEP]`).
-pub fn token_ids(tokenizer: &Tokenizer, text: &str, max_len: usize) -> Result<Vec<i64>> {
+/// The one bound on `--max-len`: room for `[CLS]` and `[SEP]`, and no more than MiniLM's 512 positions.
+pub fn check_max_len(max_len: usize) -> Result<()> {
     ensure!(
         (2..=512).contains(&max_len),
         "--max-len must lie between 2 and 512 (the model's positions), not {max_len}"
     );
+    Ok(())
+}
+
+/// A text's ids, `[CLS] … [SEP]`, at most `max_len` of them (an empty text is `[CLS] [SEP]`).
+pub fn token_ids(tokenizer: &Tokenizer, text: &str, max_len: usize) -> Result<Vec<i64>> {
+    check_max_len(max_len)?;
     let cls = tokenizer.token_to_id("[CLS]").context("the tokenizer has no [CLS]")?;
     let sep = tokenizer.token_to_id("[SEP]").context("the tokenizer has no [SEP]")?;
     // Only the opening is read: a few characters per token is plenty, and huge messages stay cheap.

@@ -139,24 +139,30 @@ fn part(examples: &[Example], which: Part, limit: Option<usize>) -> Vec<&Example
     }
 }
 
-/// The examples, prepared first if only the corpus is there.
+/// The corpus in `dir` made into examples and written to `dir/examples.jsonl` (`prepare`).
+fn prepare(dir: &Path) -> Result<(Vec<Example>, data::Counts, PathBuf)> {
+    let (examples, counts) = data::prepare(&data::read_raw(&dir.join("raw.jsonl"))?)?;
+    let out = dir.join("examples.jsonl");
+    data::write_examples(&out, &examples)?;
+    Ok((examples, counts, out))
+}
+
+/// The examples, prepared first if only the corpus is there; "run `make setup`" if neither is.
 fn examples(dir: &Path) -> Result<Vec<Example>> {
     let path = dir.join("examples.jsonl");
-    if !path.exists() && dir.join("raw.jsonl").exists() {
+    if !path.exists() {
+        if !dir.join("raw.jsonl").exists() {
+            bail!("the spam corpus is missing in {}: run `make setup`", dir.display());
+        }
         eprintln!("preparing the examples first (anatomy classify prepare) ...");
-        let (examples, _) = data::prepare(&data::read_raw(&dir.join("raw.jsonl"))?)?;
-        data::write_examples(&path, &examples)?;
+        return Ok(prepare(dir)?.0);
     }
     data::read_examples(&path)
 }
 
 fn train(args: TrainArgs, device: Device) -> Result<()> {
     let started = Instant::now();
-    ensure!(
-        (2..=512).contains(&args.max_len),
-        "--max-len must lie between 2 and 512 (the model's positions), not {}",
-        args.max_len
-    );
+    features::check_max_len(args.max_len)?;
     ensure!(args.batch > 0, "--batch must be at least 1");
     ensure!(args.epochs > 0, "--epochs must be at least 1");
     ensure!(args.limit != Some(0), "--limit must be at least 1");
@@ -165,9 +171,6 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
         ensure!(!args.fine_tune, "--out keeps a head trained on the frozen body; a fine-tuned body is not saved yet");
     }
     let dir = args.dir.clone().unwrap_or_else(data::data_dir);
-    if !dir.join("raw.jsonl").exists() && !dir.join("examples.jsonl").exists() {
-        bail!("the spam corpus is missing in {}: run `make setup`", dir.display());
-    }
     let all = examples(&dir)?;
     let parts = [Part::Train, Part::Validation, Part::Test].map(|p| part(&all, p, args.limit));
     let model_dir = resolve_model_dir(args.model.model.clone())?;
@@ -276,11 +279,7 @@ pub fn run(args: Args, device: impl FnOnce() -> Result<Device>) -> Result<()> {
             predict(&checkpoint, texts, file, json, model, device()?)
         }
         Command::Prepare { dir, json } => {
-            let dir = dir.unwrap_or_else(data::data_dir);
-            let raw = data::read_raw(&dir.join("raw.jsonl"))?;
-            let (examples, counts) = data::prepare(&raw)?;
-            let out = dir.join("examples.jsonl");
-            data::write_examples(&out, &examples)?;
+            let (examples, counts, out) = prepare(&dir.unwrap_or_else(data::data_dir))?;
             if json {
                 println!("{}", serde_json::to_string(&counts)?);
             } else {
@@ -339,11 +338,7 @@ fn eval(
     let started = Instant::now();
     ensure!(batch > 0, "--batch must be at least 1");
     let (head, config, tokenizer, body) = load_head(checkpoint, model, device)?;
-    let dir = dir.unwrap_or_else(data::data_dir);
-    if !dir.join("raw.jsonl").exists() && !dir.join("examples.jsonl").exists() {
-        bail!("the spam corpus is missing in {}: run `make setup`", dir.display());
-    }
-    let all = examples(&dir)?;
+    let all = examples(&dir.unwrap_or_else(data::data_dir))?;
     let test = part(&all, Part::Test, None);
     let texts: Vec<String> = test.iter().map(|e| e.text()).collect();
     let features = features::extract(&body, &tokenizer, &texts, config.max_len, batch, &mut |_, _| {})?;
