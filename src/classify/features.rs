@@ -73,6 +73,18 @@ pub fn batch(ids: &[&[i64]], device: Device) -> (Tensor, Tensor) {
     (Tensor::from_slice(&flat).view(shape).to_device(device), Tensor::from_slice(&mask).view(shape).to_device(device))
 }
 
+/// The body's last hidden state `[b, s, h]` for a batch of id lists, with the padding mask `[b, s]` that
+/// pooling needs. When no row is padded, every position may attend to every other, so the body gets no
+/// mask at all: libtorch's fused attention runs faster without one (Hugging Face drops an all-ones mask
+/// for the same reason).
+pub fn read_batch(model: &BertModel, rows: &[&[i64]], pass: Pass) -> Result<(Tensor, Tensor)> {
+    let (input, mask) = batch(rows, model.vs.device());
+    let padded = rows.iter().any(|r| r.len() != rows[0].len());
+    let attend = padded.then(|| mask.unsqueeze(1)); // [b, 1, s]: hide padded keys from every query
+    let hidden = model.encoder.try_forward(&input, None, attend.as_ref(), pass)?.last_hidden_state; // [b, s, h]
+    Ok((hidden, mask))
+}
+
 /// Runs the frozen body over `texts` in batches of `batch_size` messages of similar length; `progress`
 /// hears (texts done, total) after each batch.
 pub fn extract(
@@ -93,8 +105,7 @@ pub fn extract(
     let mut done = 0;
     for chunk in order.chunks(batch_size) {
         let rows: Vec<&[i64]> = chunk.iter().map(|&i| ids[i].as_slice()).collect();
-        let (input, mask) = batch(&rows, device);
-        let out = model.forward(&input, None, Some(&mask), Pass::EVAL)?.last_hidden_state; // [b, s, h]
+        let (out, mask) = read_batch(model, &rows, Pass::EVAL)?; // [b, s, h]
         cls.push(pool(&out, &mask, Pooling::Cls)); // [b, h]
         mean.push(pool(&out, &mask, Pooling::Mean));
         done += chunk.len();

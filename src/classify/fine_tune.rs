@@ -13,7 +13,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::data::Example;
-use super::features::{batch, token_ids};
+use super::features::{read_batch, token_ids};
 use super::frozen::{metrics, Metrics};
 use super::{pool, Pooling};
 use crate::pretrained::BertModel;
@@ -95,10 +95,8 @@ pub fn learning_rate(base: f64, step: usize, total: usize, warmup: usize) -> f64
 
 /// Logits `[b, 2]` for a batch of id lists, in training (`train`) or evaluation mode.
 fn logits(model: &BertModel, classifier: &nn::Linear, ids: &[&[i64]], pooling: Pooling, train: bool) -> Result<Tensor> {
-    let device = model.vs.device();
-    let (input, mask) = batch(ids, device);
     let pass = if train { Pass::TRAIN } else { Pass::EVAL };
-    let hidden = model.encoder.try_forward(&input, None, Some(&mask.unsqueeze(1)), pass)?.last_hidden_state; // [b, s, h]
+    let (hidden, mask) = read_batch(model, ids, pass)?; // [b, s, h]
     let pooled = pool(&hidden, &mask, pooling).dropout(model.config.hidden_dropout_prob, train); // [b, h]
     Ok(classifier.forward(&pooled)) // [b, 2]
 }

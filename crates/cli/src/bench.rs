@@ -323,18 +323,18 @@ pub fn run(args: Args, device: Device) -> Result<()> {
             use transformer_anatomy::{AttentionKind, BertModel};
             let body = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
             let ids = Tensor::randint(body.config.vocab_size, [32, 128], (Kind::Int64, device));
-            let mask = ids.ones_like();
+            let rows: Vec<Vec<i64>> = Vec::<Vec<i64>>::try_from(&ids.to_device(Device::Cpu))?;
+            let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
             measure("classify_features_minilm", 32, 128, &|| {
                 let _inference = transformer_anatomy::inference_mode::inference_mode_guard();
-                body.forward(&ids, None, Some(&mask), Pass::EVAL).expect("ids in range").last_hidden_state
+                let _no_grad = tch::no_grad_guard();
+                transformer_anatomy::classify::features::read_batch(&body, &rows, Pass::EVAL).expect("ids in range").0
             })?;
             let tuned = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
             let classifier =
                 transformer_anatomy::init::linear(tuned.vs.root() / "classifier", tuned.config.hidden_size, 2);
             let optimizer =
                 RefCell::new(FusedAdamW::new(&tuned.vs, nn::AdamW { wd: 0.01, ..Default::default() }, 5e-5)?);
-            let rows: Vec<Vec<i64>> = Vec::<Vec<i64>>::try_from(&ids.to_device(Device::Cpu))?;
-            let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
             let labels: Vec<i64> = (0..32).map(|i| i % 2).collect();
             measure("train_step_classify_minilm", 32, 128, &|| {
                 tch::with_grad(|| {
