@@ -118,6 +118,31 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
     })
 }
 
+/// Points on shared axes, one colour per named group (e.g. two classes' features projected to 2-D),
+/// with a title, labelled axes, ticks and a legend. Small translucent dots, so that dense regions show.
+///
+/// ```
+/// use transformer_anatomy::charts::{scatter_chart, Series};
+///
+/// let a = Series { name: "ham", points: vec![(0.0, 1.0), (0.5, 0.8)] };
+/// let b = Series { name: "spam", points: vec![(2.0, -1.0)] };
+/// let svg = scatter_chart("Two groups", "first component", "second component", &[a, b]);
+/// assert!(svg.contains("<circle") && svg.contains("spam") && svg.contains("second component"));
+/// ```
+pub fn scatter_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Html {
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    framed(title, (x_label, y_label), (range(xs), range(ys)), None, |chart| {
+        for (i, s) in series.iter().enumerate() {
+            let colour = COLOURS[i % COLOURS.len()];
+            let dots = s.points.iter().map(move |&p| Circle::new(p, 2, colour.mix(0.5).filled()));
+            if let Ok(drawn) = chart.draw_series(dots) {
+                drawn.label(s.name).legend(move |(x, y)| Circle::new((x + 6, y), 4, colour.filled()));
+            }
+        }
+    })
+}
+
 /// Groups of bars, one group per label and one bar per series (e.g. a target and a predicted
 /// distribution over a small vocabulary).
 pub fn bar_chart(title: &str, x_label: &str, y_label: &str, labels: &[&str], series: &[(&str, Vec<f64>)]) -> Html {

@@ -208,6 +208,16 @@ pub fn read_examples(path: &Path) -> Result<Vec<Example>> {
         .collect()
 }
 
+/// The examples of one part; with `limit`, at most that many, evenly spaced in id order (so each group
+/// keeps about its share): a quick run on a smaller sample of the same split.
+pub fn part(examples: &[Example], which: Part, limit: Option<usize>) -> Vec<&Example> {
+    let all: Vec<&Example> = examples.iter().filter(|e| e.part == which).collect();
+    match limit {
+        Some(n) if n < all.len() => (0..n).map(|k| all[k * all.len() / n]).collect(),
+        _ => all,
+    }
+}
+
 /// Where set-up keeps the corpus and where the prepared examples go: `.deps/spam-assassin/` of the
 /// project, or `$ANATOMY_SPAM_DIR`.
 pub fn data_dir() -> std::path::PathBuf {

@@ -10,6 +10,7 @@ use std::path::Path;
 use anyhow::{ensure, Context, Result};
 use tch::{Device, Tensor};
 
+use super::data::Example;
 use super::{pool, Pooling};
 use crate::inference_mode::inference_mode_guard;
 use crate::pretrained::BertModel;
@@ -122,6 +123,34 @@ pub fn extract(
     drop(inference);
     // Plain tensors again (made outside inference mode), so that a head can be trained on them.
     Ok(Features { cls: cls.copy(), mean: mean.copy() })
+}
+
+/// The features of `examples`, read from a cache file in `dir` if one was made from the same model
+/// folder, maximum length and examples, computed (and then kept there) if not. Also says whether the
+/// cache answered. `progress` hears (texts done, total) while the body reads.
+pub fn cached(
+    model: &BertModel,
+    model_dir: &Path,
+    tokenizer: &Tokenizer,
+    examples: &[&Example],
+    max_len: usize,
+    batch_size: usize,
+    dir: &Path,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Features, bool)> {
+    // What the features were made from: a change to any of it makes a new file.
+    let ids = examples.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, e| {
+        e.id.bytes().fold(h, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    });
+    let key = format!("{}|{}|{max_len}|{ids:x}", model_dir.display(), model.config.hidden_size);
+    let path = dir.join(format!("features-len{max_len}-{}.safetensors", examples.len()));
+    if let Some(features) = load(&path, &key, model.vs.device()) {
+        return Ok((features, true));
+    }
+    let texts: Vec<String> = examples.iter().map(|e| e.text()).collect();
+    let features = extract(model, tokenizer, &texts, max_len, batch_size, progress)?;
+    save(&path, &features, &key)?;
+    Ok((features, false))
 }
 
 /// Saves features with what they were made from (`key`: the model, the maximum length and the ids),

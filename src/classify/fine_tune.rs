@@ -5,8 +5,12 @@
 //! say "spam". The recipe is the usual one for BERT-like models: AdamW (the crate's fused kernel) with a
 //! small learning rate, warmed up over the first tenth of the steps and then decayed linearly to 0, the
 //! model's own dropout (0.1) on, gradients clipped to norm 1, and the validation set measured after
-//! every epoch, the best epoch's weights kept. Batches are made of messages of similar length, so that
-//! little of each batch is padding. A step costs seconds on a CPU: the full run is opt-in.
+//! every epoch (and every `eval_every` steps if asked), the best weights kept. Batches are made of
+//! messages of similar length, so that little of each batch is padding. With `top_layers` only the top
+//! k encoder layers learn, and the backward pass stops below them. A step costs seconds on a CPU: the
+//! full run is opt-in.
+use std::path::Path;
+
 use anyhow::{ensure, Result};
 use serde::Serialize;
 use tch::nn::{self, Module};
@@ -14,7 +18,7 @@ use tch::{Device, Kind, Tensor};
 
 use super::data::Example;
 use super::features::{read_batch, token_ids};
-use super::frozen::{metrics, Metrics};
+use super::frozen::{metrics, HeadConfig, Metrics};
 use super::{pool, Pooling};
 use crate::pretrained::BertModel;
 use crate::tokenize::Tokenizer;
@@ -36,6 +40,11 @@ pub struct FineTuneOptions {
     pub warmup: f64,
     pub clip: f64,
     pub seed: i64,
+    /// Also measure the validation set every this many steps (not only at each epoch's end).
+    pub eval_every: Option<usize>,
+    /// Train only the top k encoder layers and the head; the embeddings and the layers below stay as
+    /// they were. `None` trains the whole body.
+    pub top_layers: Option<usize>,
 }
 
 impl Default for FineTuneOptions {
@@ -51,6 +60,8 @@ impl Default for FineTuneOptions {
             warmup: 0.1,
             clip: 1.0,
             seed: 0,
+            eval_every: None,
+            top_layers: None,
         }
     }
 }
@@ -65,23 +76,25 @@ pub struct Step {
     pub messages_per_s: f64,
 }
 
-/// One epoch's validation figures.
+/// One measurement of the validation set, after `step` steps.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EpochReport {
+pub struct Evaluation {
+    pub step: usize,
     pub epoch: usize,
+    /// The mean training loss of the steps since the previous measurement.
     pub train_loss: f64,
     pub validation_loss: f64,
     pub validation: Metrics,
 }
 
 /// What fine-tuning leaves: the head (its body is the model, changed in place), the curves and the
-/// epoch whose weights were kept.
+/// step whose weights were kept (the lowest validation loss).
 #[derive(Debug)]
 pub struct FineTuned {
     pub classifier: nn::Linear,
     pub steps: Vec<Step>,
-    pub epochs: Vec<EpochReport>,
-    pub best_epoch: usize,
+    pub evaluations: Vec<Evaluation>,
+    pub best_step: usize,
 }
 
 /// The learning rate at `step` (from 1) of `total`: linear warm-up over `warmup` steps, then linear decay.
@@ -145,8 +158,27 @@ pub fn evaluate(
     Ok((loss / examples.len().max(1) as f64, metrics(&predicted, examples)))
 }
 
-/// Fine-tunes `model` and a new head on `train`, measuring `validation` after each epoch and keeping
-/// the best epoch's weights (by validation loss). `progress` hears every step.
+/// Leaves only the top `k` encoder layers (and anything outside the body, such as the head) trainable:
+/// the embeddings and the layers below get no gradient. Returns how many parameters still learn.
+pub fn freeze_below(model: &BertModel, k: usize) -> Result<i64> {
+    let layers = model.config.num_hidden_layers as usize;
+    ensure!((1..=layers).contains(&k), "--top-layers must lie between 1 and {layers} (the model's layers), not {k}");
+    let mut learning = 0;
+    for (name, t) in model.vs.variables() {
+        let layer = name.strip_prefix("encoder.layer.").and_then(|r| r.split('.').next()?.parse::<usize>().ok());
+        let body = name.starts_with("embeddings.") || name.starts_with("encoder.") || name.starts_with("pooler.");
+        let learns = !body || layer.is_some_and(|l| l >= layers - k);
+        let _ = t.set_requires_grad(learns);
+        if learns {
+            learning += t.numel() as i64;
+        }
+    }
+    Ok(learning)
+}
+
+/// Fine-tunes `model` and a new head on `train`, measuring `validation` after each epoch (and every
+/// `eval_every` steps) and keeping the weights of the lowest validation loss. `progress` hears every
+/// step.
 pub fn fine_tune(
     model: &mut BertModel,
     tokenizer: &Tokenizer,
@@ -157,10 +189,14 @@ pub fn fine_tune(
 ) -> Result<FineTuned> {
     ensure!(options.batch > 0, "--batch must be at least 1");
     ensure!(options.epochs > 0, "--epochs must be at least 1");
-    ensure!(!train.is_empty(), "no training example");
+    ensure!(options.eval_every != Some(0), "--eval-every must be at least 1");
+    ensure!(!train.is_empty() && !validation.is_empty(), "fine-tuning needs training and validation examples");
     tch::manual_seed(options.seed);
     let hidden = model.config.hidden_size;
     let classifier = crate::init::linear(model.vs.root() / "classifier", hidden, 2);
+    if let Some(k) = options.top_layers {
+        freeze_below(model, k)?;
+    }
     let ids: Vec<Vec<i64>> =
         train.iter().map(|e| token_ids(tokenizer, &e.text(), options.max_len)).collect::<Result<_>>()?;
     // Batches of similar length: sort by length, cut, and shuffle the order of the batches each epoch.
@@ -172,14 +208,13 @@ pub fn fine_tune(
     let warmup = (options.warmup * total as f64).round() as usize;
     let config = nn::AdamW { wd: options.weight_decay, ..Default::default() };
     let mut optimizer = FusedAdamW::new(&model.vs, config, options.lr)?;
-    let (mut steps, mut epochs) = (Vec::new(), Vec::new());
+    let (mut steps, mut evaluations) = (Vec::new(), Vec::new());
     let (mut best, mut best_loss, mut kept): (usize, f64, Vec<Tensor>) = (0, f64::INFINITY, Vec::new());
-    let mut step = 0;
-    'epochs: for epoch in 1..=options.epochs {
+    let (mut step, mut since_loss, mut since_seen) = (0, 0.0, 0);
+    for epoch in 1..=options.epochs {
         let order = Tensor::randperm(per_epoch as i64, (Kind::Int64, Device::Cpu));
         let order = Vec::<i64>::try_from(&order)?;
-        let (mut total_loss, mut seen) = (0.0, 0);
-        for &b in &order {
+        for (k, &b) in order.iter().enumerate() {
             if step == total {
                 break;
             }
@@ -190,8 +225,8 @@ pub fn fine_tune(
             let lr = learning_rate(options.lr, step, total, warmup);
             optimizer.set_lr(lr);
             let loss = train_step(model, &classifier, &mut optimizer, &rows, &labels, options.pooling, options.clip)?;
-            total_loss += loss * rows.len() as f64;
-            seen += rows.len();
+            since_loss += loss * rows.len() as f64;
+            since_seen += rows.len();
             let report = Step {
                 step,
                 steps: total,
@@ -201,29 +236,120 @@ pub fn fine_tune(
             };
             progress(&report);
             steps.push(report);
-        }
-        let (validation_loss, validation_metrics) = evaluate(model, &classifier, tokenizer, validation, &options)?;
-        epochs.push(EpochReport {
-            epoch,
-            train_loss: total_loss / seen.max(1) as f64,
-            validation_loss,
-            validation: validation_metrics,
-        });
-        if validation_loss < best_loss {
-            (best, best_loss) = (epoch, validation_loss);
-            kept = model.vs.trainable_variables().iter().map(|t| t.to_device(Device::Cpu).copy()).collect();
+            // Measure at every `eval_every` steps, at each epoch's end and at the last step.
+            let epoch_end = k + 1 == order.len() || step == total;
+            if epoch_end || options.eval_every.is_some_and(|n| step % n == 0) {
+                let (validation_loss, validation_metrics) =
+                    evaluate(model, &classifier, tokenizer, validation, &options)?;
+                evaluations.push(Evaluation {
+                    step,
+                    epoch,
+                    train_loss: since_loss / since_seen.max(1) as f64,
+                    validation_loss,
+                    validation: validation_metrics,
+                });
+                (since_loss, since_seen) = (0.0, 0);
+                if validation_loss < best_loss {
+                    (best, best_loss) = (step, validation_loss);
+                    kept = model.vs.trainable_variables().iter().map(|t| t.to_device(Device::Cpu).copy()).collect();
+                }
+            }
         }
         if step == total {
-            break 'epochs;
+            break;
         }
     }
-    // The best epoch's weights back in place.
-    if best != epochs.len() {
+    // The best measurement's weights back in place.
+    if best != step {
         tch::no_grad(|| {
             for (mut v, k) in model.vs.trainable_variables().into_iter().zip(&kept) {
                 v.copy_(k);
             }
         });
     }
-    Ok(FineTuned { classifier, steps, epochs, best_epoch: best })
+    Ok(FineTuned { classifier, steps, evaluations, best_step: best })
+}
+
+const FORMAT: &str = "anatomy-classify-fine-tuned";
+
+/// Writes the fine-tuned model — body, pooler and head, every tensor — with its configuration, whole.
+/// About 90 MB for MiniLM.
+pub fn save(model: &BertModel, config: &HeadConfig, path: &Path) -> Result<()> {
+    let named: Vec<(String, Tensor)> = model.vs.variables().into_iter().collect();
+    let metadata = std::collections::HashMap::from([
+        ("format".to_string(), FORMAT.to_string()),
+        ("config".to_string(), serde_json::to_string(config)?),
+    ]);
+    crate::training::checkpoint::write_safetensors(named, metadata, path)
+}
+
+/// Whether `metadata` (of a safetensors file) says it holds a fine-tuned model written by [`save`].
+pub fn is_fine_tuned(metadata: &std::collections::HashMap<String, String>) -> bool {
+    metadata.get("format").map(String::as_str) == Some(FORMAT)
+}
+
+/// Reads a fine-tuned model written by [`save`] into `model` (the same body, freshly loaded), and
+/// returns its head and configuration. Refuses a file whose tensors do not fit the body.
+pub fn load(path: &Path, model: &BertModel) -> Result<(nn::Linear, HeadConfig)> {
+    let (metadata, found) =
+        crate::training::checkpoint::read_safetensors(path, "anatomy classify train --fine-tune --out FILE")?;
+    from_file_parts(path, &metadata, found, model)
+}
+
+/// [`load`] from a checkpoint's metadata and tensors, already read from `path`.
+pub(crate) fn from_file_parts(
+    path: &Path,
+    metadata: &std::collections::HashMap<String, String>,
+    mut found: std::collections::HashMap<String, Tensor>,
+    model: &BertModel,
+) -> Result<(nn::Linear, HeadConfig)> {
+    ensure!(is_fine_tuned(metadata), "{} is not a model written by `anatomy classify train --fine-tune --out`", path.display());
+    let config: HeadConfig = serde_json::from_str(metadata.get("config").map_or("", String::as_str))
+        .map_err(|e| anyhow::anyhow!("{}: its configuration does not parse ({e})", path.display()))?;
+    ensure!(
+        config.hidden_size == model.config.hidden_size,
+        "{} was fine-tuned from a body of hidden size {}, not {}: pass --model with its folder",
+        path.display(),
+        config.hidden_size,
+        model.config.hidden_size
+    );
+    let classifier = crate::init::linear(model.vs.root() / "classifier", model.config.hidden_size, config.labels.len() as i64);
+    tch::no_grad(|| -> Result<()> {
+        for (name, mut v) in model.vs.variables() {
+            let t = found.remove(&name).ok_or_else(|| {
+                anyhow::anyhow!("{} has no tensor {name}: it was fine-tuned from another model", path.display())
+            })?;
+            ensure!(
+                t.size() == v.size(),
+                "{}: {name} is {:?}, the model's is {:?}: it was fine-tuned from another model",
+                path.display(),
+                t.size(),
+                v.size()
+            );
+            v.copy_(&t);
+        }
+        Ok(())
+    })?;
+    Ok((classifier, config))
+}
+
+/// The label probabilities `[n, 2]` of `texts` (evaluation mode, batches of similar length).
+pub fn probabilities(
+    model: &BertModel,
+    classifier: &nn::Linear,
+    tokenizer: &Tokenizer,
+    texts: &[String],
+    pooling: Pooling,
+    max_len: usize,
+    batch: usize,
+) -> Result<Tensor> {
+    ensure!(batch > 0, "--batch must be at least 1");
+    let _no_grad = tch::no_grad_guard();
+    let ids: Vec<Vec<i64>> = texts.iter().map(|t| token_ids(tokenizer, t, max_len)).collect::<Result<_>>()?;
+    let mut out = Vec::new();
+    for chunk in ids.chunks(batch) {
+        let rows: Vec<&[i64]> = chunk.iter().map(Vec::as_slice).collect();
+        out.push(logits(model, classifier, &rows, pooling, false)?.softmax(-1, Kind::Float)); // [b, 2]
+    }
+    Ok(Tensor::cat(&out, 0)) // [n, 2]
 }

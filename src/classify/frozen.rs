@@ -173,8 +173,17 @@ impl TrainedHead {
 
     /// Reads a head written by [`TrainedHead::save`], with its configuration.
     pub fn load(path: &std::path::Path, device: Device) -> Result<(TrainedHead, HeadConfig)> {
-        let (metadata, mut found) =
-            crate::training::checkpoint::read_safetensors(path, "anatomy classify train --out FILE")?;
+        let (metadata, found) = crate::training::checkpoint::read_safetensors(path, "anatomy classify train --out FILE")?;
+        Self::from_file_parts(path, &metadata, found, device)
+    }
+
+    /// The head from a checkpoint's metadata and tensors, already read from `path`.
+    pub(crate) fn from_file_parts(
+        path: &std::path::Path,
+        metadata: &std::collections::HashMap<String, String>,
+        mut found: std::collections::HashMap<String, Tensor>,
+        device: Device,
+    ) -> Result<(TrainedHead, HeadConfig)> {
         ensure!(
             metadata.get("format").map(String::as_str) == Some(FORMAT),
             "{} is not a head written by `anatomy classify train --out` (no {FORMAT:?} in its metadata)",

@@ -9,14 +9,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tch::Device;
 use transformer_anatomy::classify::data::{self, Example, Part, LABELS};
 use transformer_anatomy::classify::features;
-use transformer_anatomy::classify::frozen::{metrics, train_head, HeadConfig, HeadOptions, TrainedHead};
-use transformer_anatomy::classify::Pooling;
+use transformer_anatomy::classify::frozen::{metrics, train_head, HeadConfig, HeadOptions};
+use transformer_anatomy::classify::checkpoint::{self, Trained};
+use transformer_anatomy::classify::{tokens_that_mattered, Pooling};
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::training::checkpoint::check_output_path;
 
 use transformer_anatomy::{BertModel, Tokenizer};
 
-use transformer_anatomy::classify::fine_tune::{evaluate, fine_tune, FineTuneOptions};
+use transformer_anatomy::classify::fine_tune::{self, evaluate, fine_tune, FineTuneOptions};
 
 use crate::progress::TrainingBar;
 use crate::ModelArg;
@@ -103,7 +104,15 @@ struct TrainArgs {
     /// With --fine-tune: stop after N steps in all (a short run).
     #[arg(long, value_name = "N", requires = "fine_tune")]
     steps: Option<usize>,
-    /// Write the trained head here (a .safetensors file with its labels, pooling, maximum length and body).
+    /// With --fine-tune: also measure the validation set every N steps (it is measured at each epoch's end).
+    #[arg(long, value_name = "N", requires = "fine_tune")]
+    eval_every: Option<usize>,
+    /// With --fine-tune: train only the top K encoder layers and the head (the embeddings and the layers
+    /// below stay frozen, and each step's backward pass is shorter).
+    #[arg(long, value_name = "K", requires = "fine_tune")]
+    top_layers: Option<usize>,
+    /// Write what was trained here, as .safetensors with its labels, pooling, maximum length and body: the
+    /// head alone (a few kB), or with --fine-tune the whole model (about 90 MB).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// One JSON object: `{"regime", "pooling", "max_len", "train", "validation": {...}, "test": {"accuracy",
@@ -126,16 +135,6 @@ impl PoolingArg {
             PoolingArg::Cls => Pooling::Cls,
             PoolingArg::Mean => Pooling::Mean,
         }
-    }
-}
-
-/// The examples of one part; with `limit`, at most that many, evenly spaced in id order (so each group
-/// keeps its share).
-fn part(examples: &[Example], which: Part, limit: Option<usize>) -> Vec<&Example> {
-    let all: Vec<&Example> = examples.iter().filter(|e| e.part == which).collect();
-    match limit {
-        Some(n) if n < all.len() => (0..n).map(|k| all[k * all.len() / n]).collect(),
-        _ => all,
     }
 }
 
@@ -168,51 +167,36 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
     ensure!(args.limit != Some(0), "--limit must be at least 1");
     if let Some(out) = &args.out {
         check_output_path(out)?;
-        ensure!(!args.fine_tune, "--out keeps a head trained on the frozen body; a fine-tuned body is not saved yet");
+    }
+    let model_dir = resolve_model_dir(args.model.model.clone())?;
+    let (tokenizer, model) = ModelArg { model: args.model.model.clone() }.pretrained(device)?;
+    if let Some(k) = args.top_layers {
+        let layers = model.config.num_hidden_layers as usize;
+        ensure!((1..=layers).contains(&k), "--top-layers must lie between 1 and {layers} (the model's layers), not {k}");
     }
     let dir = args.dir.clone().unwrap_or_else(data::data_dir);
     let all = examples(&dir)?;
-    let parts = [Part::Train, Part::Validation, Part::Test].map(|p| part(&all, p, args.limit));
-    let model_dir = resolve_model_dir(args.model.model.clone())?;
-    let (tokenizer, model) = ModelArg { model: args.model.model.clone() }.pretrained(device)?;
+    let parts = [Part::Train, Part::Validation, Part::Test].map(|p| data::part(&all, p, args.limit));
     if args.fine_tune {
-        return fine_tune_run(&args, &parts, &tokenizer, model, started);
+        return fine_tune_run(&args, &parts, &tokenizer, model, &model_dir, started);
     }
     // One pass of the body over every message used, kept on disk under what it was made from.
     let used: Vec<&Example> = parts.iter().flatten().copied().collect();
-    let key = format!(
-        "{}|{}|{}|{:x}",
-        model_dir.display(),
-        model.config.hidden_size,
-        args.max_len,
-        used.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, e| e
-            .id
-            .bytes()
-            .fold(h, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3)))
-    );
-    let cache = dir.join(format!("features-len{}-{}.safetensors", args.max_len, used.len()));
     let feature_start = Instant::now();
-    let (features, cached) = match features::load(&cache, &key, device) {
-        Some(f) => (f, true),
-        None => {
-            let bar = ProgressBar::with_draw_target(
-                Some(used.len() as u64),
-                if args.json { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() },
-            );
-            bar.set_style(
-                ProgressStyle::with_template("the body reads the messages {bar:30} {pos}/{len}  {per_sec}  eta {eta}")
-                    .expect("a template")
-                    .progress_chars("█▉ "),
-            );
-            let texts: Vec<String> = used.iter().map(|e| e.text()).collect();
-            let f = features::extract(&model, &tokenizer, &texts, args.max_len, args.batch, &mut |done, _| {
-                bar.set_position(done as u64)
-            })?;
-            bar.finish_and_clear();
-            features::save(&cache, &f, &key)?;
-            (f, false)
-        }
-    };
+    let bar = ProgressBar::with_draw_target(
+        Some(used.len() as u64),
+        if args.json { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() },
+    );
+    bar.set_style(
+        ProgressStyle::with_template("the body reads the messages {bar:30} {pos}/{len}  {per_sec}  eta {eta}")
+            .expect("a template")
+            .progress_chars("█▉ "),
+    );
+    let (features, cached) =
+        features::cached(&model, &model_dir, &tokenizer, &used, args.max_len, args.batch, &dir, &mut |done, _| {
+            bar.set_position(done as u64)
+        })?;
+    bar.finish_and_clear();
     let feature_seconds = feature_start.elapsed().as_secs_f64();
     let pooling = args.pooling.pooling();
     let x = features.get(pooling);
@@ -225,14 +209,7 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
         train_head((&slice(0, n_train), &labels(&parts[0])), (&slice(n_train, n_val), &labels(&parts[1])), options)?;
     let head_seconds = head_start.elapsed().as_secs_f64();
     if let Some(out) = &args.out {
-        let config = HeadConfig {
-            labels: LABELS.iter().map(|l| l.to_string()).collect(),
-            pooling,
-            max_len: args.max_len,
-            model: model_name(&model_dir),
-            hidden_size: model.config.hidden_size,
-        };
-        head.save(out, &config)?;
+        head.save(out, &head_config(pooling, args.max_len, &model_dir, &model))?;
     }
     let validation = metrics(&head.predict(&slice(n_train, n_val)), &parts[1]);
     let test = metrics(&head.predict(&slice(n_train + n_val, parts[2].len() as i64)), &parts[2]);
@@ -302,29 +279,72 @@ fn model_name(dir: &Path) -> String {
     dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// The head, its configuration and the body it reads, refusing a head made for another model or label set.
-fn load_head(
-    checkpoint: &Path,
-    model: ModelArg,
-    device: Device,
-) -> Result<(TrainedHead, HeadConfig, Tokenizer, BertModel)> {
-    let (head, config) = TrainedHead::load(checkpoint, device)?;
-    let model_dir = resolve_model_dir(model.model.clone())?;
-    let labels: Vec<String> = LABELS.iter().map(|l| l.to_string()).collect();
-    ensure!(
-        config.labels == labels,
-        "{} labels {:?}, not this chapter's {:?}: train it again with `anatomy classify train --out`",
-        checkpoint.display(),
-        config.labels,
-        labels
-    );
-    let (tokenizer, body) = model.pretrained(device)?;
-    ensure!(
-        config.model == model_name(&model_dir) && config.hidden_size == body.config.hidden_size,
-        "{} was trained on the body {} (hidden size {}), not {} (hidden size {}): pass --model with that folder, or train again",
-        checkpoint.display(), config.model, config.hidden_size, model_name(&model_dir), body.config.hidden_size
-    );
-    Ok((head, config, tokenizer, body))
+/// What a checkpoint says about itself: this chapter's labels, how it pools and cuts, and its body.
+fn head_config(pooling: Pooling, max_len: usize, model_dir: &Path, model: &BertModel) -> HeadConfig {
+    HeadConfig {
+        labels: LABELS.iter().map(|l| l.to_string()).collect(),
+        pooling,
+        max_len,
+        model: model_name(model_dir),
+        hidden_size: model.config.hidden_size,
+    }
+}
+
+/// A checkpoint loaded with the body it reads, refusing one made for another model or label set.
+struct Loaded {
+    trained: Trained,
+    config: HeadConfig,
+    tokenizer: Tokenizer,
+    body: BertModel,
+}
+
+impl Loaded {
+    fn open(checkpoint: &Path, model: ModelArg, device: Device) -> Result<Loaded> {
+        let model_dir = resolve_model_dir(model.model.clone())?;
+        let (tokenizer, body) = model.pretrained(device)?;
+        let (trained, config) = checkpoint::load(checkpoint, &body)?;
+        let labels: Vec<String> = LABELS.iter().map(|l| l.to_string()).collect();
+        ensure!(
+            config.labels == labels,
+            "{} labels {:?}, not this chapter's {:?}: train it again with `anatomy classify train --out`",
+            checkpoint.display(),
+            config.labels,
+            labels
+        );
+        ensure!(
+            config.model == model_name(&model_dir) && config.hidden_size == body.config.hidden_size,
+            "{} was trained on the body {} (hidden size {}), not {} (hidden size {}): pass --model with that folder, or train again",
+            checkpoint.display(), config.model, config.hidden_size, model_name(&model_dir), body.config.hidden_size
+        );
+        Ok(Loaded { trained, config, tokenizer, body })
+    }
+
+    /// The label probabilities `[n, 2]` of `texts`.
+    fn probabilities(&self, texts: &[String], batch: usize) -> Result<tch::Tensor> {
+        let Loaded { config, tokenizer, body, .. } = self;
+        match &self.trained {
+            Trained::Frozen(head) => {
+                let features = features::extract(body, tokenizer, texts, config.max_len, batch, &mut |_, _| {})?;
+                Ok(tch::no_grad(|| head.logits(features.get(config.pooling)).softmax(-1, tch::Kind::Float)))
+            }
+            Trained::FineTuned(classifier) => {
+                fine_tune::probabilities(body, classifier, tokenizer, texts, config.pooling, config.max_len, batch)
+            }
+        }
+    }
+
+    /// What the head multiplies a pooled vector by to get spam's logit minus ham's: `[hidden]`.
+    fn direction(&self) -> tch::Tensor {
+        let (weight, scale) = match &self.trained {
+            Trained::Frozen(head) => (&head.classifier.ws, Some(&head.scale)),
+            Trained::FineTuned(classifier) => (&classifier.ws, None),
+        };
+        let d = weight.get(1) - weight.get(0); // [hidden]
+        match scale {
+            Some(scale) => d / scale, // the frozen head reads (x - shift) / scale
+            None => d,
+        }
+    }
 }
 
 fn eval(
@@ -337,20 +357,24 @@ fn eval(
 ) -> Result<()> {
     let started = Instant::now();
     ensure!(batch > 0, "--batch must be at least 1");
-    let (head, config, tokenizer, body) = load_head(checkpoint, model, device)?;
+    let loaded = Loaded::open(checkpoint, model, device)?;
     let all = examples(&dir.unwrap_or_else(data::data_dir))?;
-    let test = part(&all, Part::Test, None);
+    let test = data::part(&all, Part::Test, None);
     let texts: Vec<String> = test.iter().map(|e| e.text()).collect();
-    let features = features::extract(&body, &tokenizer, &texts, config.max_len, batch, &mut |_, _| {})?;
-    let m = metrics(&head.predict(features.get(config.pooling)), &test);
+    let predicted = Vec::<i64>::try_from(&loaded.probabilities(&texts, batch)?.argmax(-1, false))?;
+    let m = metrics(&predicted.iter().map(|&l| l as usize).collect::<Vec<_>>(), &test);
+    let regime = match loaded.trained {
+        Trained::Frozen(_) => "frozen",
+        Trained::FineTuned(_) => "fine-tune",
+    };
     if json {
         println!(
             "{}",
-            serde_json::json!({"test": m, "pooling": config.pooling, "max_len": config.max_len, "seconds": started.elapsed().as_secs_f64()})
+            serde_json::json!({"regime": regime, "test": m, "pooling": loaded.config.pooling, "max_len": loaded.config.max_len, "seconds": started.elapsed().as_secs_f64()})
         );
     } else {
         println!(
-            "test: accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
+            "test ({regime}): accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
             m.accuracy, m.precision, m.recall, m.f1, m.hard_ham_accuracy
         );
     }
@@ -376,21 +400,42 @@ fn predict(
         None => texts,
     };
     ensure!(!texts.is_empty(), "give a text to label, or --file FILE");
-    let (head, config, tokenizer, body) = load_head(checkpoint, model, device)?;
+    let loaded = Loaded::open(checkpoint, model, device)?;
     for (i, t) in texts.iter().enumerate() {
-        let has_tokens = tokenizer.encode(t, false).map(|e| !e.is_empty()).unwrap_or(false);
+        let has_tokens = loaded.tokenizer.encode(t, false).map(|e| !e.is_empty()).unwrap_or(false);
         ensure!(has_tokens, "text {} has no tokens (empty or only spaces): give a message to label", i + 1);
     }
-    let features = features::extract(&body, &tokenizer, &texts, config.max_len, 32, &mut |_, _| {})?;
-    let probabilities = tch::no_grad(|| head.logits(features.get(config.pooling)).softmax(-1, tch::Kind::Float));
+    let probabilities = loaded.probabilities(&texts, 32)?;
+    let direction = loaded.direction();
     for (i, text) in texts.iter().enumerate() {
         let p = Vec::<f32>::try_from(&probabilities.get(i as i64).to_device(Device::Cpu))?;
         let label = if p[1] > p[0] { 1 } else { 0 };
+        let config = &loaded.config;
+        let mut tokens = tokens_that_mattered(
+            &loaded.body,
+            &loaded.tokenizer,
+            text,
+            config.max_len,
+            config.pooling,
+            &direction,
+            label,
+        )?;
+        tokens.truncate(5);
         if json {
-            println!("{}", serde_json::json!({"label": config.labels[label], "probability": p[label]}));
+            let tokens: Vec<_> = tokens.iter().map(|(t, w)| serde_json::json!({"token": t, "weight": w})).collect();
+            println!(
+                "{}",
+                serde_json::json!({"label": config.labels[label], "probability": p[label], "tokens": tokens})
+            );
         } else {
             let shown: String = text.chars().take(60).collect();
+            let listed: Vec<String> = tokens.iter().map(|(t, w)| format!("{t} {w:+.3}")).collect();
             println!("{} ({:.3})  {}", config.labels[label], p[label], shown.replace('\n', " "));
+            let why = match config.pooling {
+                Pooling::Mean => "share of the decision",
+                Pooling::Cls => "[CLS]'s attention, last layer",
+            };
+            println!("  tokens that mattered most ({why}): {}", listed.join(", "));
         }
     }
     Ok(())
@@ -401,6 +446,7 @@ fn fine_tune_run(
     parts: &[Vec<&Example>; 3],
     tokenizer: &Tokenizer,
     mut model: BertModel,
+    model_dir: &Path,
     started: Instant,
 ) -> Result<()> {
     let options = FineTuneOptions {
@@ -410,6 +456,8 @@ fn fine_tune_run(
         max_steps: args.steps,
         batch: args.batch,
         lr: args.lr,
+        eval_every: args.eval_every,
+        top_layers: args.top_layers,
         ..FineTuneOptions::default()
     };
     let per_epoch = parts[0].len().div_ceil(args.batch);
@@ -419,14 +467,17 @@ fn fine_tune_run(
         bar.show(s.step as u64, s.steps as u64, s.loss, s.lr, &format!("{:.1} messages/s", s.messages_per_s))
     })?;
     let (test_loss, test) = evaluate(&model, &tuned.classifier, tokenizer, &parts[2], &options)?;
+    if let Some(out) = &args.out {
+        fine_tune::save(&model, &head_config(options.pooling, options.max_len, model_dir, &model), out)?;
+    }
     let report = serde_json::json!({
         "regime": "fine-tune",
         "pooling": options.pooling,
         "max_len": options.max_len,
         "train": parts[0].len(),
         "options": options,
-        "epochs": tuned.epochs,
-        "best_epoch": tuned.best_epoch,
+        "evaluations": tuned.evaluations,
+        "best_step": tuned.best_step,
         "steps": tuned.steps,
         "test": test,
         "test_loss": test_loss,
@@ -436,8 +487,8 @@ fn fine_tune_run(
         println!("{report}");
     } else {
         println!(
-            "fine-tuned {} steps in {:.0} s (best epoch {}); test accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
-            tuned.steps.len(), started.elapsed().as_secs_f64(), tuned.best_epoch, test.accuracy, test.precision, test.recall, test.f1, test.hard_ham_accuracy
+            "fine-tuned {} steps in {:.0} s (weights of step {} kept); test accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
+            tuned.steps.len(), started.elapsed().as_secs_f64(), tuned.best_step, test.accuracy, test.precision, test.recall, test.f1, test.hard_ham_accuracy
         );
     }
     Ok(())

@@ -9,6 +9,7 @@ use std::process::Command;
 use scratch::Scratch;
 use serde_json::Value;
 use transformer_anatomy::classify::data::{data_dir, read_examples, Part};
+use transformer_anatomy::classify::frozen::{HeadConfig, TrainedHead};
 
 fn prepare(dir: &std::path::Path) -> (Option<i32>, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
@@ -156,6 +157,30 @@ fn the_frozen_head_learns_on_a_small_subset_and_the_features_are_cached() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a readable checkpoint"));
+    // What predict says mattered: at most five tokens, each one of the text's own word pieces.
+    let (_, out, _) = predict(&["WIN A FREE CRUISE!!! Click here to claim your prize now"]);
+    let tokens = serde_json::from_str::<Value>(&out).unwrap()["tokens"].as_array().unwrap().clone();
+    assert!((1..=5).contains(&tokens.len()), "{out}");
+    let known = ["win", "a", "free", "cruise", "!", "click", "here", "to", "claim", "your", "prize", "now"];
+    for t in &tokens {
+        assert!(known.contains(&t["token"].as_str().unwrap()) && t["weight"].is_number(), "{t}");
+    }
+    // A head made for another label set, or for another body, is refused in one line.
+    let (trained, config) = TrainedHead::load(&head, tch::Device::Cpu).unwrap();
+    for (name, changed, says) in [
+        ("labels.safetensors", HeadConfig { labels: vec!["good".into(), "bad".into()], ..config.clone() }, "labels"),
+        ("body.safetensors", HeadConfig { model: "bert-base-uncased".into(), ..config.clone() }, "was trained on the body"),
+    ] {
+        let forged = dir.join(name);
+        trained.save(&forged, &changed).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+            .args(["classify", "predict", forged.to_str().unwrap(), "hello"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(says) && err.trim().lines().count() == 1, "{err}");
+    }
     // [CLS] pooling reads the same cached pass.
     let (code, out, _) = train(&dir, &["--limit", "200", "--max-len", "64", "--pooling", "cls"]);
     assert_eq!(code, Some(0));
@@ -169,10 +194,55 @@ fn bad_training_input_gets_one_line_and_exit_1() {
         (vec!["--max-len", "1"], "between 2 and 512"),
         (vec!["--max-len", "600"], "between 2 and 512"),
         (vec!["--batch", "0"], "--batch must be at least 1"),
+        (vec!["--fine-tune", "--top-layers", "7"], "--top-layers must lie between 1 and 6"),
         (vec![], "run `make setup`"),
     ] {
         let (code, _, err) = train(&dir, &extra);
         assert_eq!(code, Some(1), "{extra:?}: {err}");
         assert!(err.contains(says) && err.trim().lines().count() == 1, "{extra:?}: {err}");
     }
+}
+
+/// A short fine-tuning run of the top layer only (2 steps of 16 messages, 32 tokens): the whole model is
+/// written with `--out`, the embeddings and the five lower layers exactly as MiniLM's, the top layer
+/// changed; `eval` and `predict` read it back, and the validation set was measured after each step.
+#[test]
+fn a_fine_tuned_model_is_saved_and_read_back_with_only_its_top_layer_changed() {
+    let dir = Scratch::new("spam-fine-tune");
+    std::fs::copy(data_dir().join("raw.jsonl"), dir.join("raw.jsonl")).expect("make setup fetches the corpus");
+    let out = dir.join("tuned.safetensors");
+    let args = ["--fine-tune", "--limit", "32", "--batch", "16", "--steps", "2", "--eval-every", "1", "--top-layers", "1"];
+    let (code, stdout, err) = train(&dir, &[&args[..], &["--max-len", "32", "--out", out.to_str().unwrap()]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let steps: Vec<u64> = report["evaluations"].as_array().unwrap().iter().map(|e| e["step"].as_u64().unwrap()).collect();
+    assert_eq!(steps, [1, 2], "measured after every step");
+    let tuned: std::collections::HashMap<String, tch::Tensor> =
+        tch::Tensor::read_safetensors(&out).unwrap().into_iter().collect();
+    let original: std::collections::HashMap<String, tch::Tensor> =
+        tch::Tensor::read_safetensors(transformer_anatomy::model_dir::resolve_model_dir(None).unwrap().join("model.safetensors"))
+            .unwrap()
+            .into_iter()
+            .collect();
+    let same = |name: &str| tuned[name].equal(&original[name]);
+    assert!(same("embeddings.word_embeddings.weight") && same("encoder.layer.4.output.dense.weight"));
+    assert!(!same("encoder.layer.5.output.dense.weight"), "the top layer learned");
+    assert_eq!(tuned["classifier.weight"].size(), [2, 384]);
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["classify", "eval", out.to_str().unwrap(), "--json", "--dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let eval: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(eval["regime"], "fine-tune");
+    let confusion = eval["test"]["confusion"].as_array().unwrap();
+    let total: u64 = confusion.iter().flat_map(|r| r.as_array().unwrap()).map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(total, 592, "eval reads the whole test part");
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["classify", "predict", out.to_str().unwrap(), "--json", "Re: patch for the build"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(answer["probability"].as_f64().unwrap() >= 0.5 && answer["tokens"].is_array(), "{answer}");
 }
