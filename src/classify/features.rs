@@ -125,17 +125,23 @@ pub fn extract(
     Ok(Features { cls: cls.copy(), mean: mean.copy() })
 }
 
-/// The features of `examples`, read from a cache file in `dir` if one was made from the same model
-/// folder, maximum length and examples, computed (and then kept there) if not. Also says whether the
-/// cache answered. `progress` hears (texts done, total) while the body reads.
+/// Where [`cached`] keeps features: a folder, and the model folder the body came from (part of what a
+/// cache file must match).
+#[derive(Debug, Clone, Copy)]
+pub struct Cache<'a> {
+    pub dir: &'a Path,
+    pub model_dir: &'a Path,
+}
+
+/// The features of `examples`, read from a cache file if one was made from the same model folder,
+/// maximum length and examples, computed (and then kept there) if not. Also says whether the cache
+/// answered. `progress` hears (texts done, total) while the body reads.
 pub fn cached(
     model: &BertModel,
-    model_dir: &Path,
     tokenizer: &Tokenizer,
     examples: &[&Example],
-    max_len: usize,
-    batch_size: usize,
-    dir: &Path,
+    (max_len, batch_size): (usize, usize),
+    Cache { dir, model_dir }: Cache,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Features, bool)> {
     // What the features were made from: a change to any of it makes a new file.

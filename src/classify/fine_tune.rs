@@ -303,7 +303,11 @@ pub(crate) fn from_file_parts(
     mut found: std::collections::HashMap<String, Tensor>,
     model: &BertModel,
 ) -> Result<(nn::Linear, HeadConfig)> {
-    ensure!(is_fine_tuned(metadata), "{} is not a model written by `anatomy classify train --fine-tune --out`", path.display());
+    ensure!(
+        is_fine_tuned(metadata),
+        "{} is not a model written by `anatomy classify train --fine-tune --out`",
+        path.display()
+    );
     let config: HeadConfig = serde_json::from_str(metadata.get("config").map_or("", String::as_str))
         .map_err(|e| anyhow::anyhow!("{}: its configuration does not parse ({e})", path.display()))?;
     ensure!(
@@ -313,7 +317,8 @@ pub(crate) fn from_file_parts(
         config.hidden_size,
         model.config.hidden_size
     );
-    let classifier = crate::init::linear(model.vs.root() / "classifier", model.config.hidden_size, config.labels.len() as i64);
+    let classifier =
+        crate::init::linear(model.vs.root() / "classifier", model.config.hidden_size, config.labels.len() as i64);
     tch::no_grad(|| -> Result<()> {
         for (name, mut v) in model.vs.variables() {
             let t = found.remove(&name).ok_or_else(|| {
@@ -349,7 +354,8 @@ pub fn probabilities(
     let mut out = Vec::new();
     for chunk in ids.chunks(batch) {
         let rows: Vec<&[i64]> = chunk.iter().map(Vec::as_slice).collect();
-        out.push(logits(model, classifier, &rows, pooling, false)?.softmax(-1, Kind::Float)); // [b, 2]
+        out.push(logits(model, classifier, &rows, pooling, false)?.softmax(-1, Kind::Float));
+        // [b, 2]
     }
     Ok(Tensor::cat(&out, 0)) // [n, 2]
 }

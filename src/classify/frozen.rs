@@ -173,7 +173,8 @@ impl TrainedHead {
 
     /// Reads a head written by [`TrainedHead::save`], with its configuration.
     pub fn load(path: &std::path::Path, device: Device) -> Result<(TrainedHead, HeadConfig)> {
-        let (metadata, found) = crate::training::checkpoint::read_safetensors(path, "anatomy classify train --out FILE")?;
+        let (metadata, found) =
+            crate::training::checkpoint::read_safetensors(path, "anatomy classify train --out FILE")?;
         Self::from_file_parts(path, &metadata, found, device)
     }
 

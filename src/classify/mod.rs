@@ -63,7 +63,11 @@ pub fn tokens_that_mattered(
         Pooling::Mean => {
             let hidden = out.last_hidden_state.get(0); // [n, h]
             let share = hidden.matmul(&direction.to_kind(hidden.kind())) / n as f64; // [n]
-            if label == 1 { share } else { -share }
+            if label == 1 {
+                share
+            } else {
+                -share
+            }
         }
         Pooling::Cls => {
             let last = out.attentions.last().ok_or_else(|| anyhow::anyhow!("the model has no layer"))?;

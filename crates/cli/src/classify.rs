@@ -7,10 +7,10 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tch::Device;
-use transformer_anatomy::classify::data::{self, Example, Part, LABELS};
-use transformer_anatomy::classify::features;
-use transformer_anatomy::classify::frozen::{metrics, train_head, HeadConfig, HeadOptions};
 use transformer_anatomy::classify::checkpoint::{self, Trained};
+use transformer_anatomy::classify::data::{self, Example, Part, LABELS};
+use transformer_anatomy::classify::features::{self, Cache};
+use transformer_anatomy::classify::frozen::{metrics, train_head, HeadConfig, HeadOptions};
 use transformer_anatomy::classify::{tokens_that_mattered, Pooling};
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::training::checkpoint::check_output_path;
@@ -172,7 +172,10 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
     let (tokenizer, model) = ModelArg { model: args.model.model.clone() }.pretrained(device)?;
     if let Some(k) = args.top_layers {
         let layers = model.config.num_hidden_layers as usize;
-        ensure!((1..=layers).contains(&k), "--top-layers must lie between 1 and {layers} (the model's layers), not {k}");
+        ensure!(
+            (1..=layers).contains(&k),
+            "--top-layers must lie between 1 and {layers} (the model's layers), not {k}"
+        );
     }
     let dir = args.dir.clone().unwrap_or_else(data::data_dir);
     let all = examples(&dir)?;
@@ -192,10 +195,14 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
             .expect("a template")
             .progress_chars("█▉ "),
     );
-    let (features, cached) =
-        features::cached(&model, &model_dir, &tokenizer, &used, args.max_len, args.batch, &dir, &mut |done, _| {
-            bar.set_position(done as u64)
-        })?;
+    let (features, cached) = features::cached(
+        &model,
+        &tokenizer,
+        &used,
+        (args.max_len, args.batch),
+        Cache { dir: &dir, model_dir: &model_dir },
+        &mut |done, _| bar.set_position(done as u64),
+    )?;
     bar.finish_and_clear();
     let feature_seconds = feature_start.elapsed().as_secs_f64();
     let pooling = args.pooling.pooling();

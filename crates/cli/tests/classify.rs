@@ -169,7 +169,11 @@ fn the_frozen_head_learns_on_a_small_subset_and_the_features_are_cached() {
     let (trained, config) = TrainedHead::load(&head, tch::Device::Cpu).unwrap();
     for (name, changed, says) in [
         ("labels.safetensors", HeadConfig { labels: vec!["good".into(), "bad".into()], ..config.clone() }, "labels"),
-        ("body.safetensors", HeadConfig { model: "bert-base-uncased".into(), ..config.clone() }, "was trained on the body"),
+        (
+            "body.safetensors",
+            HeadConfig { model: "bert-base-uncased".into(), ..config.clone() },
+            "was trained on the body",
+        ),
     ] {
         let forged = dir.join(name);
         trained.save(&forged, &changed).unwrap();
@@ -211,19 +215,22 @@ fn a_fine_tuned_model_is_saved_and_read_back_with_only_its_top_layer_changed() {
     let dir = Scratch::new("spam-fine-tune");
     std::fs::copy(data_dir().join("raw.jsonl"), dir.join("raw.jsonl")).expect("make setup fetches the corpus");
     let out = dir.join("tuned.safetensors");
-    let args = ["--fine-tune", "--limit", "32", "--batch", "16", "--steps", "2", "--eval-every", "1", "--top-layers", "1"];
+    let args =
+        ["--fine-tune", "--limit", "32", "--batch", "16", "--steps", "2", "--eval-every", "1", "--top-layers", "1"];
     let (code, stdout, err) = train(&dir, &[&args[..], &["--max-len", "32", "--out", out.to_str().unwrap()]].concat());
     assert_eq!(code, Some(0), "{err}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
-    let steps: Vec<u64> = report["evaluations"].as_array().unwrap().iter().map(|e| e["step"].as_u64().unwrap()).collect();
+    let steps: Vec<u64> =
+        report["evaluations"].as_array().unwrap().iter().map(|e| e["step"].as_u64().unwrap()).collect();
     assert_eq!(steps, [1, 2], "measured after every step");
     let tuned: std::collections::HashMap<String, tch::Tensor> =
         tch::Tensor::read_safetensors(&out).unwrap().into_iter().collect();
-    let original: std::collections::HashMap<String, tch::Tensor> =
-        tch::Tensor::read_safetensors(transformer_anatomy::model_dir::resolve_model_dir(None).unwrap().join("model.safetensors"))
-            .unwrap()
-            .into_iter()
-            .collect();
+    let original: std::collections::HashMap<String, tch::Tensor> = tch::Tensor::read_safetensors(
+        transformer_anatomy::model_dir::resolve_model_dir(None).unwrap().join("model.safetensors"),
+    )
+    .unwrap()
+    .into_iter()
+    .collect();
     let same = |name: &str| tuned[name].equal(&original[name]);
     assert!(same("embeddings.word_embeddings.weight") && same("encoder.layer.4.output.dense.weight"));
     assert!(!same("encoder.layer.5.output.dense.weight"), "the top layer learned");
