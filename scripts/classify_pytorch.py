@@ -146,8 +146,8 @@ def baseline(args):
 
 def fine_tune(args):
     parts = load()
-    torch.manual_seed(0)
-    random.seed(0)
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
     tokenizer, model = AutoTokenizer.from_pretrained(MODEL), AutoModel.from_pretrained(MODEL)
     head = torch.nn.Linear(model.config.hidden_size, 2)
     ids = encode(tokenizer, parts["train"], args.max_len)
@@ -187,7 +187,7 @@ def fine_tune(args):
             input_ids, mask = batch(test_ids[s:s + 32])
             predicted += head(pool(model(input_ids=input_ids, attention_mask=mask).last_hidden_state, mask, "mean")).argmax(-1).tolist()
     times.sort()
-    print(json.dumps({"regime": "fine-tune", "steps": total, "seconds": time.perf_counter() - began,
+    print(json.dumps({"regime": "fine-tune", "seed": args.seed, "steps": total, "seconds": time.perf_counter() - began,
                       "median_step_s": times[len(times) // 2], "test": metrics(predicted, parts["test"])}))
 
 
@@ -223,6 +223,7 @@ if __name__ == "__main__":
     parser.add_argument("--max-len", type=int, default=128)
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=0, help="fine-tune: the seed of the head's start, dropout and batch order")
     args = parser.parse_args()
     torch.set_num_threads(torch.get_num_threads())
     {"frozen": frozen, "baseline": baseline, "fine-tune": fine_tune, "reference": reference}[args.what](args)

@@ -9,6 +9,7 @@
 #   .deps/evcxr-tmp    the warmed build (tch and this crate, compiled once); every kernel starts from a
 #                      copy of it in .deps/evcxr-kernels/<pid> (scripts/kernel.py), so notebooks can run
 #                      side by side
+#   .deps/spam-assassin/examples.jsonl  chapter 12's labelled examples, prepared once from the corpus
 #
 #   scripts/notebooks.sh run      execute every notebook in order and check its outputs
 #   scripts/notebooks.sh launch   start JupyterLab on localhost with the Rust kernel
@@ -76,6 +77,14 @@ preserve_vars_on_panic = false
 # Unoptimized notebook code builds twice as fast; the work happens inside LibTorch anyway.
 opt_level = "0"
 TOML
+
+# Chapter 12 reads the spam corpus as labelled examples; decoding the mail needs crates the kernel does not
+# build, so the anatomy command prepares them once (seconds) if set-up fetched the corpus.
+spam="${ANATOMY_SPAM_DIR:-$deps/spam-assassin}"
+if [[ ${1:-run} != book && -f $spam/raw.jsonl && ! -f $spam/examples.jsonl ]]; then
+  say "preparing chapter 12's examples (anatomy classify prepare)"
+  (cd "$root" && cargo run --quiet --bin anatomy -- classify prepare --dir "$spam")
+fi
 
 case "${1:-run}" in
   run)

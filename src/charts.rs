@@ -270,11 +270,14 @@ pub fn heatmap(
             if annotate {
                 // A weight of exactly 0 (a masked position: a softmax never gives 0 otherwise) is left
                 // blank, as printed attention weights leave the future blank; a tiny weight still shows.
+                // A matrix of whole numbers (counts, such as a confusion matrix) shows them whole, zeros too.
+                let counts = values.iter().flatten().all(|v| v.fract() == 0.0);
                 let labels = values.iter().enumerate().flat_map(|(i, row)| {
-                    row.iter().enumerate().filter(move |(_, &v)| signed || v != 0.0).map(move |(j, &v)| {
+                    row.iter().enumerate().filter(move |(_, &v)| signed || counts || v != 0.0).map(move |(j, &v)| {
                         let style =
                             ("sans-serif", 16).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
-                        Text::new(format!("{v:.2}"), (j as f64 + 0.5, (rows - i) as f64 - 0.5), style)
+                        let text = if counts { format!("{v:.0}") } else { format!("{v:.2}") };
+                        Text::new(text, (j as f64 + 0.5, (rows - i) as f64 - 0.5), style)
                     })
                 });
                 let _ = chart.draw_series(labels);

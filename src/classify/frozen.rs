@@ -64,7 +64,7 @@ pub struct HeadOptions {
 
 impl Default for HeadOptions {
     fn default() -> Self {
-        HeadOptions { epochs: 40, lr: 1e-3, weight_decay: 0.01, batch: 64, dropout: 0.1, seed: 0 }
+        HeadOptions { epochs: 40, lr: 1e-3, weight_decay: 0.01, batch: 32, dropout: 0.1, seed: 0 }
     }
 }
 

@@ -83,10 +83,12 @@ struct TrainArgs {
     /// Tokens read per message (its opening), [CLS] and [SEP] included: 2 to 512.
     #[arg(long, default_value_t = 128)]
     max_len: usize,
-    #[arg(long, default_value_t = 40)]
-    epochs: usize,
-    #[arg(long, default_value_t = 1e-3)]
-    lr: f64,
+    /// Passes over the training part [default: 40 for the head on the frozen body, 1 with --fine-tune].
+    #[arg(long)]
+    epochs: Option<usize>,
+    /// The peak learning rate [default: 1e-3 for the head on the frozen body, 5e-5 with --fine-tune].
+    #[arg(long)]
+    lr: Option<f64>,
     /// Messages per batch, for the body's pass and for the head's training.
     #[arg(long, default_value_t = 32)]
     batch: usize,
@@ -111,6 +113,9 @@ struct TrainArgs {
     /// below stay frozen, and each step's backward pass is shorter).
     #[arg(long, value_name = "K", requires = "fine_tune")]
     top_layers: Option<usize>,
+    /// The seed of the head's first weights, dropout and the order of the batches.
+    #[arg(long, default_value_t = 0)]
+    seed: i64,
     /// Write what was trained here, as .safetensors with its labels, pooling, maximum length and body: the
     /// head alone (a few kB), or with --fine-tune the whole model (about 90 MB).
     #[arg(long, value_name = "FILE")]
@@ -121,6 +126,16 @@ struct TrainArgs {
     json: bool,
     #[command(flatten)]
     model: ModelArg,
+}
+
+impl TrainArgs {
+    fn epochs(&self) -> usize {
+        self.epochs.unwrap_or(if self.fine_tune { 1 } else { 40 })
+    }
+
+    fn lr(&self) -> f64 {
+        self.lr.unwrap_or(if self.fine_tune { 5e-5 } else { 1e-3 })
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -163,7 +178,7 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
     let started = Instant::now();
     features::check_max_len(args.max_len)?;
     ensure!(args.batch > 0, "--batch must be at least 1");
-    ensure!(args.epochs > 0, "--epochs must be at least 1");
+    ensure!(args.epochs() > 0, "--epochs must be at least 1");
     ensure!(args.limit != Some(0), "--limit must be at least 1");
     if let Some(out) = &args.out {
         check_output_path(out)?;
@@ -210,7 +225,13 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
     let (n_train, n_val) = (parts[0].len() as i64, parts[1].len() as i64);
     let slice = |from: i64, n: i64| x.narrow(0, from, n);
     let labels = |p: &[&Example]| p.iter().map(|e| e.label).collect::<Vec<_>>();
-    let options = HeadOptions { epochs: args.epochs, lr: args.lr, batch: args.batch, ..HeadOptions::default() };
+    let options = HeadOptions {
+        epochs: args.epochs(),
+        lr: args.lr(),
+        batch: args.batch,
+        seed: args.seed,
+        ..HeadOptions::default()
+    };
     let head_start = Instant::now();
     let head =
         train_head((&slice(0, n_train), &labels(&parts[0])), (&slice(n_train, n_val), &labels(&parts[1])), options)?;
@@ -245,7 +266,7 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
         println!(
             "body: {} messages read in {feature_seconds:.1} s ({how}); head: {} epochs in {head_seconds:.1} s",
             used.len(),
-            args.epochs
+            args.epochs()
         );
         println!("pooling {:?}, {} tokens: test accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
             pooling, args.max_len, test.accuracy, test.precision, test.recall, test.f1, test.hard_ham_accuracy);
@@ -459,16 +480,17 @@ fn fine_tune_run(
     let options = FineTuneOptions {
         pooling: args.pooling.pooling(),
         max_len: args.max_len,
-        epochs: args.epochs,
+        epochs: args.epochs(),
         max_steps: args.steps,
         batch: args.batch,
-        lr: args.lr,
+        lr: args.lr(),
         eval_every: args.eval_every,
         top_layers: args.top_layers,
+        seed: args.seed,
         ..FineTuneOptions::default()
     };
     let per_epoch = parts[0].len().div_ceil(args.batch);
-    let total = args.steps.map_or(per_epoch * args.epochs, |m| m.min(per_epoch * args.epochs));
+    let total = args.steps.map_or(per_epoch * args.epochs(), |m| m.min(per_epoch * args.epochs()));
     let mut bar = TrainingBar::new(total as u64, !args.json);
     let tuned = fine_tune(&mut model, tokenizer, &parts[0], &parts[1], options, &mut |s| {
         bar.show(s.step as u64, s.steps as u64, s.loss, s.lr, &format!("{:.1} messages/s", s.messages_per_s))
