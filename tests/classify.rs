@@ -169,7 +169,8 @@ fn the_tokens_shares_add_up_to_the_decision() {
     let x = Tensor::randn([16, 384], (Kind::Float, Device::Cpu));
     let labels: Vec<usize> = (0..16).map(|i| i % 2).collect();
     let options = HeadOptions { epochs: 2, ..HeadOptions::default() };
-    let head = train_head((&x, &labels), (&x, &labels), options).unwrap();
+    let mut head = train_head((&x, &labels), (&x, &labels), options).unwrap();
+    tch::no_grad(|| head.classifier.ws.copy_(&Tensor::randn([2, 384], (Kind::Float, Device::Cpu))));
     let w = &head.classifier.ws;
     let direction = (w.get(1) - w.get(0)) / &head.scale; // [384]
     let text = "Win a free cruise today: click the link below to claim it";
@@ -186,6 +187,7 @@ fn the_tokens_shares_add_up_to_the_decision() {
     let difference = (logits.get(0).get(1) - logits.get(0).get(0)).double_value(&[]);
     let bias = head.classifier.bs.as_ref().unwrap();
     let untied = (bias.get(1) - bias.get(0)).double_value(&[]) - head.shift.dot(&direction).double_value(&[]);
+    assert!(listed.abs() > 1.0, "shares large enough to tell a wrong count apart: {listed}");
     assert!((listed + special + untied - difference).abs() < 1e-3, "{listed} + {special} + {untied} vs {difference}");
     // Sorted towards the label asked for; asking for ham turns every share's sign.
     assert!(shares.windows(2).all(|p| p[0].1 >= p[1].1));
