@@ -9,6 +9,7 @@ Reference numbers only (no test depends on this). Run it with the reference virt
     .deps/venv-ref/bin/python scripts/classify_pytorch.py baseline    # word counts + logistic regression
     .deps/venv-ref/bin/python scripts/classify_pytorch.py fine-tune --steps 150
     .deps/venv-ref/bin/python scripts/classify_pytorch.py reference   # tests/data/spam_pooling_reference.json
+    .deps/venv-ref/bin/python scripts/classify_pytorch.py step-reference  # tests/data/spam_step_reference.json
 
 It reads .deps/spam-assassin/examples.jsonl (the split `anatomy classify` reads) and the local MiniLM
 folder (models/all-MiniLM-L6-v2), cuts each message's text ("Subject", a blank line, the body) to 128
@@ -217,13 +218,67 @@ def reference(args):
     print(f"wrote {path}")
 
 
+def reference_head(hidden_size):
+    """The head both sides start the step reference from, from a formula rather than a seed:
+    weight[i][j] = 0.05 sin(1 + i hidden_size + j), bias [0.01, -0.02]."""
+    head = torch.nn.Linear(hidden_size, 2)
+    with torch.no_grad():
+        k = torch.arange(2 * hidden_size, dtype=torch.float64).view(2, hidden_size)
+        head.weight.copy_((0.05 * torch.sin(1 + k)).float())
+        head.bias.copy_(torch.tensor([0.01, -0.02]))
+    return head
+
+
+STEP_TENSORS = ["embeddings.word_embeddings.weight", "encoder.layer.0.attention.self.query.weight",
+                "encoder.layer.5.output.dense.weight", "encoder.layer.5.output.LayerNorm.bias",
+                "classifier.weight", "classifier.bias"]
+
+
+def step_reference(args):
+    """Writes tests/data/spam_step_reference.json: one fine-tuning step as ours takes it (mean pooling, the
+    linear head, cross-entropy, gradients clipped at norm 1, fused AdamW at 5e-5 with weight decay 0.01)
+    on the three reference texts cut to 16 tokens (labels spam, ham, ham), with every dropout rate at 0 so
+    that both sides compute the same numbers: the loss, the gradients' norm before clipping, the sum and
+    L2 norm of a few clipped gradients, and the loss on the same batch after the step."""
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    model = AutoModel.from_pretrained(MODEL, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0).train()
+    head = reference_head(model.config.hidden_size)
+    ids = [tokenizer(t, truncation=True, max_length=16)["input_ids"] for t in REFERENCE_TEXTS]
+    labels = torch.tensor([1, 0, 0])
+    input_ids, mask = batch(ids)
+    named = dict(model.named_parameters())
+    named.update({"classifier." + k: v for k, v in head.named_parameters()})
+    params = list(model.parameters()) + list(head.parameters())
+    optimizer = torch.optim.AdamW(params, lr=5e-5, weight_decay=0.01, fused=True)
+
+    def loss_now():
+        hidden = model(input_ids=input_ids, attention_mask=mask).last_hidden_state
+        return torch.nn.functional.cross_entropy(head(pool(hidden, mask, "mean")), labels)
+    loss = loss_now()
+    optimizer.zero_grad()
+    loss.backward()
+    norm = torch.nn.utils.clip_grad_norm_(params, 1.0)
+    grads = {n: {"sum": named[n].grad.double().sum().item(), "l2": named[n].grad.double().norm().item()}
+             for n in STEP_TENSORS}
+    optimizer.step()
+    with torch.no_grad():
+        after = loss_now().item()
+    out = {"texts": REFERENCE_TEXTS, "max_len": 16, "labels": labels.tolist(), "input_ids": ids,
+           "loss": loss.item(), "grad_norm": norm.item(), "clipped_grads": grads, "loss_after_step": after}
+    path = os.path.join(ROOT, "tests", "data", "spam_step_reference.json")
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+    print(f"wrote {path}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["frozen", "baseline", "fine-tune", "reference"])
+    parser.add_argument("what", choices=["frozen", "baseline", "fine-tune", "reference", "step-reference"])
     parser.add_argument("--max-len", type=int, default=128)
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0, help="fine-tune: the seed of the head's start, dropout and batch order")
     args = parser.parse_args()
     torch.set_num_threads(torch.get_num_threads())
-    {"frozen": frozen, "baseline": baseline, "fine-tune": fine_tune, "reference": reference}[args.what](args)
+    {"frozen": frozen, "baseline": baseline, "fine-tune": fine_tune, "reference": reference,
+     "step-reference": step_reference}[args.what](args)

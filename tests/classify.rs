@@ -194,3 +194,64 @@ fn the_tokens_shares_add_up_to_the_decision() {
     let towards_ham = tokens_that_mattered(&model, &tokenizer, text, 64, Pooling::Mean, &direction, 0).unwrap();
     assert!((towards_ham[0].1 + shares.last().unwrap().1).abs() < 1e-6);
 }
+
+/// One fine-tuning step, ours against Hugging Face's (`scripts/classify_pytorch.py step-reference` wrote
+/// tests/data/spam_step_reference.json): MiniLM with every dropout rate at 0 so both sides compute the
+/// same numbers, the same head (from a formula), three texts cut to 16 tokens. `train_step` must give
+/// the same loss, the same clipped gradients and, after fused AdamW's update, the same loss again.
+#[test]
+fn one_fine_tuning_step_matches_hugging_face() {
+    use tch::nn;
+    use transformer_anatomy::classify::features::{read_batch, token_ids};
+    use transformer_anatomy::classify::fine_tune::train_step;
+    use transformer_anatomy::model_dir::resolve_model_dir;
+    use transformer_anatomy::training::fused_adamw::FusedAdamW;
+    use transformer_anatomy::{AttentionKind, BertConfig, BertModel, Pass, Tokenizer};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/spam_step_reference.json");
+    let reference: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let dir = resolve_model_dir(None).unwrap();
+    let tokenizer = Tokenizer::from_model_dir(&dir).unwrap();
+    let config = BertConfig {
+        hidden_dropout_prob: 0.0,
+        attention_probs_dropout_prob: 0.0,
+        ..BertConfig::from_file(&dir).unwrap()
+    };
+    let model =
+        BertModel::from_config_and_weights(&config, &dir.join("model.safetensors"), AttentionKind::Fused, Device::Cpu)
+            .unwrap();
+    let h = config.hidden_size;
+    let classifier = transformer_anatomy::init::linear(model.vs.root() / "classifier", h, 2);
+    tch::no_grad(|| {
+        let k = Tensor::arange(2 * h, (Kind::Double, Device::Cpu)).view([2, h]);
+        classifier.ws.shallow_clone().copy_(&((k + 1.0).sin() * 0.05));
+        classifier.bs.as_ref().unwrap().shallow_clone().copy_(&Tensor::from_slice(&[0.01f32, -0.02]));
+    });
+    let texts: Vec<String> = serde_json::from_value(reference["texts"].clone()).unwrap();
+    let ids: Vec<Vec<i64>> = texts.iter().map(|t| token_ids(&tokenizer, t, 16).unwrap()).collect();
+    assert_eq!(serde_json::to_value(&ids).unwrap(), reference["input_ids"], "the same cut");
+    let rows: Vec<&[i64]> = ids.iter().map(Vec::as_slice).collect();
+    let labels: Vec<i64> = serde_json::from_value(reference["labels"].clone()).unwrap();
+    let mut optimizer = FusedAdamW::new(&model.vs, nn::AdamW { wd: 0.01, ..Default::default() }, 5e-5).unwrap();
+    let loss =
+        tch::with_grad(|| train_step(&model, &classifier, &mut optimizer, &rows, &labels, Pooling::Mean, 1.0)).unwrap();
+    let close = |ours: f64, theirs: &serde_json::Value, tolerance: f64, what: &str| {
+        let theirs = theirs.as_f64().unwrap();
+        assert!(
+            (ours - theirs).abs() <= tolerance * theirs.abs().max(1.0),
+            "{what}: ours {ours}, Hugging Face {theirs}"
+        );
+    };
+    close(loss, &reference["loss"], 1e-5, "loss");
+    let variables = model.vs.variables();
+    for (name, theirs) in reference["clipped_grads"].as_object().unwrap() {
+        let grad = variables[name].grad().to_kind(Kind::Double);
+        close(grad.norm().double_value(&[]), &theirs["l2"], 1e-4, &format!("{name}: gradient norm"));
+        close(grad.sum(Kind::Double).double_value(&[]), &theirs["sum"], 1e-4, &format!("{name}: gradient sum"));
+    }
+    let after = tch::no_grad(|| {
+        let (hidden, mask) = read_batch(&model, &rows, Pass::EVAL).unwrap();
+        let logits = tch::nn::Module::forward(&classifier, &pool(&hidden, &mask, Pooling::Mean));
+        logits.cross_entropy_for_logits(&Tensor::from_slice(&labels)).double_value(&[])
+    });
+    close(after, &reference["loss_after_step"], 1e-5, "loss after the step");
+}
