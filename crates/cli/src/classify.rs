@@ -45,7 +45,7 @@ enum Command {
     /// (computed once, then kept in the corpus folder), a linear map to ham/spam; report the test set's
     /// accuracy, precision, recall, F1 (spam), the hard-ham slice and the confusion matrix.
     Train(TrainArgs),
-    /// Evaluate a head written by `train --out` on the test set (the body's features are computed again).
+    /// Evaluate what `train --out` wrote (a head, or a fine-tuned model) on the test set.
     Eval {
         checkpoint: PathBuf,
         #[arg(long, value_name = "DIR")]
@@ -59,7 +59,9 @@ enum Command {
         #[command(flatten)]
         model: ModelArg,
     },
-    /// Label texts with a head written by `train --out`: ham or spam, and the probability of that label.
+    /// Label texts with what `train --out` wrote (a head, or a fine-tuned model): ham or spam, the
+    /// probability of that label, and the five tokens that mattered most (mean pooling: each token's share
+    /// of the decision, towards the label; [CLS] pooling: the last layer's attention from [CLS]).
     Predict {
         checkpoint: PathBuf,
         /// The texts (one message each; the Subject may be its first line).
@@ -67,7 +69,7 @@ enum Command {
         /// Read one message from a UTF-8 file instead.
         #[arg(long, value_name = "FILE", conflicts_with = "texts")]
         file: Option<PathBuf>,
-        /// One JSON object per text: `{"label", "probability"}`.
+        /// One JSON object per text: `{"label", "probability", "tokens": [{"token", "weight"}, ...]}`.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
