@@ -91,6 +91,13 @@ impl Tokenizer {
         Ok(convert(&encoding))
     }
 
+    /// Tokenizes many texts at once, spread over the CPU's cores (the tokenizers library's own batch
+    /// call). Unlike [`Tokenizer::encode`] it accepts empty texts (with special tokens: `[CLS] [SEP]`).
+    pub fn encode_batch(&self, texts: &[&str], add_special_tokens: bool) -> Result<Vec<Encoding>> {
+        let encodings = self.inner.encode_batch(texts.to_vec(), add_special_tokens).map_err(|e| anyhow!("{e}"))?;
+        Ok(encodings.iter().map(convert).collect())
+    }
+
     /// Tokenizes a pair of texts, such as a question and a passage: `[CLS] a [SEP] b [SEP]` with
     /// special tokens, and token type ids that tell the two apart.
     pub fn encode_pair(&self, a: &str, b: &str, add_special_tokens: bool) -> Result<Encoding> {

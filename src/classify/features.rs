@@ -45,20 +45,28 @@ pub fn check_max_len(max_len: usize) -> Result<()> {
 
 /// A text's ids, `[CLS] … [SEP]`, at most `max_len` of them (an empty text is `[CLS] [SEP]`).
 pub fn token_ids(tokenizer: &Tokenizer, text: &str, max_len: usize) -> Result<Vec<i64>> {
+    Ok(token_ids_of_all(tokenizer, &[text], max_len)?.remove(0))
+}
+
+/// [`token_ids`] of many texts, tokenized in parallel.
+pub fn token_ids_of_all(tokenizer: &Tokenizer, texts: &[&str], max_len: usize) -> Result<Vec<Vec<i64>>> {
     check_max_len(max_len)?;
-    let cls = tokenizer.token_to_id("[CLS]").context("the tokenizer has no [CLS]")?;
     let sep = tokenizer.token_to_id("[SEP]").context("the tokenizer has no [SEP]")?;
     // Only the opening is read: a few characters per token is plenty, and huge messages stay cheap.
-    let opening: String = text.chars().take(max_len * 16).collect();
-    let mut ids = match tokenizer.encode(&opening, true) {
-        Ok(e) => e.input_ids,
-        Err(_) => vec![cls, sep],
-    };
-    if ids.len() > max_len {
-        ids.truncate(max_len - 1);
-        ids.push(sep);
-    }
-    Ok(ids)
+    let openings: Vec<String> = texts.iter().map(|t| t.chars().take(max_len * 16).collect()).collect();
+    let openings: Vec<&str> = openings.iter().map(String::as_str).collect();
+    let encodings = tokenizer.encode_batch(&openings, true)?;
+    Ok(encodings
+        .into_iter()
+        .map(|e| {
+            let mut ids = e.input_ids;
+            if ids.len() > max_len {
+                ids.truncate(max_len - 1);
+                ids.push(sep);
+            }
+            ids
+        })
+        .collect())
 }
 
 /// A batch of id lists as `[b, s]` ids and the `[b, s]` mask (1 for real tokens), padded with 0.
@@ -97,7 +105,7 @@ pub fn extract(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Features> {
     ensure!(batch_size > 0, "--batch must be at least 1");
-    let ids: Vec<Vec<i64>> = texts.iter().map(|t| token_ids(tokenizer, t, max_len)).collect::<Result<_>>()?;
+    let ids = token_ids_of_all(tokenizer, &texts.iter().map(String::as_str).collect::<Vec<_>>(), max_len)?;
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| ids[i].len());
     let device = model.vs.device();

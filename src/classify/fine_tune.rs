@@ -17,7 +17,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::data::Example;
-use super::features::{read_batch, token_ids};
+use super::features::{read_batch, token_ids_of_all};
 use super::frozen::{metrics, HeadConfig, Metrics};
 use super::{pool, Pooling};
 use crate::pretrained::BertModel;
@@ -135,6 +135,12 @@ pub fn train_step(
     Ok(loss.double_value(&[]))
 }
 
+/// The ids of the examples' texts (tokenized in parallel).
+fn ids_of(tokenizer: &Tokenizer, examples: &[&Example], max_len: usize) -> Result<Vec<Vec<i64>>> {
+    let texts: Vec<String> = examples.iter().map(|e| e.text()).collect();
+    token_ids_of_all(tokenizer, &texts.iter().map(String::as_str).collect::<Vec<_>>(), max_len)
+}
+
 /// The mean loss and the metrics of `examples` (evaluation mode, no gradients).
 pub fn evaluate(
     model: &BertModel,
@@ -144,8 +150,7 @@ pub fn evaluate(
     options: &FineTuneOptions,
 ) -> Result<(f64, Metrics)> {
     let _no_grad = tch::no_grad_guard();
-    let ids: Vec<Vec<i64>> =
-        examples.iter().map(|e| token_ids(tokenizer, &e.text(), options.max_len)).collect::<Result<_>>()?;
+    let ids = ids_of(tokenizer, examples, options.max_len)?;
     let (mut predicted, mut loss) = (Vec::with_capacity(examples.len()), 0.0);
     for (chunk, ex) in ids.chunks(options.batch).zip(examples.chunks(options.batch)) {
         let rows: Vec<&[i64]> = chunk.iter().map(Vec::as_slice).collect();
@@ -197,8 +202,7 @@ pub fn fine_tune(
     if let Some(k) = options.top_layers {
         freeze_below(model, k)?;
     }
-    let ids: Vec<Vec<i64>> =
-        train.iter().map(|e| token_ids(tokenizer, &e.text(), options.max_len)).collect::<Result<_>>()?;
+    let ids = ids_of(tokenizer, train, options.max_len)?;
     // Batches of similar length: sort by length, cut, and shuffle the order of the batches each epoch.
     let mut by_length: Vec<usize> = (0..train.len()).collect();
     by_length.sort_by_key(|&i| ids[i].len());
@@ -350,7 +354,7 @@ pub fn probabilities(
 ) -> Result<Tensor> {
     ensure!(batch > 0, "--batch must be at least 1");
     let _no_grad = tch::no_grad_guard();
-    let ids: Vec<Vec<i64>> = texts.iter().map(|t| token_ids(tokenizer, t, max_len)).collect::<Result<_>>()?;
+    let ids = token_ids_of_all(tokenizer, &texts.iter().map(String::as_str).collect::<Vec<_>>(), max_len)?;
     let mut out = Vec::new();
     for chunk in ids.chunks(batch) {
         let rows: Vec<&[i64]> = chunk.iter().map(Vec::as_slice).collect();
