@@ -49,11 +49,11 @@ pub fn token_ids(tokenizer: &Tokenizer, text: &str, max_len: usize) -> Result<Ve
 }
 
 /// [`token_ids`] of many texts, tokenized in parallel.
-pub fn token_ids_of_all(tokenizer: &Tokenizer, texts: &[&str], max_len: usize) -> Result<Vec<Vec<i64>>> {
+pub fn token_ids_of_all(tokenizer: &Tokenizer, texts: &[impl AsRef<str>], max_len: usize) -> Result<Vec<Vec<i64>>> {
     check_max_len(max_len)?;
     let sep = tokenizer.token_to_id("[SEP]").context("the tokenizer has no [SEP]")?;
     // Only the opening is read: a few characters per token is plenty, and huge messages stay cheap.
-    let openings: Vec<String> = texts.iter().map(|t| t.chars().take(max_len * 16).collect()).collect();
+    let openings: Vec<String> = texts.iter().map(|t| t.as_ref().chars().take(max_len * 16).collect()).collect();
     let openings: Vec<&str> = openings.iter().map(String::as_str).collect();
     let encodings = tokenizer.encode_batch(&openings, true)?;
     Ok(encodings
@@ -105,7 +105,7 @@ pub fn extract(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Features> {
     ensure!(batch_size > 0, "--batch must be at least 1");
-    let ids = token_ids_of_all(tokenizer, &texts.iter().map(String::as_str).collect::<Vec<_>>(), max_len)?;
+    let ids = token_ids_of_all(tokenizer, texts, max_len)?;
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| ids[i].len());
     let device = model.vs.device();

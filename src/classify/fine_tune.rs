@@ -137,8 +137,7 @@ pub fn train_step(
 
 /// The ids of the examples' texts (tokenized in parallel).
 fn ids_of(tokenizer: &Tokenizer, examples: &[&Example], max_len: usize) -> Result<Vec<Vec<i64>>> {
-    let texts: Vec<String> = examples.iter().map(|e| e.text()).collect();
-    token_ids_of_all(tokenizer, &texts.iter().map(String::as_str).collect::<Vec<_>>(), max_len)
+    token_ids_of_all(tokenizer, &examples.iter().map(|e| e.text()).collect::<Vec<_>>(), max_len)
 }
 
 /// The mean loss and the metrics of `examples` (evaluation mode, no gradients).
@@ -163,22 +162,24 @@ pub fn evaluate(
     Ok((loss / examples.len().max(1) as f64, metrics(&predicted, examples)))
 }
 
-/// Leaves only the top `k` encoder layers (and anything outside the body, such as the head) trainable:
-/// the embeddings and the layers below get no gradient. Returns how many parameters still learn.
-pub fn freeze_below(model: &BertModel, k: usize) -> Result<i64> {
+/// The one bound on `--top-layers`: at least one layer, at most the model's.
+pub fn check_top_layers(model: &BertModel, k: usize) -> Result<()> {
     let layers = model.config.num_hidden_layers as usize;
     ensure!((1..=layers).contains(&k), "--top-layers must lie between 1 and {layers} (the model's layers), not {k}");
-    let mut learning = 0;
+    Ok(())
+}
+
+/// Leaves only the top `k` encoder layers (and anything outside the body, such as the head) trainable:
+/// the embeddings and the layers below get no gradient.
+pub fn freeze_below(model: &BertModel, k: usize) -> Result<()> {
+    check_top_layers(model, k)?;
+    let layers = model.config.num_hidden_layers as usize;
     for (name, t) in model.vs.variables() {
         let layer = name.strip_prefix("encoder.layer.").and_then(|r| r.split('.').next()?.parse::<usize>().ok());
         let body = name.starts_with("embeddings.") || name.starts_with("encoder.") || name.starts_with("pooler.");
-        let learns = !body || layer.is_some_and(|l| l >= layers - k);
-        let _ = t.set_requires_grad(learns);
-        if learns {
-            learning += t.numel() as i64;
-        }
+        let _ = t.set_requires_grad(!body || layer.is_some_and(|l| l >= layers - k));
     }
-    Ok(learning)
+    Ok(())
 }
 
 /// Fine-tunes `model` and a new head on `train`, measuring `validation` after each epoch (and every
@@ -292,15 +293,9 @@ pub fn is_fine_tuned(metadata: &std::collections::HashMap<String, String>) -> bo
     metadata.get("format").map(String::as_str) == Some(FORMAT)
 }
 
-/// Reads a fine-tuned model written by [`save`] into `model` (the same body, freshly loaded), and
-/// returns its head and configuration. Refuses a file whose tensors do not fit the body.
-pub fn load(path: &Path, model: &BertModel) -> Result<(nn::Linear, HeadConfig)> {
-    let (metadata, found) =
-        crate::training::checkpoint::read_safetensors(path, "anatomy classify train --fine-tune --out FILE")?;
-    from_file_parts(path, &metadata, found, model)
-}
-
-/// [`load`] from a checkpoint's metadata and tensors, already read from `path`.
+/// Reads a fine-tuned model written by [`save`] (its metadata and tensors, already read from `path`)
+/// into `model` (the same body, freshly loaded), and returns its head and configuration. Refuses a file
+/// whose tensors do not fit the body. [`super::checkpoint::load`] calls it.
 pub(crate) fn from_file_parts(
     path: &Path,
     metadata: &std::collections::HashMap<String, String>,
@@ -354,7 +349,7 @@ pub fn probabilities(
 ) -> Result<Tensor> {
     ensure!(batch > 0, "--batch must be at least 1");
     let _no_grad = tch::no_grad_guard();
-    let ids = token_ids_of_all(tokenizer, &texts.iter().map(String::as_str).collect::<Vec<_>>(), max_len)?;
+    let ids = token_ids_of_all(tokenizer, texts, max_len)?;
     let mut out = Vec::new();
     for chunk in ids.chunks(batch) {
         let rows: Vec<&[i64]> = chunk.iter().map(Vec::as_slice).collect();

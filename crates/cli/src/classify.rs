@@ -188,11 +188,7 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
     let model_dir = resolve_model_dir(args.model.model.clone())?;
     let (tokenizer, model) = ModelArg { model: args.model.model.clone() }.pretrained(device)?;
     if let Some(k) = args.top_layers {
-        let layers = model.config.num_hidden_layers as usize;
-        ensure!(
-            (1..=layers).contains(&k),
-            "--top-layers must lie between 1 and {layers} (the model's layers), not {k}"
-        );
+        fine_tune::check_top_layers(&model, k)?; // before the corpus is read
     }
     let dir = args.dir.clone().unwrap_or_else(data::data_dir);
     let all = examples(&dir)?;
