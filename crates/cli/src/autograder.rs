@@ -198,7 +198,7 @@ fn grade_folder(folder: &Path, chosen: &[&'static Exercise]) -> Result<(Vec<Outc
     let tier = sandbox::choose(Wanted::Auto)?;
     let unit = grading::student_unit(folder, None, chosen)?;
     let options = grading::Options { tier: tier.clone(), limits: Limits::default(), ..grading::Options::default() };
-    Ok((grading::grade_units(vec![unit], &options, &|_| {})?.remove(0), tier))
+    Ok((grading::grade_units(vec![unit], &options, &|_| {})?.all()?.remove(0), tier))
 }
 
 /// `classroom`: grades the student's own repository (its `exercises/` folder) as GitHub Classroom's

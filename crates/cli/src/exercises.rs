@@ -211,11 +211,19 @@ pub fn run(args: Args) -> Result<bool> {
             for why in &report.skipped {
                 eprintln!("not compared: {why}");
             }
+            let weak = report.pairs.iter().filter(|p| p.evidence == exercises::similarity::Evidence::Weak).count();
             eprintln!(
-                "compared {} students × {} exercises: {} pairs at or above {threshold:.2}",
+                "compared {} students × {} exercises: {} pairs at or above {threshold:.2}{}",
                 students.len(),
                 chosen.len(),
-                report.pairs.len()
+                report.pairs.len(),
+                match weak {
+                    0 => String::new(),
+                    n => format!(
+                        ", {n} of them weak evidence (they share no more than one whole answer holds: the exercise is \
+                         too short to tell)"
+                    ),
+                }
             );
             Ok(true)
         }
@@ -445,10 +453,15 @@ impl Class {
             indicatif::ProgressStyle::with_template("grading {bar:30} {pos}/{len} students, {elapsed} (ETA {eta})")
                 .expect("a valid template"),
         );
-        let outcomes = grading::grade_units(units, &options, &|n| bar.set_position(n as u64))?;
+        let graded = grading::grade_units(units, &options, &|n| bar.set_position(n as u64))?;
         bar.finish_and_clear();
-        let rows: Vec<Row> =
-            who.into_iter().zip(outcomes).map(|(student, outcomes)| Row { student, outcomes }).collect();
+        // When the grader itself failed (not a student's file: a full disk, say), the students graded
+        // before it are written out all the same, and the failure ends the command after them.
+        let rows: Vec<Row> = who
+            .into_iter()
+            .zip(graded.units)
+            .filter_map(|(student, outcomes)| Some(Row { student, outcomes: outcomes? }))
+            .collect();
         if let Some(path) = csv {
             write_whole(path, &self.csv(&rows)?)?;
         }
@@ -477,6 +490,13 @@ impl Class {
                 _ => format!(", each student in a sandbox ({})", self.tier.words()),
             }
         );
+        if let Some(failure) = graded.failure {
+            let left = students.len() - rows.len();
+            return Err(failure.context(format!(
+                "the grader stopped with {left} of {} students not graded (the rows above are the graded ones)",
+                students.len()
+            )));
+        }
         Ok(true)
     }
 
@@ -544,7 +564,8 @@ impl Class {
         header.push("total".into());
         writer.write_record(&header)?;
         for row in rows {
-            let mut record = vec![row.student.clone()];
+            // The student's name is the one cell a student chooses: never a formula (see spreadsheet_cell).
+            let mut record = vec![course::spreadsheet_cell(&row.student).into_owned()];
             record.extend(row.outcomes.iter().map(|o| points(self.course.earned(o))));
             record.push(points(self.total(row)));
             writer.write_record(&record)?;

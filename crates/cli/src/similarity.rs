@@ -2,7 +2,7 @@
 //! reference solution and the task force on everyone (see `anatomy_exercises::similarity` for the method).
 use std::path::Path;
 
-use anatomy_exercises::similarity::{self, Entry, Pair};
+use anatomy_exercises::similarity::{self, Entry, Evidence, Pair};
 use anatomy_exercises::{handin, Exercise};
 use anyhow::{bail, Result};
 
@@ -60,16 +60,19 @@ impl Report {
             if pairs.is_empty() {
                 continue;
             }
-            text += &format!("## `{exercise}`\n\n| students | score | shared | matching lines |\n|---|---|---|---|\n");
+            text += &format!(
+                "## `{exercise}`\n\n| students | score | shared | evidence | matching lines |\n|---|---|---|---|---|\n"
+            );
             for p in pairs {
                 let lines: Vec<String> =
                     p.regions.iter().map(|[a, b]| format!("{}–{} ↔ {}–{}", a[0], a[1], b[0], b[1])).collect();
                 text += &format!(
-                    "| {} and {} | {:.2} | {} | {} |\n",
+                    "| {} and {} | {:.2} | {} | {} | {} |\n",
                     p.students[0],
                     p.students[1],
                     p.score,
                     p.shared,
+                    evidence_words(p),
                     lines.join(", ")
                 );
             }
@@ -111,12 +114,14 @@ impl Report {
             let entries = &self.files.iter().find(|(e, _)| *e == p.exercise).expect("compared").1;
             let text_of = |who: &str| entries.iter().find(|e| e.student == who).map(|e| e.text.as_str()).unwrap_or("");
             page += &format!(
-                "<h2><code>{}</code>: {} and {} — score {:.2} ({} shared fingerprints)</h2>\n<table class=\"files\"><tr>",
+                "<h2><code>{}</code>: {} and {} — score {:.2} ({} shared fingerprints)</h2>\n<p>Evidence: {}.</p>\n\
+                 <table class=\"files\"><tr>",
                 p.exercise,
                 escape(&p.students[0]),
                 escape(&p.students[1]),
                 p.score,
-                p.shared
+                p.shared,
+                escape(&evidence_words(p))
             );
             for (side, who) in p.students.iter().enumerate() {
                 let marked: Vec<[usize; 2]> = p.regions.iter().map(|r| r[side]).collect();
@@ -135,6 +140,18 @@ impl Report {
             page += "</tr></table>\n";
         }
         page + "</body></html>\n"
+    }
+}
+
+/// What a pair's score can say, in words for the table and the page.
+fn evidence_words(p: &Pair) -> String {
+    match p.evidence {
+        Evidence::Strong => "strong".into(),
+        Evidence::Weak => format!(
+            "weak: they share {} fingerprints, no more than one whole answer to this exercise holds ({}); its answers \
+             are too short for a score to tell a copy from two students who wrote the same natural code",
+            p.shared, p.answer
+        ),
     }
 }
 

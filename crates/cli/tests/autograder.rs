@@ -115,9 +115,13 @@ fn test<'a>(results: &'a Value, exercise: &str) -> &'a Value {
     results["tests"].as_array().unwrap().iter().find(|t| t["name"].as_str().unwrap().contains(exercise)).unwrap()
 }
 
-/// The solutions, but a reader of a secret kept in `outside`, a shortcut (layer_norm) and a link to the
-/// secret (causal_mask). Returns the secret's text.
-const HOSTILE: [&str; 3] = ["feed_forward", "layer_norm", "causal_mask"];
+/// The solutions, but a reader of a secret kept in `outside`, a shortcut (layer_norm), a link to the
+/// secret (causal_mask) and a compile-time bomb (mean_pooling: a macro that doubles until the compiler's
+/// memory runs out). Returns the secret's text.
+const HOSTILE: [&str; 4] = ["feed_forward", "layer_norm", "causal_mask", "mean_pooling"];
+
+/// What the compile-time bomb's test says.
+const BOMB_WORDS: &str = "compiling needed more than 2 GiB of memory";
 
 fn hostile_submission(folder: &Path, outside: &Path) -> String {
     hand_in_solutions(folder);
@@ -133,6 +137,8 @@ fn hostile_submission(folder: &Path, outside: &Path) -> String {
         .unwrap();
     std::fs::remove_file(folder.join("causal_mask.rs")).unwrap();
     std::os::unix::fs::symlink(outside.join("secret.txt"), folder.join("causal_mask.rs")).unwrap();
+    let bomb = project_root().join("tests/hostile-class/macro_bomb.mean_pooling.rs");
+    std::fs::copy(bomb, folder.join("mean_pooling.rs")).unwrap();
     marker
 }
 
@@ -192,6 +198,10 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     assert!(test(&results, "feed_forward")["output"].as_str().unwrap().contains("cannot read"));
     assert!(test(&results, "layer_norm")["output"].as_str().unwrap().contains("uses `layer_norm`"));
     assert!(test(&results, "causal_mask")["output"].as_str().unwrap().contains("is a symbolic link"));
+    // The compile-time bomb fails its own test with the limit it met; every other test is scored.
+    let bomb = test(&results, "mean_pooling");
+    assert!(bomb["output"].as_str().unwrap().contains(BOMB_WORDS), "{bomb}");
+    assert_eq!(results["score"], 105.0 - 5.0 - 5.0 - 5.0 - 5.0, "{results}");
     let outside_files: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
     assert_eq!(outside_files.len(), 1, "something was written outside the submission");
 
@@ -357,6 +367,8 @@ fn prairielearn_results_are_valid_for_every_kind_of_submission() {
         let full = t["points"] == t["max_points"];
         assert_eq!(full, !HOSTILE.contains(&e.name), "{}: {t}", e.name);
     }
+    let bomb = test(&results, "mean_pooling");
+    assert!(bomb["message"].as_str().unwrap().contains(BOMB_WORDS), "{bomb}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "something was written outside the submission");
 
     // The homework as the released notebook, filled in: its solution cell is graded, out of 20.

@@ -1,8 +1,11 @@
 //! A class with hostile students, graded through the binary as an instructor would: `anatomy exercises
 //! grade` with `--json`, `--csv` and `--feedback`, then `--only`. Each file of `tests/hostile-class/` is
 //! one attack (forging, writing, reading at run and compile time, calling a classmate, the network,
-//! starting a process, an endless loop, a memory hog, a stack overflow, an abort, a flood of output),
-//! handed in by a student whose other files are the reference solutions. Honest students sit beside them.
+//! starting a process, an endless loop, a memory hog, a stack overflow, an abort, a flood of output,
+//! compile-time bombs — a huge static, a doubling macro, a constant that never finishes — and a thread
+//! bomb), handed in by a student whose other files are the reference solutions. Honest students sit beside
+//! them, and students whose folder names a spreadsheet would run as formulas. The class's time, memory and
+//! disk are measured beside an honest class of the same size.
 //!
 //! It needs the sandbox (bubblewrap, installed by `make setup`) and `solutions/`.
 #![cfg(anatomy_solutions)]
@@ -159,44 +162,101 @@ fn grade_the_hostile_class(tier: &str) {
     std::fs::create_dir_all(class.join("link-exercises")).unwrap();
     std::os::unix::fs::symlink(class.join("honest"), class.join("link-exercises/exercises")).unwrap();
 
+    // Students whose folder names a spreadsheet would run as formulas (names come from LMS exports).
+    let formulas = ["=SUM(A1:A9)", "+cmd|' -C calc'!A0", "@sum(1,2)", "-2+3", "\t=1"];
+    for name in formulas {
+        hand_in_solutions(&class.join(name));
+    }
+
     let (csv, feedback) = (work.join("grades.csv"), work.join("feedback"));
     let env_marker = format!("ENVIRONMENT-{}-do-not-leak", std::process::id());
+    let grader = |class: &Path, csv: &Path, feedback: &Path| {
+        let mut command = match tier {
+            "bubblewrap" => Command::new(env!("CARGO_BIN_EXE_anatomy")),
+            _ => {
+                let mut c = Command::new("bwrap");
+                c.args([
+                    "--dev-bind",
+                    "/",
+                    "/",
+                    "--unshare-user",
+                    "--disable-userns",
+                    "--uid",
+                    "1000",
+                    "--gid",
+                    "1000",
+                ]);
+                c.args(["--", env!("CARGO_BIN_EXE_anatomy")]);
+                c
+            }
+        };
+        command
+            .args(["exercises", "grade", class.to_str().unwrap(), "--json", "--csv", csv.to_str().unwrap()])
+            .args(["--feedback", feedback.to_str().unwrap()])
+            .env("HOSTILE_TEST_MARKER", &env_marker);
+        command
+    };
     let started = Instant::now();
     let watch = Growth::watch();
-    let mut command = match tier {
-        "bubblewrap" => Command::new(env!("CARGO_BIN_EXE_anatomy")),
-        _ => {
-            let mut c = Command::new("bwrap");
-            c.args(["--dev-bind", "/", "/", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000"]);
-            c.args(["--", env!("CARGO_BIN_EXE_anatomy")]);
-            c
-        }
-    };
-    let o = command
-        .args(["exercises", "grade", class.to_str().unwrap(), "--json", "--csv", csv.to_str().unwrap()])
-        .args(["--feedback", feedback.to_str().unwrap()])
-        .env("HOSTILE_TEST_MARKER", &env_marker)
-        .output()
-        .unwrap();
-    let (shmem, disk) = watch.stop();
+    let o = grader(&class, &csv, &feedback).output().unwrap();
+    let growth = watch.stop();
     let (code, out, err) = (
         o.status.code(),
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     );
     let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(code, Some(0), "{err}");
+
+    // An honest class of the same size, each student's files their own (a comment apart, so that none is
+    // graded as another's copy), for the cost of the hostile one beside it.
+    let honest_class = work.join("honest-class");
+    for n in 0..rows_count(&class) {
+        let student = honest_class.join(format!("s{n:02}"));
+        hand_in_solutions(&student);
+        for e in EXERCISES {
+            let file = student.join(format!("{}.rs", e.name));
+            let text = std::fs::read_to_string(&file).unwrap();
+            std::fs::write(&file, format!("{text}// s{n:02}\n")).unwrap();
+        }
+    }
+    let honest_started = Instant::now();
+    let watch = Growth::watch();
+    let honest = grader(&honest_class, &work.join("honest.csv"), &work.join("honest-feedback")).output().unwrap();
+    let honest_growth = watch.stop();
+    let honest_seconds = honest_started.elapsed().as_secs_f64();
+    assert!(honest.status.success(), "{}", String::from_utf8_lossy(&honest.stderr));
     eprintln!(
-        "graded {} students in {seconds:.1} s; the machine's shared memory grew by at most {} MiB, the grader's \
-         scratch folders by at most {} MiB; {}",
+        "{tier}: graded {} hostile students in {seconds:.1} s (an honest class of as many: {honest_seconds:.1} s); at \
+         their peak, the machine's memory in use grew by {} MiB (honest: {} MiB), shared memory by {} MiB \
+         ({} MiB), the grader's scratch folders by {} MiB ({} MiB); {}",
         rows_count(&class),
-        shmem >> 20,
-        disk >> 20,
+        growth.used >> 20,
+        honest_growth.used >> 20,
+        growth.shmem >> 20,
+        honest_growth.shmem >> 20,
+        growth.disk >> 20,
+        honest_growth.disk >> 20,
         err.trim()
     );
     // Two students are graded at a time, each with at most 256 MiB to write (and its probe on disk).
-    assert!(shmem < 2 * (256 << 20) + (64 << 20), "shared memory grew by {} MiB", shmem >> 20);
-    assert!(disk < 2 * (256 << 20) + (64 << 20), "the grader's scratch folders grew by {} MiB", disk >> 20);
-    assert_eq!(code, Some(0), "{err}");
+    assert!(growth.shmem < 2 * (256 << 20) + (64 << 20), "shared memory grew by {} MiB", growth.shmem >> 20);
+    assert!(growth.disk < 2 * (256 << 20) + (64 << 20), "the scratch folders grew by {} MiB", growth.disk >> 20);
+    // Each compiler and probe has 2 GiB of address space, two students at a time: the hostile class costs
+    // the machine at most about 1 GiB more than an honest one. Loosely bounded here (the machine is shared
+    // with the other tier's class and other tests); the figures above are what to read.
+    let (hostile_cost, honest_cost) = (growth.used + growth.disk, honest_growth.used + honest_growth.disk);
+    assert!(
+        hostile_cost < honest_cost + (3 << 30),
+        "the hostile class took {} MiB of memory and disk, an honest one {} MiB",
+        hostile_cost >> 20,
+        honest_cost >> 20
+    );
+    // The compile-time bombs cost the class at most about twice the compile limit each (two at a time).
+    assert!(
+        seconds < honest_seconds + 600.0,
+        "the hostile class took {seconds:.0} s, an honest one {honest_seconds:.0} s"
+    );
     let rows: BTreeMap<String, serde_json::Value> = out
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
@@ -325,6 +385,21 @@ fn grade_the_hostile_class(tier: &str) {
     let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
     assert_eq!(lines[0], format!("student,{},total", names.join(",")));
     assert_eq!(lines.len(), 1 + rows.len());
+    // Read back as a spreadsheet would: one record per student, and no cell a formula. A name that would
+    // be one keeps its text behind a `'`; the JSON lines and the feedback keep the real name.
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(records.len(), rows.len());
+    for record in &records {
+        for cell in record {
+            assert!(!cell.starts_with(['=', '+', '-', '@', '\t', '\r']), "a formula in the CSV: {cell:?}");
+        }
+    }
+    for name in formulas {
+        assert!(records.iter().any(|r| r[0] == format!("'{name}")), "{name:?} not in the CSV as '{name}");
+        assert_eq!(rows[name]["total_points"], 105.0, "{name}");
+        assert!(feedback.join(format!("{name}.md")).is_file(), "{name}: no feedback file");
+    }
     let honest_row = lines.iter().find(|l| l.starts_with("honest,")).unwrap();
     assert!(honest_row.ends_with(",105"), "{honest_row}");
     assert!(honest_row.contains(",20,"), "cross_attention weighs 20: {honest_row}");
@@ -362,15 +437,29 @@ fn grade_the_hostile_class(tier: &str) {
 /// built library beside them is hard links, made once per build), sampled every 20 ms while it runs.
 struct Growth {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    thread: std::thread::JoinHandle<(u64, u64)>,
+    thread: std::thread::JoinHandle<Grown>,
+}
+
+/// The highest growth seen, in bytes, of each.
+struct Grown {
+    /// The machine's memory in use (MemTotal − MemAvailable): compilers, probes, tmpfs pages.
+    used: u64,
+    shmem: u64,
+    disk: u64,
 }
 
 impl Growth {
     fn watch() -> Growth {
-        fn shmem() -> u64 {
+        fn meminfo(key: &str) -> u64 {
             let text = std::fs::read_to_string("/proc/meminfo").unwrap();
-            let line = text.lines().find(|l| l.starts_with("Shmem:")).unwrap();
+            let line = text.lines().find(|l| l.starts_with(key)).unwrap();
             line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() << 10
+        }
+        fn shmem() -> u64 {
+            meminfo("Shmem:")
+        }
+        fn used() -> u64 {
+            meminfo("MemTotal:").saturating_sub(meminfo("MemAvailable:"))
         }
         fn scratch_size(grader: &Path) -> u64 {
             let Ok(entries) = std::fs::read_dir(grader) else { return 0 };
@@ -396,19 +485,20 @@ impl Growth {
         let flag = stop.clone();
         let folder = project_root().join("target").join("exercise-grader");
         let thread = std::thread::spawn(move || {
-            let (shmem_before, disk_before) = (shmem(), scratch_size(&folder));
-            let (mut shmem_most, mut disk_most) = (0u64, 0u64);
+            let (used_before, shmem_before, disk_before) = (used(), shmem(), scratch_size(&folder));
+            let mut most = Grown { used: 0, shmem: 0, disk: 0 };
             while !flag.load(std::sync::atomic::Ordering::SeqCst) {
-                shmem_most = shmem_most.max(shmem().saturating_sub(shmem_before));
-                disk_most = disk_most.max(scratch_size(&folder).saturating_sub(disk_before));
+                most.used = most.used.max(used().saturating_sub(used_before));
+                most.shmem = most.shmem.max(shmem().saturating_sub(shmem_before));
+                most.disk = most.disk.max(scratch_size(&folder).saturating_sub(disk_before));
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
-            (shmem_most, disk_most)
+            most
         });
         Growth { stop, thread }
     }
 
-    fn stop(self) -> (u64, u64) {
+    fn stop(self) -> Grown {
         self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
         self.thread.join().unwrap()
     }

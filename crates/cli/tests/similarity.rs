@@ -15,12 +15,14 @@ use anatomy_exercises::grading::project_root;
 use class::anatomy;
 use scratch::Scratch;
 
-fn pairs(json: &str) -> Vec<(String, [String; 2], f64)> {
+/// Each pair with its evidence ("strong" or "weak").
+fn evidence(json: &str) -> Vec<(String, [String; 2], f64, String)> {
     json.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .map(|p| {
             let s = |i: usize| p["students"][i].as_str().unwrap().to_string();
-            (p["exercise"].as_str().unwrap().to_string(), [s(0), s(1)], p["score"].as_f64().unwrap())
+            let evidence = p["evidence"].as_str().unwrap().to_string();
+            (p["exercise"].as_str().unwrap().to_string(), [s(0), s(1)], p["score"].as_f64().unwrap(), evidence)
         })
         .collect()
 }
@@ -32,30 +34,42 @@ fn copied_pairs_are_found_and_independent_answers_and_the_references_shape_are_n
     let only = ["--only", "scaled_dot_product,layer_norm"];
     let (code, out, err) = anatomy(&[&["exercises", "similarity", class, "--json"][..], &only[..]].concat());
     assert_eq!(code, Some(0), "{err}");
-    let found = pairs(&out);
-    let names: Vec<(String, [String; 2])> = found.iter().map(|(e, s, _)| (e.clone(), s.clone())).collect();
+    let found = evidence(&out);
+    let names: Vec<(String, [String; 2], String)> =
+        found.iter().map(|(e, s, _, evidence)| (e.clone(), s.clone(), evidence.clone())).collect();
+    let pair = |e: &str, a: &str, b: &str, evidence: &str| {
+        (e.to_string(), [a.to_string(), b.to_string()], evidence.to_string())
+    };
+    // The two copies, strong; and two students who each wrote layer_norm's most natural E[x²] − E[x]² form:
+    // their score reaches the threshold, but what they share is less than one answer holds, so the report
+    // says the evidence is weak.
     assert_eq!(
         names,
         vec![
-            ("scaled_dot_product".to_string(), ["copy-fay".to_string(), "loop-eve".to_string()]),
-            ("layer_norm".to_string(), ["copy-ivy".to_string(), "sums-gus".to_string()]),
+            pair("scaled_dot_product", "copy-fay", "loop-eve", "strong"),
+            pair("layer_norm", "copy-ivy", "sums-gus", "strong"),
+            pair("layer_norm", "moments-lou", "moments-max", "weak"),
         ],
         "{out}"
     );
-    for (_, _, score) in &found {
+    for (_, _, score, _) in &found {
         assert!((0.5..=1.0).contains(score), "{out}");
     }
-    assert!(err.contains("2 pairs at or above 0.50"), "{err}");
+    assert!(err.contains("3 pairs at or above 0.50, 1 of them weak evidence"), "{err}");
 
     // With no threshold, every other pair is listed with its score: all well below the copies, and the
     // two students who wrote the reference's shape share nothing beyond it.
     let (_, all, _) =
         anatomy(&[&["exercises", "similarity", class, "--json", "--threshold", "0"][..], &only[..]].concat());
-    for (exercise, students, score) in pairs(&all) {
+    for (exercise, students, score, evidence) in evidence(&all) {
         let copied = students == ["copy-fay", "loop-eve"] || students == ["copy-ivy", "sums-gus"];
-        if !copied {
+        let natural = students == ["moments-lou", "moments-max"];
+        if !copied && !natural {
+            // disguise-jo's copy of loop-eve (a helper extracted, temporaries, dead code) is among these:
+            // winnowing misses it (0.13), a limit the README states.
             assert!(score < 0.25, "{exercise}: {students:?} scored {score}");
         }
+        assert_eq!(evidence == "strong", copied, "{exercise}: {students:?} is {evidence} evidence");
         assert!(!(students.contains(&"ref-ana".to_string()) && students.contains(&"ref-ben".to_string())), "{all}");
     }
 
@@ -66,8 +80,10 @@ fn copied_pairs_are_found_and_independent_answers_and_the_references_shape_are_n
         anatomy(&[&["exercises", "similarity", class, "--html", page.to_str().unwrap()][..], &only[..]].concat());
     assert_eq!(code, Some(0));
     assert!(table.contains("## `scaled_dot_product`") && table.contains("| copy-fay and loop-eve | 0."), "{table}");
+    assert!(table.contains("| moments-lou and moments-max | 0.69 | 9 | weak: they share 9 fingerprints"), "{table}");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<title>Similarity report") && html.contains("copy-ivy and sums-gus"), "{html}");
+    assert!(html.contains("<p>Evidence: weak: they share 9 fingerprints") && html.contains("<p>Evidence: strong.</p>"));
     assert!(html.contains("<mark>") && html.contains("sum_dim_intlist"), "the matching lines are shown and marked");
 }
 

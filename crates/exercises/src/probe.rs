@@ -4,11 +4,12 @@
 //! is the tape of what those functions returned; what the check itself concludes here is thrown away. The
 //! verdict is reached later by the judge, in a process that never loads student code (see
 //! [`super::grading`]). Before every check it writes a START frame and after it a DONE frame, so that the
-//! grader can time each check on its own and tell which one a crash belongs to.
+//! grader can time each check on its own and tell which one a crash belongs to. After a check in which the
+//! student's code panicked it ends, and the grader starts a fresh probe for the rest.
 use std::panic::{self, AssertUnwindSafe};
 
 use super::checks::CheckResult;
-use super::tape::{self, write_frame, DONE, START, SYSCALL};
+use super::tape::{self, write_frame, DONE, FRESH, START, SYSCALL};
 
 /// The seed of one check: the run's seed and the exercise's place in the course, so that every check of a
 /// run draws other numbers.
@@ -17,19 +18,28 @@ pub fn check_seed(run_seed: i64, exercise: &str) -> i64 {
     run_seed.wrapping_add(place.wrapping_mul(7919))
 }
 
-/// The probe's `main`: `PROBE --seed S [--from K]` runs the checks from the K-th on (0 first).
-pub fn main(checks: &[(&str, &dyn Fn() -> CheckResult)]) {
+/// The probe's `main`: `PROBE --seed S [--from K]` runs the checks from the K-th on (0 first). Each check
+/// comes with its exercise's name and whether the file is the untouched stub.
+pub fn main(checks: &[(&str, bool, &dyn Fn() -> CheckResult)]) {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
     let seed: i64 = value("--seed").and_then(|s| s.parse().ok()).unwrap_or(0);
     let from: usize = value("--from").and_then(|s| s.parse().ok()).unwrap_or(0);
     report_forbidden_calls();
     panic::set_hook(Box::new(|_| {}));
-    for (k, (name, check)) in checks.iter().enumerate().skip(from) {
+    for (k, (name, stub, check)) in checks.iter().enumerate().skip(from) {
         write_frame(START, &(k as u32).to_le_bytes());
         tape::begin_check(check_seed(seed, name));
+        tape::take_student_panic();
         let _ = panic::catch_unwind(AssertUnwindSafe(check));
         write_frame(DONE, &(k as u32).to_le_bytes());
+        // A panic may have left the student's threads, memory or files behind: the next check starts in
+        // a fresh probe (the grader starts it), and this one ends at once, running nothing of theirs. The
+        // untouched stub's `todo!()` is ours and leaves nothing.
+        if tape::take_student_panic() && !stub && k + 1 < checks.len() {
+            write_frame(FRESH, &(k as u32).to_le_bytes());
+            unsafe { libc::_exit(0) };
+        }
     }
 }
 

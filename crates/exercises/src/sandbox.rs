@@ -137,13 +137,27 @@ pub struct Limits {
     /// What the probe may print (stdout and stderr together), in bytes.
     pub output: u64,
     /// What the probe (and the compiler, in its own `/tmp`) may write, in bytes: the size of its private
-    /// `/tmp`, the one place it can write.
+    /// `/tmp`, the one place it can write; also the largest file the compiler may write (the program).
     pub disk: u64,
+    /// Wall time of one compiler run. A file that makes the compiler run over is found and fails alone,
+    /// after one more run of at most this long (see `grading`).
+    pub compile_time: Duration,
+    /// Address space of one compiler run, in bytes: the compiler's memory is part of the student's budget,
+    /// so that two compilers at once cannot take the machine. The largest honest compile (every exercise's
+    /// reference in one program) peaks at about 1.2 GiB of address space.
+    pub compile_memory: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { time_per_check: Duration::from_secs(20), memory: 2 << 30, output: 1 << 20, disk: 256 << 20 }
+        Limits {
+            time_per_check: Duration::from_secs(20),
+            memory: 2 << 30,
+            output: 1 << 20,
+            disk: 256 << 20,
+            compile_time: Duration::from_secs(120),
+            compile_memory: 2 << 30,
+        }
     }
 }
 
@@ -151,6 +165,11 @@ impl Limits {
     /// "2 GiB", for messages.
     pub fn memory_words(&self) -> String {
         format!("{} GiB", self.memory >> 30)
+    }
+
+    /// The compiler's address space, for messages: "2 GiB".
+    pub fn compile_memory_words(&self) -> String {
+        format!("{} GiB", self.compile_memory >> 30)
     }
 
     /// "256 MiB", for messages.

@@ -55,6 +55,29 @@ pub struct Pair {
     pub shared: usize,
     /// Line ranges (1-based, inclusive) that match: `[[a_from, a_to], [b_from, b_to]]`.
     pub regions: Vec<[[usize; 2]; 2]>,
+    /// How much the score can say, from the exercise's own size (see [`Evidence`]).
+    pub evidence: Evidence,
+    /// The size of one answer to the exercise, in fingerprints ([`answer_size`]): what `shared` is weighed
+    /// against.
+    pub answer: usize,
+}
+
+/// How much a pair's score can say. An exercise whose answer is a few lines leaves little to choose: two
+/// students who each write its most natural form share most of what they wrote, and a copy looks no
+/// different. So a pair is strong evidence only when what it shares beyond the base code is more than a
+/// whole answer's worth: more fingerprints than [`answer_size`] (the reference's own, beyond the stub).
+/// Below that it is weak: listed with the word, and never counted as flagged on its score alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Evidence {
+    Strong,
+    Weak,
+}
+
+/// The size of an answer: the fingerprints of `reference` that the stub does not already have.
+pub fn answer_size(stub: &str, reference: &str) -> usize {
+    let given: BTreeSet<u64> = tokens(stub).map(|t| fingerprints(&t).into_keys().collect()).unwrap_or_default();
+    tokens(reference).map(|t| fingerprints(&t).into_keys().filter(|h| !given.contains(h)).count()).unwrap_or(0)
 }
 
 /// A normalised token and the line it is on.
@@ -159,8 +182,13 @@ pub fn fingerprints(tokens: &[Token]) -> BTreeMap<u64, Vec<[usize; 2]>> {
 }
 
 /// The pairs of students whose files for `exercise` match at `threshold` or above, best first. `base` is
-/// the code everyone was given or shown (the stub, the reference solution).
+/// the code everyone was given or shown: the stub first, then the reference solution (its size beyond the
+/// stub decides each pair's [`Evidence`]), then any other.
 pub fn compare(exercise: &str, entries: &[Entry], base: &[&str], threshold: f64) -> Vec<Pair> {
+    let answer = match base {
+        [stub, reference, ..] => answer_size(stub, reference),
+        _ => 0,
+    };
     let mut ignored: BTreeSet<u64> =
         base.iter().filter_map(|b| tokens(b)).flat_map(|t| fingerprints(&t).into_keys()).collect();
     let prints: Vec<BTreeMap<u64, Vec<[usize; 2]>>> =
@@ -198,6 +226,8 @@ pub fn compare(exercise: &str, entries: &[Entry], base: &[&str], threshold: f64)
                 score: (score * 1000.0).round() / 1000.0,
                 shared: shared.len(),
                 regions: regions(lines),
+                evidence: if shared.len() > answer { Evidence::Strong } else { Evidence::Weak },
+                answer,
             });
         }
     }
@@ -238,6 +268,31 @@ mod tests {
         assert_eq!(names(&a), names(&b));
         assert!(names(&a).contains(&"softmax".to_string()) && names(&a).contains(&"Float".to_string()));
         assert_eq!(b.last().unwrap().1, 5, "the closing brace is on line 5");
+    }
+
+    #[test]
+    fn a_match_smaller_than_one_answer_is_weak_evidence_and_a_larger_one_strong() {
+        let stub = "pub fn f(x: &Tensor) -> Tensor { todo!() }";
+        let reference = "pub fn f(x: &Tensor) -> Tensor { let m = x.mean_dim(-1, true, Kind::Float); (x - m) * 2.0 }";
+        // Two students who wrote one natural line alike (other names): a perfect score, but less than the
+        // reference's own fingerprints in common.
+        let short = |name: &str| {
+            format!("pub fn f(x: &Tensor) -> Tensor {{ let {name} = x.square().mean_dim(-1, true, Kind::Float); x / {name}.sqrt() }}")
+        };
+        let entries = ["a", "b"].map(|s| Entry { student: s.into(), text: short(&format!("v_{s}")) });
+        let pairs = compare("f", &entries, &[stub, reference], 0.0);
+        assert_eq!(pairs.len(), 1, "{pairs:?}");
+        assert_eq!((pairs[0].score, pairs[0].evidence), (1.0, Evidence::Weak), "{pairs:?}");
+        assert!(pairs[0].shared <= pairs[0].answer && pairs[0].answer == answer_size(stub, reference));
+        // The same two files made long (a copied helper of many lines): more than an answer's worth shared.
+        let helper = (0..12)
+            .map(|i| format!("let t{i} = x.exp().log_softmax({i}, Kind::Double).sum(Kind::Float);"))
+            .collect::<String>();
+        let long = |name: &str| format!("fn g(x: &Tensor) {{ {helper} }}\n{}", short(name));
+        let entries = ["a", "b"].map(|s| Entry { student: s.into(), text: long(&format!("v_{s}")) });
+        let pairs = compare("f", &entries, &[stub, reference], 0.0);
+        assert_eq!(pairs[0].evidence, Evidence::Strong, "{pairs:?}");
+        assert!(pairs[0].shared > pairs[0].answer);
     }
 
     #[test]

@@ -30,6 +30,18 @@ pub const PANIC: u8 = b'P';
 pub const DONE: u8 = b'D';
 /// The sandbox stopped a forbidden system call (payload: the call's number, `u32`).
 pub const SYSCALL: u8 = b'X';
+/// The probe ends after the check it just finished, so that the next one starts in a fresh probe
+/// (payload: the finished check's index): the student's code panicked, and what it started — threads,
+/// memory, files in `/tmp` — must not reach the next check.
+pub const FRESH: u8 = b'F';
+
+/// Whether a student's function panicked since the last [`take_student_panic`] (the probe's side).
+static STUDENT_PANICKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a student's function panicked since the last call, and forgets it.
+pub fn take_student_panic() -> bool {
+    STUDENT_PANICKED.swap(false, std::sync::atomic::Ordering::SeqCst)
+}
 
 /// The file descriptor the probe writes its tape to (the grader opens it as a pipe).
 pub const FD: i32 = 3;
@@ -216,6 +228,7 @@ pub fn record<R: Taped>(call: impl FnOnce() -> R) -> R {
             value
         }
         Err(payload) => {
+            STUDENT_PANICKED.store(true, std::sync::atomic::Ordering::SeqCst);
             write_frame(PANIC, super::panic_text(&*payload).as_bytes());
             std::panic::resume_unwind(payload)
         }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{BufRead, Read};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::run::wait_or_kill;
 use super::{project_root, tempdir_in, Setup, Source, Submission};
-use crate::sandbox::{self, ChildSetup, Tier};
+use crate::sandbox::{self, ChildSetup, Limits, Tier};
 
 /// The generated `main.rs` of a unit, and which submissions its modules and lines belong to.
 pub(super) struct Plan {
@@ -60,7 +60,9 @@ impl Plan {
                 })
                 .collect();
             lines.insert(source.lines().count() + 1, i);
-            source += &format!("        ({:?}, &|| checks::{}({})),\n", e.name, e.name, wrapped.join(", "));
+            // The untouched stub is our own code: its `todo!()` leaves nothing behind to start afresh from.
+            let stub = sources[i].as_deref() == Ok(e.stub.as_bytes());
+            source += &format!("        ({:?}, {stub}, &|| checks::{}({})),\n", e.name, e.name, wrapped.join(", "));
         }
         source += "    ]);\n}\n";
         fs::write(folder.join("main.rs"), source)?;
@@ -94,6 +96,8 @@ impl Plan {
         let mut text = e.rendered.trim_end().to_string();
         for (module, (_, original)) in &self.files {
             text = text.replace(&format!("{module}:"), &format!("{}:", original.display()));
+            // Paths inside it (`f003::BIG`) name the student's items alone.
+            text = text.replace(&format!("`{}::", module.trim_end_matches(".rs")), "`");
         }
         text
     }
@@ -252,11 +256,10 @@ pub(super) struct CompilerError {
 pub(super) enum Compiled {
     Probe,
     Errors(Vec<CompilerError>),
-    /// The compiler ran past its time limit (a macro or constant that never ends).
+    /// The compiler stopped without an error that names a file: past its time limit, killed at a limit
+    /// (file size, memory, CPU), crashed, or failed in silence. Why, in words that name the limit.
     Stopped(String),
 }
-
-const COMPILE_TIME: Duration = Duration::from_secs(120);
 
 /// Compiles `folder/main.rs` into `folder/probe`.
 pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
@@ -295,14 +298,17 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
         }
     };
     command.args(&args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-    // The compiler writes the probe into the scratch folder: no file of it larger than the student's disk.
-    ChildSetup { memory: 8 << 30, cpu_seconds: 300, file_size: cx.limits.disk, open_at: vec![], dup_to: vec![] }
+    // The compiler writes the probe into the scratch folder: no file of it larger than the student's disk,
+    // and no more memory than the student's budget for it.
+    let limits = &cx.limits;
+    let cpu_seconds = 2 * limits.compile_time.as_secs() + 10;
+    ChildSetup { memory: limits.compile_memory, cpu_seconds, file_size: limits.disk, open_at: vec![], dup_to: vec![] }
         .apply(&mut command);
     command.process_group(0);
     let mut child = command.spawn().with_context(|| format!("cannot run {}", r.rustc.display()))?;
     let _group = super::cleanup::Group::new(child.id());
     let stderr = read_in_background(child.stderr.take().expect("piped"), 4 << 20);
-    let status = wait_or_kill(&mut child, COMPILE_TIME)?;
+    let status = wait_or_kill(&mut child, limits.compile_time)?;
     let text = stderr.join().unwrap_or_default();
     let mut errors = Vec::new();
     for line in text.lines() {
@@ -317,16 +323,122 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
             rendered: m.rendered.unwrap_or_default(),
         });
     }
-    let Some(status) = status else {
-        return Ok(Compiled::Stopped(format!("compiling took more than {} s and was stopped", COMPILE_TIME.as_secs())));
-    };
-    if !errors.is_empty() {
+    let stopped_at_a_limit = status.is_none_or(|s| signal_of(s).is_some());
+    if !errors.is_empty() && !stopped_at_a_limit {
         return Ok(Compiled::Errors(errors));
     }
-    if !status.success() || !folder.join("probe").is_file() {
-        bail!("compiling the probe failed ({status}): {}", text.lines().last().unwrap_or("no message"));
+    match status {
+        Some(s) if s.success() && folder.join("probe").is_file() => Ok(Compiled::Probe),
+        _ => {
+            // What a stopped compiler left half-written (a probe or object files of up to the file-size
+            // limit each) goes now, not when the unit is done: the class's disk holds no more than it must.
+            for entry in fs::read_dir(folder)?.flatten() {
+                let path = entry.path();
+                if path.is_file() && path.extension().is_none_or(|x| x != "rs") {
+                    let _ = fs::remove_file(&path);
+                }
+            }
+            Ok(Compiled::Stopped(why_stopped(status, &text, limits)))
+        }
     }
-    Ok(Compiled::Probe)
+}
+
+/// For a build that stopped without naming a file: compiles each of `chosen` on its own (two at a time, each
+/// in a folder of its own below `folder`) and returns why, for each file that does not build alone. A
+/// file that never finishes compiling costs one more time limit, whatever the number of files.
+pub(super) fn isolate(
+    unit: &[Submission],
+    sources: &[Source],
+    chosen: &[usize],
+    folder: &Path,
+    cx: &Setup,
+) -> Result<BTreeMap<usize, String>> {
+    let failed = Mutex::new(BTreeMap::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let lane = || -> Result<()> {
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let Some(&i) = chosen.get(k) else { return Ok(()) };
+            let alone = folder.join(format!("alone-{i:03}"));
+            fs::create_dir_all(&alone)?;
+            let plan = Plan::write(unit, sources, &[i], &alone)?;
+            let why = match compile(cx, &alone)? {
+                Compiled::Probe => None,
+                Compiled::Errors(mut errors) => {
+                    errors.sort_by_key(|e| e.file == "main.rs");
+                    let e = errors.iter().find(|e| !plan.blame(e).is_empty()).unwrap_or(&errors[0]);
+                    Some(plan.describe(e, &unit[i]))
+                }
+                Compiled::Stopped(why) => Some(why),
+            };
+            let _ = fs::remove_dir_all(&alone);
+            if let Some(why) = why {
+                failed.lock().unwrap_or_else(|e| e.into_inner()).insert(i, why);
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let lanes: Vec<_> = (0..2.min(chosen.len())).map(|_| scope.spawn(lane)).collect();
+        lanes.into_iter().try_for_each(|l| l.join().expect("a lane does not panic"))
+    })?;
+    Ok(failed.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// The signal a process died of: its own, or, under bubblewrap (where the compiler is not our child),
+/// the exit status 128 + N that bwrap passes on.
+pub(super) fn signal_of(status: std::process::ExitStatus) -> Option<i32> {
+    status.signal().or_else(|| status.code().filter(|c| (129..160).contains(c)).map(|c| c - 128))
+}
+
+/// Why a compiler run that named no file stopped, in words that name the limit it met.
+fn why_stopped(status: Option<std::process::ExitStatus>, stderr: &str, limits: &Limits) -> String {
+    let Some(status) = status else {
+        return format!(
+            "compiling took more than {} s and was stopped (a constant, macro or type that never finishes?)",
+            limits.compile_time.as_secs()
+        );
+    };
+    if stderr.contains("memory allocation of") || stderr.contains("out of memory") {
+        return format!(
+            "compiling needed more than {} of memory and was stopped (a macro that grows without end, or a huge \
+             constant?)",
+            limits.compile_memory_words()
+        );
+    }
+    if stderr.contains("has overflowed its stack") {
+        return "the compiler overflowed its stack (a macro, type or constant nested too deeply?)".into();
+    }
+    match signal_of(status) {
+        Some(libc::SIGXFSZ) => format!(
+            "the compiled program would be larger than {} and the compiler was stopped (a huge static or constant?)",
+            limits.disk_words()
+        ),
+        Some(libc::SIGXCPU) => {
+            format!("compiling used more than {} s of CPU time and was stopped", 2 * limits.compile_time.as_secs() + 10)
+        }
+        Some(libc::SIGKILL) => format!(
+            "the compiler was killed (most likely it needed more than {} of memory)",
+            limits.compile_memory_words()
+        ),
+        Some(libc::SIGSEGV) => "the compiler crashed (segmentation fault)".into(),
+        Some(n) => format!("the compiler was killed by signal {n}"),
+        None => {
+            // A message with no file (the linker's, say), else the compiler's last line.
+            let said = stderr
+                .lines()
+                .filter_map(|l| serde_json::from_str::<RustcMessage>(l).ok())
+                .find(|m| m.level == "error")
+                .and_then(|m| m.rendered)
+                .map(|r| r.lines().next().unwrap_or_default().to_string())
+                .or_else(|| stderr.lines().rev().find(|l| !l.trim().is_empty()).map(|l| l.trim().to_string()));
+            let said: String = said.unwrap_or_else(|| "no message".into()).chars().take(300).collect();
+            if status.success() {
+                format!("the compiler wrote no program ({said})")
+            } else {
+                format!("does not build: {said}")
+            }
+        }
+    }
 }
 
 /// Reads a child's output to its end on another thread (keeping at most `keep` bytes), so that a full pipe

@@ -79,17 +79,34 @@ fn work_dir() -> PathBuf {
 
 /// Grades the submissions as one unit, unsandboxed (a learner's own files, the instructors' tests).
 pub fn grade(submissions: &[Submission]) -> Result<Vec<Outcome>> {
-    Ok(grade_units(vec![submissions.to_vec()], &Options::default(), &|_| {})?.remove(0))
+    Ok(grade_units(vec![submissions.to_vec()], &Options::default(), &|_| {})?.all()?.remove(0))
 }
 
-/// Grades every unit; the outcomes come back in the units' and submissions' order. Compile errors, time
-/// limits and crashes are outcomes, not errors: an `Err` means the grader itself could not run (no
-/// compiler, no LibTorch, no sandbox). `done(n)` is called as units finish, with how many have.
-pub fn grade_units(
-    units: Vec<Vec<Submission>>,
-    options: &Options,
-    done: &(dyn Fn(usize) + Sync),
-) -> Result<Vec<Vec<Outcome>>> {
+/// A class's grades: each unit's outcomes, and the grader's own failure if one stopped the class.
+pub struct Graded {
+    /// Per unit, in the units' order: its outcomes, or `None` when the grader failed before grading it.
+    pub units: Vec<Option<Vec<Outcome>>>,
+    /// What stopped the grader itself (a full disk, say) — never something a student's file did. The
+    /// units graded before it keep their outcomes, so that nothing already graded is lost.
+    pub failure: Option<anyhow::Error>,
+}
+
+impl Graded {
+    /// Every unit's outcomes, or the grader's failure.
+    pub fn all(self) -> Result<Vec<Vec<Outcome>>> {
+        match self.failure {
+            Some(e) => Err(e),
+            None => Ok(self.units.into_iter().map(|u| u.expect("graded when nothing failed")).collect()),
+        }
+    }
+}
+
+/// Grades every unit; the outcomes come back in the units' and submissions' order. Compile errors,
+/// compile-time bombs, time limits and crashes are outcomes, not errors, and each stays with the file
+/// that caused it. An `Err` means the grader could not start (no compiler, no LibTorch, no sandbox); a
+/// failure of its own on the way ([`Graded::failure`]) keeps what was graded before it. `done(n)` is
+/// called as units finish, with how many have.
+pub fn grade_units(units: Vec<Vec<Submission>>, options: &Options, done: &(dyn Fn(usize) + Sync)) -> Result<Graded> {
     let work = work_dir();
     fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
     let recipe = Recipe::get(&work)?;
@@ -134,17 +151,22 @@ pub fn grade_units(
     };
     let results: Vec<Mutex<Option<Result<Vec<Outcome>>>>> = distinct.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
+    // Set when the grader itself fails: no new unit starts, the ones under way finish.
+    let failed = std::sync::atomic::AtomicBool::new(false);
     let finished = AtomicUsize::new(0);
     let copies: Vec<usize> = (0..distinct.len()).map(|d| same_as.iter().filter(|&&i| i == d).count()).collect();
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1).min(distinct.len().max(1)) {
             scope.spawn(|| loop {
                 let d = next.fetch_add(1, Ordering::SeqCst);
-                if d >= distinct.len() {
+                if d >= distinct.len() || failed.load(Ordering::SeqCst) {
                     break;
                 }
                 let folder = run.path().join(format!("u{d:03}"));
                 let result = grade_unit(&units[distinct[d]], &sources[distinct[d]], &folder, &context);
+                if result.is_err() {
+                    failed.store(true, Ordering::SeqCst);
+                }
                 // Its copies and its probe are no longer needed: the class's disk holds two units at a time.
                 let _ = fs::remove_dir_all(&folder);
                 *results[d].lock().expect("not poisoned") = Some(result);
@@ -153,27 +175,39 @@ pub fn grade_units(
         }
     });
     drop(run);
+    let mut failure = None;
     let mut per_distinct = Vec::new();
     for r in results {
-        per_distinct.push(r.into_inner().expect("not poisoned").expect("every unit graded")?);
+        per_distinct.push(match r.into_inner().expect("not poisoned") {
+            Some(Ok(outcomes)) => Some(outcomes),
+            Some(Err(e)) => {
+                failure.get_or_insert(e);
+                None
+            }
+            None => None,
+        });
     }
     // A copy's messages name its own files, never those of the student it was graded with.
-    Ok(units
+    let units = units
         .iter()
         .zip(&same_as)
         .map(|(unit, &d)| {
             let first = &units[distinct[d]];
-            unit.iter()
-                .zip(first)
-                .zip(&per_distinct[d])
-                .map(|((s, f), o)| Outcome {
-                    label: s.label.clone(),
-                    message: o.message.replace(&f.file.display().to_string(), &s.file.display().to_string()),
-                    ..o.clone()
-                })
-                .collect()
+            let graded = per_distinct[d].as_ref()?;
+            Some(
+                unit.iter()
+                    .zip(first)
+                    .zip(graded)
+                    .map(|((s, f), o)| Outcome {
+                        label: s.label.clone(),
+                        message: o.message.replace(&f.file.display().to_string(), &s.file.display().to_string()),
+                        ..o.clone()
+                    })
+                    .collect(),
+            )
         })
-        .collect())
+        .collect();
+    Ok(Graded { units, failure })
 }
 
 /// A seed from the clock and the process: different for every grading run.
@@ -247,12 +281,14 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
             }
         }
     }
+    // Once per unit: a build that fails without naming a file is split into one build per file.
+    let mut isolated = false;
     let plan = loop {
         if remaining.is_empty() {
             break None;
         }
         let plan = Plan::write(unit, sources, &remaining, folder)?;
-        match compile(cx, folder)? {
+        let why = match compile(cx, folder)? {
             Compiled::Probe => {
                 // The compiler read what the parser could not: refused, since the rules could not be checked.
                 let unchecked: Vec<usize> = remaining.iter().copied().filter(|i| unreadable.contains_key(i)).collect();
@@ -264,6 +300,7 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
                     outcomes[i] = Some(outcome(&unit[i], Status::Failed, why));
                     remaining.retain(|&j| j != i);
                 }
+                continue;
             }
             Compiled::Errors(mut errors) => {
                 // An error in the student's own file says more than its echo in the plan's call.
@@ -277,23 +314,32 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
                         }
                     }
                 }
-                if blamed.is_empty() {
-                    // An error in no one file (the linker's, say): every file of this unit shares it.
-                    let first = errors.first().map(|e| e.rendered.trim_end()).unwrap_or("no message");
-                    for &i in &remaining {
-                        outcomes[i] =
-                            Some(outcome(&unit[i], Status::DoesNotCompile, format!("does not build: {first}")));
-                    }
-                    remaining.clear();
+                if !blamed.is_empty() {
+                    remaining.retain(|i| !blamed.contains(i));
+                    continue;
                 }
-                remaining.retain(|i| !blamed.contains(i));
+                // An error in no one file (the linker's, say).
+                let first = errors.first().map(|e| e.rendered.trim_end()).unwrap_or("no message");
+                format!("does not build: {first}")
             }
-            Compiled::Stopped(why) => {
-                for &i in &remaining {
-                    outcomes[i] = Some(outcome(&unit[i], Status::DoesNotCompile, why.clone()));
-                }
-                remaining.clear();
+            Compiled::Stopped(why) => why,
+        };
+        // Nothing named a file: one file stopped the compiler (a limit, a crash). Each file is compiled on
+        // its own, and only those that fail alone fail; the others are built together again.
+        let alone = !isolated && remaining.len() > 1;
+        let failed_alone = if alone { build::isolate(unit, sources, &remaining, folder, cx)? } else { BTreeMap::new() };
+        isolated |= alone;
+        if failed_alone.is_empty() {
+            // One file, or files that each build alone but not together: they share the reason.
+            let why = if alone { format!("{why} (each file builds on its own, but not together)") } else { why };
+            for &i in &remaining {
+                outcomes[i] = Some(outcome(&unit[i], Status::DoesNotCompile, why.clone()));
             }
+            remaining.clear();
+        }
+        for (i, why) in failed_alone {
+            outcomes[i] = Some(outcome(&unit[i], Status::DoesNotCompile, why));
+            remaining.retain(|&j| j != i);
         }
     };
     if let Some(plan) = plan {

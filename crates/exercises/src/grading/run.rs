@@ -28,27 +28,45 @@ pub(super) type Tapes = Vec<(Vec<tape::Entry>, Option<String>)>;
 /// writes the pipe itself (or exits) can close its own check and fake the starts and ends of the checks
 /// after it. That check fails (its record is empty), and the checks after it run again in a fresh probe,
 /// so that what one file does costs only that file's check.
+///
+/// A probe also ends on its own after a check in which the student's code panicked ([`tape::FRESH`]): the
+/// checks after it run in a fresh probe, so that nothing the panicking code started reaches them.
 pub(super) fn probe_all(cx: &Setup, folder: &Path, count: usize) -> Result<Tapes> {
     let mut tapes: Tapes = vec![(Vec::new(), None); count];
     let mut from = 0;
     while from < count {
         let ended = probe_once(cx, folder, from, &mut tapes)?;
-        // `ended`: the check that was stopped (it fails with the reason), or None when all finished.
-        match ended {
-            None => break,
-            Some((k, why)) => match (from..k).find(|&j| tapes[j].0.is_empty()) {
-                Some(j) => {
-                    tapes[j + 1..=k].fill((Vec::new(), None));
-                    from = j + 1;
-                }
-                None => {
+        let (k, why) = match ended {
+            Ended::All => break,
+            Ended::Stopped(k, why) => (k, Some(why)),
+            Ended::Fresh(k) => (k, None),
+        };
+        match (from..k).find(|&j| tapes[j].0.is_empty()) {
+            Some(j) => {
+                tapes[j + 1..=k.min(count - 1)].fill((Vec::new(), None));
+                from = j + 1;
+            }
+            // Stopped: check `k` fails with the reason. Fresh: check `k` had not started; it runs next.
+            None => match why {
+                Some(why) => {
                     tapes[k].1 = Some(why);
                     from = k + 1;
                 }
+                None => from = k,
             },
         }
     }
     Ok(tapes)
+}
+
+/// How one run of the probe ended.
+enum Ended {
+    /// Every check from the first asked for finished.
+    All,
+    /// Check `k` did not finish, for the reason given.
+    Stopped(usize, String),
+    /// The probe ended itself before check `k` ([`tape::FRESH`]): the rest run in a fresh probe.
+    Fresh(usize),
 }
 
 enum Event {
@@ -57,9 +75,9 @@ enum Event {
     Flood,
 }
 
-/// One run of the probe from check `from`. Fills in the tapes of the checks that ran; returns the check
-/// that did not finish and why, or `None` when every check from `from` on finished.
-fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Result<Option<(usize, String)>> {
+/// One run of the probe from check `from`. Fills in the tapes of the checks that ran, and says how the run
+/// ended.
+fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Result<Ended> {
     let probe_path = folder.join("probe");
     let (read_end, write_end) = pipe()?;
     let mut command = match cx.tier {
@@ -164,6 +182,7 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
     let mut syscall: Option<u32> = None;
     let mut recorded_bytes = 0usize;
     let mut tape_closed = false;
+    let mut fresh = false;
     while !tape_closed {
         let left = cx.limits.time_per_check.saturating_sub(started.elapsed());
         match events.recv_timeout(left) {
@@ -192,6 +211,14 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
                     tapes[current.expect("checked")].0.push(entry);
                 }
                 tape::SYSCALL => syscall = tape::number(&f.payload),
+                // Between checks only, and only after the check it names: the probe asks to be started again.
+                tape::FRESH
+                    if current.is_none()
+                        && expected > from
+                        && tape::number(&f.payload) == Some(expected as u32 - 1) =>
+                {
+                    fresh = true;
+                }
                 _ => {}
             },
             Ok(Event::TapeClosed) => tape_closed = true,
@@ -217,7 +244,10 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
     let _ = out_thread.join();
     let all_done = current.is_none() && expected == tapes.len();
     if all_done && stop.is_none() {
-        return Ok(None);
+        return Ok(Ended::All);
+    }
+    if fresh && stop.is_none() && current.is_none() {
+        return Ok(Ended::Fresh(expected));
     }
     let why = stop.unwrap_or_else(|| {
         if let Some(nr) = syscall {
@@ -226,7 +256,7 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
         died(status, &stderr, &cx.limits)
     });
     // The check that was running, or the first that never started.
-    Ok(Some((current.unwrap_or(expected.min(tapes.len() - 1)), why)))
+    Ok(Ended::Stopped(current.unwrap_or(expected.min(tapes.len() - 1)), why))
 }
 
 /// Why a probe that stopped on its own stopped, in words.
