@@ -13,8 +13,12 @@ fn main() {
     // The project's folders (chapters, exercises, solutions, scripts) for code in any of its crates.
     println!("cargo:rustc-env=ANATOMY_PROJECT_ROOT={}", root.display());
     println!("cargo:rustc-check-cfg=cfg(anatomy_solutions)");
-    println!("cargo:rerun-if-changed={}", solutions.display());
+    // Watch only paths that exist: cargo counts a missing one as changed on every build, which in the
+    // students' copy (no solutions/) reran this script and relinked every crate at each `cargo run`.
+    // Removing solutions/ is seen; a copy that gains one later needs `cargo clean` (a copy never does).
+    println!("cargo:rerun-if-changed={}", root.join("build.rs").display());
     if solutions.is_dir() {
+        println!("cargo:rerun-if-changed={}", solutions.display());
         println!("cargo:rustc-cfg=anatomy_solutions");
     }
 

@@ -6,8 +6,8 @@
 # (solutions/), the instructors' tests of the exercises and of the grader (crates/cli/tests/exercises.rs,
 # tests/exercise-mistakes/, crates/cli/tests/grading_hostile.rs, tests/hostile-class/, the similarity report's
 # crates/cli/tests/similarity.rs and tests/similarity-class/, scripts/test-grading.sh) and this script. It is then built on its own (in target/handout-build/ of this project, so that a second
-# handout reuses the compiled dependencies) and must list all eighteen exercises as "not done" and keep the
-# solutions closed; the homework notebook and its chapter are replaced by their released versions. Nothing
+# handout reuses the compiled dependencies), must compile nothing when built a second time, and must list
+# all eighteen exercises as "not done" and keep the solutions closed; the homework notebook and its chapter are replaced by their released versions. Nothing
 # is written when DIR already exists.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,7 +55,10 @@ if [[ ! -d $CARGO_TARGET_DIR/debug && -d $root/target/debug/deps ]]; then
     done
   done
 fi
-(cd "$partial" && cargo build --quiet --bin anatomy) || die "the students' copy does not build"
+# As a student builds it: `cargo build`, which builds the grader's recipe too (a default member).
+(cd "$partial" && cargo build --quiet) || die "the students' copy does not build"
+say "built; building it again must compile nothing"
+"$root/scripts/fresh-build.sh" "$partial" || die "a second cargo build of the students' copy compiled again (above)"
 scratch=$(mktemp -d)
 list=$(ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises list)
 not_done=$(grep -c ' not done ' <<<"$list" || true)

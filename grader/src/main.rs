@@ -1,6 +1,8 @@
-//! The exercise grader's recipe. `anatomy exercises` builds this package once with a small program named
-//! in `ANATOMY_GRADER_PLAN` that uses the library but no student file, and reads off cargo's messages how
-//! to compile and link a probe against the built library; every student's files are then compiled by
-//! `rustc` on their own, in a scratch folder (and, for a class, a sandbox). See
+//! The exercise grader's recipe: a program that uses the library but no student file. It is built with
+//! the rest of the workspace (it is a default member), and `anatomy exercises` reads off cargo's messages
+//! for that same build how to compile and link a probe against the built library; every student's files
+//! are then compiled by `rustc` on their own, in a scratch folder (and, for a class, a sandbox). See
 //! `crates/exercises/src/grading/`.
-include!(env!("ANATOMY_GRADER_PLAN"));
+fn main() {
+    println!("{} exercises", anatomy_exercises::EXERCISES.len());
+}

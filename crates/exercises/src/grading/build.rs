@@ -124,6 +124,8 @@ struct CargoMessage {
     filenames: Vec<PathBuf>,
     #[serde(default)]
     linked_paths: Vec<String>,
+    #[serde(default)]
+    executable: Option<PathBuf>,
 }
 #[derive(Deserialize)]
 struct CargoTarget {
@@ -147,24 +149,22 @@ struct Span {
 const EXTERNS: [&str; 3] = ["transformer_anatomy", "tch", "anatomy_exercises"];
 
 impl Recipe {
-    /// Builds `anatomy-grader` (a program with no student code) and reads what it was linked from.
+    /// Builds the workspace's default members as `cargo build` does — the command, the libraries and
+    /// `anatomy-grader` (a program with no student code) — and reads what the recipe was linked from. The
+    /// same selection as the learner's own `cargo build`, so that cargo finds everything fresh and each
+    /// dependency is compiled once, with the same features (building `anatomy-grader` alone unified them
+    /// otherwise and compiled `tch` a second time).
     pub(super) fn get(work: &Path) -> Result<Recipe> {
         static BUILD: Mutex<()> = Mutex::new(());
         let _one = BUILD.lock().unwrap_or_else(|e| e.into_inner());
         let lock = File::create(work.join(".lock"))?;
         lock.lock().context("cannot lock target/exercise-grader/.lock")?;
-        let plan = work.join("recipe.rs");
-        let text = "fn main() { println!(\"{}\", anatomy_exercises::EXERCISES.len()); }\n";
-        if fs::read_to_string(&plan).ok().as_deref() != Some(text) {
-            fs::write(&plan, text)?;
-        }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let root = project_root();
         let output = Command::new(&cargo)
-            .args(["build", "--quiet", "--package", "anatomy-grader", "--message-format=json"])
+            .args(["build", "--quiet", "--message-format=json"])
             .arg("--manifest-path")
             .arg(root.join("Cargo.toml"))
-            .env("ANATOMY_GRADER_PLAN", &plan)
             .output()
             .with_context(|| format!("cannot run {cargo:?} to build the grader: is Rust installed?"))?;
         let (mut externs, mut native, mut artifacts) = (Vec::new(), Vec::new(), Vec::new());
@@ -172,11 +172,21 @@ impl Recipe {
             let Ok(m) = serde_json::from_str::<CargoMessage>(&line?) else { continue };
             match m.reason.as_str() {
                 "compiler-artifact" => {
+                    // Libraries only: not the programs (the command, the recipe) nor the build scripts.
                     let name = m.target.map(|t| t.name).unwrap_or_default();
-                    if name == "anatomy-grader" || name == "build-script-build" {
+                    if m.executable.is_some() || name == "build-script-build" {
                         continue;
                     }
-                    for f in m.filenames {
+                    // A workspace member's library is also copied up to `target/debug/libNAME.rlib`, a name
+                    // without the hash by which rustc finds it as another crate's dependency: use the one
+                    // in `deps/`, beside its `.rmeta`.
+                    let hashed = m.filenames.iter().find(|f| f.extension().is_some_and(|x| x == "rmeta")).cloned();
+                    for mut f in m.filenames {
+                        if let Some(rlib) = hashed.as_ref().map(|r| r.with_extension("rlib")).filter(|r| r.is_file()) {
+                            if f.extension().is_some_and(|x| x == "rlib") {
+                                f = rlib;
+                            }
+                        }
                         if EXTERNS.contains(&name.as_str()) && f.extension().is_some_and(|x| x == "rlib") {
                             externs.push((name.clone(), f.clone()));
                         }
