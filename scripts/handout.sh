@@ -60,7 +60,9 @@ fi
 say "built; building it again must compile nothing"
 "$root/scripts/fresh-build.sh" "$partial" || die "a second cargo build of the students' copy compiled again (above)"
 scratch=$(mktemp -d)
-list=$(ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises list)
+# The README's own command: `cargo run` must find one program to run.
+list=$(cd "$partial" && ANATOMY_EXERCISES_DIR="$scratch" cargo run --quiet -- exercises list) ||
+  die "cargo run -- exercises list fails in the students' copy"
 not_done=$(grep -c ' not done ' <<<"$list" || true)
 [[ $not_done == 18 ]] || die "expected 18 exercises listed as not done in the copy, got $not_done:"$'\n'"$list"
 grep -q '^0 of 18 done' <<<"$list" || die "the copy's list does not start from 0 of 18 done:"$'\n'"$list"

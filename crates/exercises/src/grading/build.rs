@@ -103,7 +103,8 @@ impl Plan {
     }
 }
 
-/// How to call `rustc` for a probe, read off one build of the `anatomy-grader` package by cargo.
+/// How to call `rustc` for a probe, read off cargo's build of the workspace (whose `anatomy-grader` package
+/// names the libraries a probe links against).
 #[derive(Debug)]
 pub(super) struct Recipe {
     rustc: PathBuf,
@@ -150,7 +151,7 @@ const EXTERNS: [&str; 3] = ["transformer_anatomy", "tch", "anatomy_exercises"];
 
 impl Recipe {
     /// Builds the workspace's default members as `cargo build` does — the command, the libraries and
-    /// `anatomy-grader` (a program with no student code) — and reads what the recipe was linked from. The
+    /// `anatomy-grader` (a library naming what a probe links against) — and reads what they were built from. The
     /// same selection as the learner's own `cargo build`, so that cargo finds everything fresh and each
     /// dependency is compiled once, with the same features (building `anatomy-grader` alone unified them
     /// otherwise and compiled `tch` a second time).
@@ -172,9 +173,10 @@ impl Recipe {
             let Ok(m) = serde_json::from_str::<CargoMessage>(&line?) else { continue };
             match m.reason.as_str() {
                 "compiler-artifact" => {
-                    // Libraries only: not the programs (the command, the recipe) nor the build scripts.
+                    // Libraries only: not the programs (the command) nor the build scripts, nor the recipe's
+                    // own empty library.
                     let name = m.target.map(|t| t.name).unwrap_or_default();
-                    if m.executable.is_some() || name == "build-script-build" {
+                    if m.executable.is_some() || name == "build-script-build" || name == "anatomy_grader" {
                         continue;
                     }
                     // A workspace member's library is also copied up to `target/debug/libNAME.rlib`, a name
