@@ -39,6 +39,7 @@ tour: setup
 	$(CARGO) run --quiet --bin anatomy -- tour "$(TEXT)"
 
 test: setup
+	scripts/module-edges.py
 	scripts/test-grading.sh
 	scripts/browser-check.sh
 	scripts/notebooks.sh run

@@ -52,6 +52,7 @@ pub mod encoder_decoder;
 pub mod training;
 pub mod decoding;
 pub mod inference_mode; // evaluation without autograd's bookkeeping, for decoding step by step
+pub mod pooling; // one vector per text: the masked mean (pretrained sentence embeddings, chapter 12)
 pub mod gpt; // chapter 11: the decoder branch, a small GPT
 pub mod classify; // chapter 12: the body and a head on a real task
 

@@ -125,7 +125,7 @@ pub fn mean_pooled_embedding(last_hidden_state: &Tensor, attention_mask: Option<
         Some(m) => m.shallow_clone(),
         None => last_hidden_state.ones_like().select(-1, 0), // [batch, seq]
     };
-    let mean = crate::classify::masked_mean(last_hidden_state, &mask); // [batch, hidden]
+    let mean = crate::pooling::masked_mean(last_hidden_state, &mask); // [batch, hidden]
     let norm = mean.norm_scalaropt_dim(2, [-1], true).clamp_min(1e-12);
     mean / norm
 }

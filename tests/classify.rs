@@ -1,7 +1,8 @@
 //! Chapter 12's pooling: one vector per text from the encoder's hidden states.
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::classify::frozen::{train_head, HeadConfig, HeadOptions, TrainedHead};
-use transformer_anatomy::classify::{masked_mean, pool, Pooling};
+use transformer_anatomy::classify::{pool, Pooling};
+use transformer_anatomy::pooling::masked_mean;
 
 /// The masked mean written out in f64 loops: an independent computation of sentence-transformers'
 /// formula.

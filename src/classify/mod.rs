@@ -23,19 +23,11 @@ pub enum Pooling {
     Mean,
 }
 
-/// The masked mean of `hidden` `[batch, seq, h]` over the positions where `mask` `[batch, seq]` is 1:
-/// sentence-transformers' formula, `Σ hᵢ·mᵢ / max(Σ mᵢ, 1e-9)`. A row with no real token gives 0.
-pub fn masked_mean(hidden: &Tensor, mask: &Tensor) -> Tensor {
-    let mask = mask.to_kind(hidden.kind()).unsqueeze(-1); // [batch, seq, 1]
-    let summed = (hidden * &mask).sum_dim_intlist(1, false, hidden.kind()); // [batch, h]
-    summed / mask.sum_dim_intlist(1, false, Kind::Float).clamp_min(1e-9) // [batch, h]
-}
-
 /// One vector per text: `[batch, seq, h]` (and the padding mask `[batch, seq]`) → `[batch, h]`.
 pub fn pool(hidden: &Tensor, mask: &Tensor, pooling: Pooling) -> Tensor {
     match pooling {
         Pooling::Cls => hidden.select(1, 0), // [batch, h]
-        Pooling::Mean => masked_mean(hidden, mask),
+        Pooling::Mean => crate::pooling::masked_mean(hidden, mask),
     }
 }
 

@@ -68,7 +68,7 @@ pub fn run(root: &Path, platform: Platform, chosen: &[&'static Exercise], course
     let folder = root.join("results");
     std::fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
     let path = folder.join("results.json");
-    crate::exercises::write_whole(&path, &serde_json::to_string_pretty(&results)?)?;
+    anatomy_exercises::gradebook::write_whole(&path, &serde_json::to_string_pretty(&results)?)?;
     eprintln!("wrote {} (score {})", path.display(), results["score"]);
     Ok(())
 }
@@ -275,7 +275,7 @@ fn round(x: f64) -> f64 {
 fn feedback(o: &Outcome) -> String {
     match o.status {
         Status::Passed => format!("**{}**", o.status.words()),
-        _ => format!("**{}**\n\n{}", o.status.words(), crate::exercises::message_and_hint(o)),
+        _ => format!("**{}**\n\n{}", o.status.words(), anatomy_exercises::gradebook::message_and_hint(o)),
     }
 }
 

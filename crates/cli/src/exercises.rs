@@ -3,7 +3,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anatomy_exercises::course::{self, Course};
+use anatomy_exercises::gradebook::{write_whole, Gradebook, Row};
 use anatomy_exercises::grading::{self, Submission};
+use anatomy_exercises::progress::{list_text, mark, relative};
 use anatomy_exercises::sandbox::{self, Limits, Tier, Wanted};
 use anatomy_exercises::{self as exercises, progress, Exercise, Outcome, Status, EXERCISES};
 use anyhow::{bail, Context, Result};
@@ -321,15 +323,6 @@ fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {
     Ok(report.passed == report.total)
 }
 
-/// ✓ passed, · not done, ✗ failed or does not compile.
-pub fn mark(status: Option<Status>) -> &'static str {
-    match status {
-        Some(Status::Passed) => "✓",
-        Some(Status::Failed | Status::DoesNotCompile) => "✗",
-        Some(Status::NotDone) | None => "·",
-    }
-}
-
 fn print_report(report: &Report) {
     let what = if report.solutions { "reference solutions" } else { "exercises" };
     for o in &report.exercises {
@@ -354,27 +347,6 @@ fn print_report(report: &Report) {
             );
         }
     }
-}
-
-/// The list with progress, as `list` and the watch mode's `l` show it.
-pub fn list_text() -> String {
-    let progress = progress::load();
-    let mut text = String::new();
-    let mut done = 0;
-    for e in EXERCISES {
-        let status = progress.get(e.name).copied();
-        done += usize::from(status == Some(Status::Passed));
-        let state = match status {
-            Some(Status::Passed) => "done",
-            Some(Status::Failed | Status::DoesNotCompile) => "failing",
-            _ => "not done",
-        };
-        let homework = if e.homework { " (the chapter's homework)" } else { "" };
-        text += &format!("{} {:>2}. {:<22} {:<9} {}{homework}\n", mark(status), e.number(), e.name, state, e.summary);
-    }
-    text +=
-        &format!("{done} of {} done; progress is kept in {}\n", EXERCISES.len(), relative(&progress::progress_file()));
-    text
 }
 
 /// The reference solution, once the exercise has passed.
@@ -404,28 +376,12 @@ pub fn table() -> String {
     text
 }
 
-pub fn relative(path: &Path) -> String {
-    path.strip_prefix(grading::project_root()).unwrap_or(path).display().to_string()
-}
-
 /// What a class is graded on.
 struct Class {
     chosen: Vec<&'static Exercise>,
     course: Course,
     tier: Tier,
     time_limit: u64,
-}
-
-/// One student's grades.
-struct Row {
-    student: String,
-    outcomes: Vec<Outcome>,
-}
-
-impl Row {
-    fn passed(&self) -> usize {
-        self.outcomes.iter().filter(|o| o.status == Status::Passed).count()
-    }
 }
 
 impl Class {
@@ -462,21 +418,22 @@ impl Class {
             .zip(graded.units)
             .filter_map(|(student, outcomes)| Some(Row { student, outcomes: outcomes? }))
             .collect();
+        let book = Gradebook { chosen: &self.chosen, course: &self.course, tier: &self.tier };
         if let Some(path) = csv {
-            write_whole(path, &self.csv(&rows)?)?;
+            write_whole(path, &book.csv(&rows)?)?;
         }
         if let Some(dir) = feedback {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             for row in &rows {
-                write_whole(&dir.join(format!("{}.md", row.student)), &self.feedback(row))?;
+                write_whole(&dir.join(format!("{}.md", row.student)), &book.feedback(row))?;
             }
         }
         if json {
             for row in &rows {
-                println!("{}", self.json(row));
+                println!("{}", book.json(row));
             }
         } else {
-            print!("{}", self.table(&rows));
+            print!("{}", book.table(&rows));
         }
         let cells = rows.len() * self.chosen.len();
         let passed: usize = rows.iter().map(Row::passed).sum();
@@ -499,130 +456,4 @@ impl Class {
         }
         Ok(true)
     }
-
-    fn total(&self, row: &Row) -> f64 {
-        row.outcomes.iter().map(|o| self.course.earned(o)).sum()
-    }
-
-    fn max_total(&self) -> f64 {
-        self.chosen.iter().map(|e| self.course.max(e.name)).sum()
-    }
-
-    fn table(&self, rows: &[Row]) -> String {
-        let names: Vec<&str> = self.chosen.iter().map(|e| e.name).collect();
-        let mut text = String::new();
-        match self.tier {
-            Tier::None => text += "**Graded with --no-sandbox: the students' code ran with the grader's rights.**\n\n",
-            _ => text += &format!("Sandbox: {}.\n\n", self.tier.words()),
-        }
-        text += &format!("| student | {} | passed | points |\n", names.join(" | "));
-        text += &format!("{}|\n", "|---".repeat(names.len() + 3));
-        for row in rows {
-            let cells: Vec<&str> = row.outcomes.iter().map(|o| o.status.words()).collect();
-            let passed = row.passed();
-            text += &format!(
-                "| {} | {} | {passed}/{} | {}/{} |\n",
-                row.student,
-                cells.join(" | "),
-                row.outcomes.len(),
-                points(self.total(row)),
-                points(self.max_total())
-            );
-        }
-        text
-    }
-
-    fn json(&self, row: &Row) -> serde_json::Value {
-        let mut object = serde_json::Map::new();
-        object.insert("student".into(), row.student.clone().into());
-        let mut earned = serde_json::Map::new();
-        for o in &row.outcomes {
-            object.insert(o.name.into(), o.status.words().into());
-            earned.insert(o.name.into(), self.course.earned(o).into());
-        }
-        object.insert("passed".into(), row.passed().into());
-        object.insert("total".into(), row.outcomes.len().into());
-        object.insert("points".into(), earned.into());
-        object.insert("total_points".into(), self.total(row).into());
-        object.insert("max_points".into(), self.max_total().into());
-        object.insert("sandbox".into(), (self.tier != Tier::None).into());
-        object.insert("sandbox_tier".into(), self.tier.name().into());
-        let messages: serde_json::Map<String, serde_json::Value> = row
-            .outcomes
-            .iter()
-            .filter(|o| o.status != Status::Passed && o.status != Status::NotDone)
-            .map(|o| (o.name.to_string(), o.message.clone().into()))
-            .collect();
-        object.insert("messages".into(), messages.into());
-        serde_json::Value::Object(object)
-    }
-
-    fn csv(&self, rows: &[Row]) -> Result<String> {
-        let mut writer = csv::Writer::from_writer(Vec::new());
-        let mut header = vec!["student".to_string()];
-        header.extend(self.chosen.iter().map(|e| e.name.to_string()));
-        header.push("total".into());
-        writer.write_record(&header)?;
-        for row in rows {
-            // The student's name is the one cell a student chooses: never a formula (see spreadsheet_cell).
-            let mut record = vec![course::spreadsheet_cell(&row.student).into_owned()];
-            record.extend(row.outcomes.iter().map(|o| points(self.course.earned(o))));
-            record.push(points(self.total(row)));
-            writer.write_record(&record)?;
-        }
-        Ok(String::from_utf8(writer.into_inner()?)?)
-    }
-
-    /// A student's feedback: only their own results, the checks' messages and the first hint.
-    fn feedback(&self, row: &Row) -> String {
-        let mut text = format!(
-            "# Feedback for {}\n\n{} of {} points; {} of {} exercises passed (graded in the {} sandbox).\n\n| exercise | \
-             status | points |\n| --- | --- | --- |\n",
-            row.student,
-            points(self.total(row)),
-            points(self.max_total()),
-            row.passed(),
-            row.outcomes.len(),
-            self.tier.name()
-        );
-        for o in &row.outcomes {
-            text += &format!(
-                "| `{}` | {} | {}/{} |\n",
-                o.name,
-                o.status.words(),
-                points(self.course.earned(o)),
-                points(self.course.max(o.name))
-            );
-        }
-        for o in row.outcomes.iter().filter(|o| o.status != Status::Passed) {
-            text += &format!("\n## `{}`: {}\n\n{}", o.name, o.status.words(), message_and_hint(o));
-        }
-        text
-    }
-}
-
-/// What a student reads of an exercise not passed, in Markdown: the check's message, fenced, then the
-/// first hint (feedback files, Gradescope's tests).
-pub(crate) fn message_and_hint(o: &Outcome) -> String {
-    let mut text = format!("~~~~text\n{}\n~~~~\n", o.message.replace("~~~~", "~ ~ ~ ~"));
-    if let Some(hint) = exercises::find(o.name).expect("registered").hint_levels().first() {
-        text += &format!("\nHint: {hint}\n");
-    }
-    text
-}
-
-/// Points as a gradebook shows them: whole numbers without a decimal point.
-fn points(p: f64) -> String {
-    if p.fract() == 0.0 {
-        format!("{p:.0}")
-    } else {
-        format!("{p:.2}")
-    }
-}
-
-/// Writes a file whole (a partial file, then a rename), so that an interrupted run leaves no half of it.
-pub(crate) fn write_whole(path: &Path, text: &str) -> Result<()> {
-    let partial = path.with_extension("partial");
-    std::fs::write(&partial, text).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
 }

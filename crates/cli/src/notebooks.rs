@@ -228,7 +228,7 @@ fn release(root: &Path, out: Option<PathBuf>, in_place: bool) -> Result<()> {
     for (path, text) in writes {
         std::fs::create_dir_all(path.parent().expect("a folder"))
             .with_context(|| format!("cannot create {}", path.display()))?;
-        crate::exercises::write_whole(&path, &text)?;
+        anatomy_exercises::gradebook::write_whole(&path, &text)?;
         println!("wrote {}", path.display());
     }
     Ok(())

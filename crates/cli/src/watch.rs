@@ -15,7 +15,7 @@ use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModif
 use crossterm::terminal;
 use notify::{RecursiveMode, Watcher};
 
-use crate::exercises::{list_text, mark, relative};
+use anatomy_exercises::progress::{list_text, mark, relative};
 
 enum Input {
     Saved(PathBuf),

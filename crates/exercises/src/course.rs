@@ -109,38 +109,3 @@ impl Course {
         }
     }
 }
-
-/// A gradebook cell that no spreadsheet will run: a cell that starts with `=`, `+`, `-`, `@`, a tab or a
-/// carriage return is read as a formula by Excel, LibreOffice and Google Sheets (CSV injection,
-/// CWE-1236), so it gets a leading `'`, as OWASP advises. Student names come from LMS exports and display
-/// names, so any of them may start that way; the table, the JSON lines and the feedback keep them as they are.
-pub fn spreadsheet_cell(cell: &str) -> std::borrow::Cow<'_, str> {
-    match cell.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
-        _ => cell.into(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::spreadsheet_cell;
-
-    #[test]
-    fn cells_that_a_spreadsheet_would_run_are_quoted_and_others_are_kept() {
-        for (cell, written) in [
-            ("=SUM(A1:A9)", "'=SUM(A1:A9)"),
-            ("+cmd", "'+cmd"),
-            ("-2+3", "'-2+3"),
-            ("@sum", "'@sum"),
-            ("\t=1", "'\t=1"),
-            ("\r=1", "'\r=1"),
-            ("ada", "ada"),
-            ("a=b", "a=b"),
-            ("", ""),
-            ("105", "105"),
-            ("2.50", "2.50"),
-        ] {
-            assert_eq!(spreadsheet_cell(cell), written, "{cell:?}");
-        }
-    }
-}

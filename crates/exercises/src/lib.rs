@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod checks;
 pub mod course;
+pub mod gradebook;
 pub mod grading;
 pub mod handin;
 pub mod notebook;

@@ -67,3 +67,37 @@ pub fn reset(e: &Exercise) -> Result<()> {
 pub fn own_files(chosen: &[&'static Exercise]) -> Vec<grading::Submission> {
     grading::by_name(chosen, Exercise::file)
 }
+
+/// ✓ passed, · not done, ✗ failed or does not compile.
+pub fn mark(status: Option<Status>) -> &'static str {
+    match status {
+        Some(Status::Passed) => "✓",
+        Some(Status::Failed | Status::DoesNotCompile) => "✗",
+        Some(Status::NotDone) | None => "·",
+    }
+}
+
+/// The list with progress, as `anatomy exercises list` and the watch mode's `l` show it.
+pub fn list_text() -> String {
+    let progress = load();
+    let mut text = String::new();
+    let mut done = 0;
+    for e in EXERCISES {
+        let status = progress.get(e.name).copied();
+        done += usize::from(status == Some(Status::Passed));
+        let state = match status {
+            Some(Status::Passed) => "done",
+            Some(Status::Failed | Status::DoesNotCompile) => "failing",
+            _ => "not done",
+        };
+        let homework = if e.homework { " (the chapter's homework)" } else { "" };
+        text += &format!("{} {:>2}. {:<22} {:<9} {}{homework}\n", mark(status), e.number(), e.name, state, e.summary);
+    }
+    text += &format!("{done} of {} done; progress is kept in {}\n", EXERCISES.len(), relative(&progress_file()));
+    text
+}
+
+/// A path as the learner reads it: from the project's root.
+pub fn relative(path: &std::path::Path) -> String {
+    path.strip_prefix(grading::project_root()).unwrap_or(path).display().to_string()
+}

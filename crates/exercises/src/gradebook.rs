@@ -1,0 +1,199 @@
+//! What grading a class writes out, in one place for the command line and every course platform: the
+//! table, the JSON lines, the gradebook's CSV, each student's feedback, the points as a gradebook shows
+//! them, and the check's message with its first hint. Each output is a string, written whole.
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::course::Course;
+use super::sandbox::Tier;
+use super::{find, Exercise, Outcome, Status};
+
+/// One student's grades.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub student: String,
+    pub outcomes: Vec<Outcome>,
+}
+
+impl Row {
+    /// How many of the student's exercises passed.
+    pub fn passed(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.status == Status::Passed).count()
+    }
+}
+
+/// What a class was graded on: the exercises, their points and the sandbox.
+pub struct Gradebook<'a> {
+    pub chosen: &'a [&'static Exercise],
+    pub course: &'a Course,
+    pub tier: &'a Tier,
+}
+
+impl Gradebook<'_> {
+    /// A student's points.
+    pub fn total(&self, row: &Row) -> f64 {
+        row.outcomes.iter().map(|o| self.course.earned(o)).sum()
+    }
+
+    /// The most a student can earn.
+    pub fn max_total(&self) -> f64 {
+        self.chosen.iter().map(|e| self.course.max(e.name)).sum()
+    }
+
+    /// The class as a Markdown table: the sandbox first, then one row per student.
+    pub fn table(&self, rows: &[Row]) -> String {
+        let names: Vec<&str> = self.chosen.iter().map(|e| e.name).collect();
+        let mut text = String::new();
+        match self.tier {
+            Tier::None => text += "**Graded with --no-sandbox: the students' code ran with the grader's rights.**\n\n",
+            _ => text += &format!("Sandbox: {}.\n\n", self.tier.words()),
+        }
+        text += &format!("| student | {} | passed | points |\n", names.join(" | "));
+        text += &format!("{}|\n", "|---".repeat(names.len() + 3));
+        for row in rows {
+            let cells: Vec<&str> = row.outcomes.iter().map(|o| o.status.words()).collect();
+            let passed = row.passed();
+            text += &format!(
+                "| {} | {} | {passed}/{} | {}/{} |\n",
+                row.student,
+                cells.join(" | "),
+                row.outcomes.len(),
+                points(self.total(row)),
+                points(self.max_total())
+            );
+        }
+        text
+    }
+
+    /// One student as a JSON object (a line of `--json`).
+    pub fn json(&self, row: &Row) -> serde_json::Value {
+        let mut object = serde_json::Map::new();
+        object.insert("student".into(), row.student.clone().into());
+        let mut earned = serde_json::Map::new();
+        for o in &row.outcomes {
+            object.insert(o.name.into(), o.status.words().into());
+            earned.insert(o.name.into(), self.course.earned(o).into());
+        }
+        object.insert("passed".into(), row.passed().into());
+        object.insert("total".into(), row.outcomes.len().into());
+        object.insert("points".into(), earned.into());
+        object.insert("total_points".into(), self.total(row).into());
+        object.insert("max_points".into(), self.max_total().into());
+        object.insert("sandbox".into(), (*self.tier != Tier::None).into());
+        object.insert("sandbox_tier".into(), self.tier.name().into());
+        let messages: serde_json::Map<String, serde_json::Value> = row
+            .outcomes
+            .iter()
+            .filter(|o| o.status != Status::Passed && o.status != Status::NotDone)
+            .map(|o| (o.name.to_string(), o.message.clone().into()))
+            .collect();
+        object.insert("messages".into(), messages.into());
+        serde_json::Value::Object(object)
+    }
+
+    /// The gradebook: a header of exercises and a total, one row of points per student.
+    pub fn csv(&self, rows: &[Row]) -> Result<String> {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut header = vec!["student".to_string()];
+        header.extend(self.chosen.iter().map(|e| e.name.to_string()));
+        header.push("total".into());
+        writer.write_record(&header)?;
+        for row in rows {
+            // The student's name is the one cell a student chooses: never a formula (see spreadsheet_cell).
+            let mut record = vec![spreadsheet_cell(&row.student).into_owned()];
+            record.extend(row.outcomes.iter().map(|o| points(self.course.earned(o))));
+            record.push(points(self.total(row)));
+            writer.write_record(&record)?;
+        }
+        Ok(String::from_utf8(writer.into_inner()?)?)
+    }
+
+    /// A student's feedback: only their own results, the checks' messages and the first hint.
+    pub fn feedback(&self, row: &Row) -> String {
+        let mut text = format!(
+            "# Feedback for {}\n\n{} of {} points; {} of {} exercises passed (graded in the {} sandbox).\n\n| exercise | \
+             status | points |\n| --- | --- | --- |\n",
+            row.student,
+            points(self.total(row)),
+            points(self.max_total()),
+            row.passed(),
+            row.outcomes.len(),
+            self.tier.name()
+        );
+        for o in &row.outcomes {
+            text += &format!(
+                "| `{}` | {} | {}/{} |\n",
+                o.name,
+                o.status.words(),
+                points(self.course.earned(o)),
+                points(self.course.max(o.name))
+            );
+        }
+        for o in row.outcomes.iter().filter(|o| o.status != Status::Passed) {
+            text += &format!("\n## `{}`: {}\n\n{}", o.name, o.status.words(), message_and_hint(o));
+        }
+        text
+    }
+}
+
+/// What a student reads of an exercise not passed, in Markdown: the check's message, fenced, then the
+/// first hint (feedback files, Gradescope's tests).
+pub fn message_and_hint(o: &Outcome) -> String {
+    let mut text = format!("~~~~text\n{}\n~~~~\n", o.message.replace("~~~~", "~ ~ ~ ~"));
+    if let Some(hint) = find(o.name).expect("registered").hint_levels().first() {
+        text += &format!("\nHint: {hint}\n");
+    }
+    text
+}
+
+/// Points as a gradebook shows them: whole numbers without a decimal point.
+pub fn points(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{p:.0}")
+    } else {
+        format!("{p:.2}")
+    }
+}
+
+/// Writes a file whole (a partial file, then a rename), so that an interrupted run leaves no half of it.
+pub fn write_whole(path: &Path, text: &str) -> Result<()> {
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, text).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// A gradebook cell that no spreadsheet will run: a cell that starts with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return is read as a formula by Excel, LibreOffice and Google Sheets (CSV injection,
+/// CWE-1236), so it gets a leading `'`, as OWASP advises. Student names come from LMS exports and display
+/// names, so any of them may start that way; the table, the JSON lines and the feedback keep them as they are.
+pub fn spreadsheet_cell(cell: &str) -> std::borrow::Cow<'_, str> {
+    match cell.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
+        _ => cell.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spreadsheet_cell;
+
+    #[test]
+    fn cells_that_a_spreadsheet_would_run_are_quoted_and_others_are_kept() {
+        for (cell, written) in [
+            ("=SUM(A1:A9)", "'=SUM(A1:A9)"),
+            ("+cmd", "'+cmd"),
+            ("-2+3", "'-2+3"),
+            ("@sum", "'@sum"),
+            ("\t=1", "'\t=1"),
+            ("\r=1", "'\r=1"),
+            ("ada", "ada"),
+            ("a=b", "a=b"),
+            ("", ""),
+            ("105", "105"),
+            ("2.50", "2.50"),
+        ] {
+            assert_eq!(spreadsheet_cell(cell), written, "{cell:?}");
+        }
+    }
+}
