@@ -5,6 +5,7 @@ use std::time::Instant;
 use anatomy_exercises::course::{self, Course};
 use anatomy_exercises::gradebook::{write_whole, Gradebook, Row};
 use anatomy_exercises::grading::{self, Submission};
+use anatomy_exercises::platforms::{self, classroom, gradescope, prairielearn, Platform};
 use anatomy_exercises::progress::{list_text, mark, relative};
 use anatomy_exercises::sandbox::{self, Limits, Tier, Wanted};
 use anatomy_exercises::{self as exercises, progress, Exercise, Outcome, Status, EXERCISES};
@@ -148,13 +149,20 @@ enum AutograderCommand {
         /// Default: /autograder (Gradescope), /grade (PrairieLearn).
         #[arg(long)]
         root: Option<PathBuf>,
-        #[arg(long, value_enum, default_value_t = crate::autograder::Platform::Gradescope)]
-        platform: crate::autograder::Platform,
+        #[arg(long, value_parser = platform_parser(), default_value = "gradescope")]
+        platform: Platform,
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
         #[arg(long, value_name = "FILE")]
         course: Option<PathBuf>,
     },
+}
+
+/// `--platform`'s values, read off the library's one list of them (`Platform::ALL`, `Platform::name`).
+fn platform_parser() -> impl clap::builder::TypedValueParser<Value = Platform> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Platform::ALL.map(Platform::name))
+        .map(|name| *Platform::ALL.iter().find(|p| p.name() == name).expect("clap accepted only these names"))
 }
 
 /// `--sandbox`'s values, read off the library's one list of them (`Wanted::ALL`, `Wanted::name`).
@@ -231,7 +239,7 @@ pub fn run(args: Args) -> Result<bool> {
         }
         Command::Autograder { command: AutograderCommand::Gradescope { out, only, course } } => {
             chosen(&only)?;
-            crate::autograder::gradescope_zip(&out, &only, &course.unwrap_or_else(course::default_file))?;
+            eprintln!("{}", gradescope::write_zip(&out, &only, &course.unwrap_or_else(course::default_file))?);
             Ok(true)
         }
         Command::Autograder { command: AutograderCommand::Classroom { only, course, github_output } } => {
@@ -239,24 +247,31 @@ pub fn run(args: Args) -> Result<bool> {
             let course = Course::load(&course.unwrap_or_else(course::default_file))?;
             let folder = exercises::exercises_dir();
             let repository = folder.parent().map(Path::to_path_buf).unwrap_or(folder);
-            crate::autograder::classroom(&repository, &chosen, &course, github_output.as_deref())
+            let report = classroom::report(&repository, &chosen, &course, github_output.as_deref())?;
+            if github_output.is_none() {
+                println!("{}", report.encoded);
+            }
+            eprintln!("{}", report.summary);
+            Ok(report.all_passed)
         }
         Command::Autograder { command: AutograderCommand::Run { root, platform, only, course } } => {
             let chosen = chosen(&only)?;
             let root = root.unwrap_or_else(|| platform.root().into());
             let course = Course::load(&course.unwrap_or_else(course::default_file));
-            crate::autograder::run(&root, platform, &chosen, course)?;
+            let (path, score) = platforms::run(&root, platform, &chosen, course)?;
+            eprintln!("wrote {} (score {score})", path.display());
             Ok(true)
         }
         Command::Autograder { command: AutograderCommand::Prairielearn { out, image, only, course } } => {
             let chosen = chosen(&only)?;
-            crate::autograder::prairielearn(
+            let said = prairielearn::write_folders(
                 &out,
                 &image,
                 &only,
                 &chosen,
                 &course.unwrap_or_else(course::default_file),
             )?;
+            eprintln!("{said}");
             Ok(true)
         }
         Command::Table => {

@@ -20,6 +20,7 @@ pub mod gradebook;
 pub mod grading;
 pub mod handin;
 pub mod notebook;
+pub mod platforms;
 pub mod probe;
 pub mod progress;
 pub mod rules;

@@ -1,0 +1,74 @@
+//! GitHub Classroom: the grading step of a template repository's workflow, whose result the
+//! `autograding-grading-reporter` action reads.
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use super::{grade_folder, round};
+use crate::course::Course;
+use crate::{Exercise, Status};
+
+/// What the step gives: the reporter's base64 JSON, whether every exercise passed, and a line for people.
+pub struct Report {
+    pub encoded: String,
+    pub all_passed: bool,
+    pub summary: String,
+}
+
+/// Grades the student's own repository (its `exercises/` folder) as GitHub Classroom's workflow step, and
+/// gives the result the way `autograding-grading-reporter` reads it: a base64 JSON `{"version": 1,
+/// "status", "max_score", "tests": [...]}` as the step's output `result` (appended to the file
+/// `github_output` names, `$GITHUB_OUTPUT` in a workflow), with points per exercise — partial credit,
+/// which the command grader's all-or-nothing steps cannot give.
+pub fn report(
+    folder: &Path,
+    chosen: &[&'static Exercise],
+    course: &Course,
+    github_output: Option<&Path>,
+) -> Result<Report> {
+    let started = Instant::now();
+    let (outcomes, tier) = grade_folder(folder, chosen)?;
+    let seconds = started.elapsed().as_millis() as u64;
+    let mut tests = Vec::new();
+    for (e, o) in chosen.iter().zip(&outcomes) {
+        let status = match o.status {
+            Status::Passed => "pass",
+            Status::DoesNotCompile => "error",
+            _ => "fail",
+        };
+        tests.push(json!({
+            "name": format!("{}. {}", e.number(), e.name),
+            "status": status,
+            "score": round(course.earned(o)),
+            "message": format!("{}: {}", o.status.words(), o.message),
+            "test_code": format!("anatomy exercises check {}", e.name),
+            "filename": format!("exercises/{}.rs", e.name),
+            "line_no": 0,
+            "duration": seconds / chosen.len().max(1) as u64,
+        }));
+    }
+    let max: f64 = chosen.iter().map(|e| course.max(e.name)).sum();
+    let all = outcomes.iter().all(|o| o.status == Status::Passed);
+    let result = json!({"version": 1, "status": if all { "pass" } else { "fail" }, "max_score": max, "tests": tests});
+    let encoded = base64::encode(serde_json::to_string(&result)?);
+    if let Some(path) = github_output {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot write the step's output to {}", path.display()))?;
+        writeln!(file, "result={encoded}")?;
+    }
+    let earned: f64 = outcomes.iter().map(|o| course.earned(o)).sum();
+    let summary = format!(
+        "{} of {} exercises passed: {} of {max} points (graded in the {} sandbox)",
+        outcomes.iter().filter(|o| o.status == Status::Passed).count(),
+        outcomes.len(),
+        round(earned),
+        tier.name()
+    );
+    Ok(Report { encoded, all_passed: all, summary })
+}

@@ -1,0 +1,265 @@
+//! The course on the platforms instructors grade with: Gradescope ([`gradescope`]: the autograder zip and
+//! its `results.json`, with the course's late policy), PrairieLearn ([`prairielearn`]: the image and
+//! question folders and its `results.json`) and GitHub Classroom ([`classroom`]: the reporter's output).
+//! Each builds the platform's files from a grading and reads the platform's inputs; the command line only
+//! chooses one and prints what it says.
+//!
+//! Every submission is graded in the strongest sandbox the container offers (these platforms refuse user
+//! namespaces: the Landlock tier). The results file is always written, and always valid: when grading
+//! itself fails, Gradescope's shows a failed test that says what happened and PrairieLearn's marks the
+//! submission "not gradable" (no attempt lost) with the reason.
+pub mod classroom;
+pub mod gradescope;
+pub mod prairielearn;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+use crate::course::Course;
+use crate::grading;
+use crate::sandbox::{self, Limits, Tier, Wanted};
+use crate::{Exercise, Outcome, Status};
+
+/// The platforms whose grading containers [`run`] serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    Gradescope,
+    Prairielearn,
+}
+
+impl Platform {
+    pub const ALL: [Platform; 2] = [Platform::Gradescope, Platform::Prairielearn];
+
+    /// Its name on the command line (`--platform NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Gradescope => "gradescope",
+            Platform::Prairielearn => "prairielearn",
+        }
+    }
+
+    /// Where the platform mounts the grading job.
+    pub fn root(self) -> &'static str {
+        match self {
+            Platform::Gradescope => "/autograder",
+            Platform::Prairielearn => "/grade",
+        }
+    }
+}
+
+/// Grades the submission under `root` and writes `root/results/results.json` in the platform's format.
+/// Returns the file and its score once it is written, whatever the grades.
+pub fn run(
+    root: &Path,
+    platform: Platform,
+    chosen: &[&'static Exercise],
+    course: Result<Course>,
+) -> Result<(PathBuf, Value)> {
+    let started = Instant::now();
+    let mut results = match platform {
+        Platform::Gradescope => {
+            let mut r = gradescope::results(root, chosen, course)
+                .unwrap_or_else(|e| gradescope::failure(&format!("{e:#}"), chosen));
+            r["execution_time"] = json!(started.elapsed().as_secs_f64().ceil() as u64);
+            r
+        }
+        Platform::Prairielearn => prairielearn::results(root, chosen, course).unwrap_or_else(|e| {
+            json!({
+                "gradable": false,
+                "format_errors": [format!("{e:#}")],
+                "message": "The grader could not grade this submission (no attempt is counted); the reason is below.",
+            })
+        }),
+    };
+    if platform == Platform::Prairielearn {
+        results["execution_time"] = json!(started.elapsed().as_secs_f64());
+    }
+    let folder = root.join("results");
+    std::fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
+    let path = folder.join("results.json");
+    crate::gradebook::write_whole(&path, &serde_json::to_string_pretty(&results)?)?;
+    Ok((path, results["score"].clone()))
+}
+
+/// Grades one student's files (`FOLDER/exercises/NAME.rs` or `FOLDER/NAME.rs`; a missing one is the stub)
+/// in the strongest sandbox the machine offers.
+pub(crate) fn grade_folder(folder: &Path, chosen: &[&'static Exercise]) -> Result<(Vec<Outcome>, Tier)> {
+    let tier = sandbox::choose(Wanted::Auto)?;
+    let unit = grading::student_unit(folder, None, chosen)?;
+    let options = grading::Options { tier: tier.clone(), limits: Limits::default(), ..grading::Options::default() };
+    Ok((grading::grade_units(vec![unit], &options, &|_| {})?.all()?.remove(0), tier))
+}
+
+/// "Graded in the landlock sandbox (ABI 7), seccomp and limits…": the tier, named once.
+fn graded_in(tier: &Tier) -> String {
+    let words = tier.words();
+    match words.strip_prefix(tier.name()) {
+        Some(rest) => format!("Graded in the {} sandbox{rest}.", tier.name()),
+        None => format!("Graded with {words}."),
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// A test's feedback: the verdict, the message and, when not passed, the first hint.
+fn feedback(o: &Outcome) -> String {
+    match o.status {
+        Status::Passed => format!("**{}**", o.status.words()),
+        _ => format!("**{}**\n\n{}", o.status.words(), crate::gradebook::message_and_hint(o)),
+    }
+}
+
+/// What instructors keep back from the zip, as from a handout (`exercises/kept-back`, one path or folder
+/// a line, read by `scripts/handout.sh` too): the solutions and their own tests.
+fn kept_back(file: &Path) -> bool {
+    let name = file.to_string_lossy();
+    include_str!("../../../../exercises/kept-back")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .any(|k| if k.ends_with('/') { name.starts_with(k) } else { name == k })
+}
+
+/// ` --only a,b` for the command lines the platforms run, or nothing.
+fn only_args(only: &[String]) -> String {
+    if only.is_empty() {
+        String::new()
+    } else {
+        format!(" --only {}", only.join(","))
+    }
+}
+
+fn executable(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
+}
+
+/// The course a platform gets: the project's folder, the regular files git tracks there less what
+/// instructors keep back, and the text of the course file to put in `exercises/course.toml`.
+fn course_files(course: &Path) -> Result<(PathBuf, Vec<PathBuf>, String)> {
+    let course_text =
+        std::fs::read_to_string(course).with_context(|| format!("cannot read the course file {}", course.display()))?;
+    Course::load(course)?;
+    let root = grading::project_root();
+    let listed = Command::new("git")
+        .arg("-C")
+        .arg(&root)
+        .args(["ls-files", "-z"])
+        .output()
+        .context("cannot run git: the course is taken from the files git tracks")?;
+    if !listed.status.success() {
+        bail!("{} is not a git checkout: the course is taken from the files git tracks", root.display());
+    }
+    let files: Vec<PathBuf> = listed
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| PathBuf::from(String::from_utf8_lossy(f).into_owned()))
+        .filter(|f| !kept_back(f))
+        .filter(|f| std::fs::symlink_metadata(root.join(f)).is_ok_and(|m| m.is_file()))
+        .collect();
+    Ok((root, files, course_text))
+}
+
+/// The image set-up of Gradescope (`setup.sh` in the zip, run as root with network on Ubuntu 22.04) and
+/// of PrairieLearn's Dockerfile: the course's folder is its argument.
+const SETUP: &str = r#"#!/usr/bin/env bash
+# Run once, as root with network, when the grading image is built (Gradescope runs it from the zip on
+# Ubuntu 22.04; PrairieLearn's Dockerfile runs it with the course's folder as its argument). It installs
+# what grading needs and builds the grader, so that a submission costs seconds.
+set -euo pipefail
+# Gradescope unpacks the zip into /autograder/source: the course is its folder course/.
+course=${1:-/autograder/source/course}
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq build-essential curl ca-certificates git python3 python3-pip python3-venv bubblewrap >/dev/null
+# Rust (the course's minimum version is in course/Cargo.toml).
+curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+ln -sf /root/.cargo/bin/cargo /root/.cargo/bin/rustc /root/.cargo/bin/rustup /usr/local/bin/
+cd "$course"
+# In the Landlock tier the students' code runs as nobody: it must be able to enter the course's folders.
+folder=$course
+while [[ $folder != / ]]; do chmod o+rx "$folder"; folder=$(dirname "$folder"); done
+# LibTorch from the same pinned wheel (version and sha256 in scripts/setup.sh) and the model folder.
+scripts/setup.sh
+cargo build --release --bin anatomy
+ln -sf "$course/target/release/anatomy" /usr/local/bin/anatomy
+# Build the grader's probe recipe now, grading the untouched stubs once (they are "not done").
+mkdir -p /tmp/warm-up/submission
+anatomy exercises autograder run --root /tmp/warm-up
+rm -rf /tmp/warm-up
+"#;
+
+#[cfg(test)]
+#[path = "../../../../tests/common/schema.rs"]
+mod schema;
+
+#[cfg(test)]
+mod tests {
+    //! The platforms' formats against their schemas, from outcomes made here: no grading, no binary.
+    use super::{gradescope, prairielearn, schema};
+    use crate::course::{self, Course, Late};
+    use crate::sandbox::Tier;
+    use crate::{Outcome, Status, EXERCISES};
+
+    /// One outcome per exercise, every status in turn, and a check of parts half passed.
+    fn outcomes() -> Vec<Outcome> {
+        let statuses = [Status::Passed, Status::Failed, Status::DoesNotCompile, Status::NotDone];
+        EXERCISES
+            .iter()
+            .enumerate()
+            .map(|(i, e)| Outcome {
+                name: e.name,
+                label: e.name.to_string(),
+                status: if e.name == "split_heads" { Status::Failed } else { statuses[i % 4] },
+                message: format!("message of {} with ~~~~ fences and <html>", e.name),
+                parts: (e.name == "split_heads").then_some((1, 2)),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn gradescope_results_keep_the_schema_and_the_late_policy() {
+        let course = Course::load(&course::default_file()).unwrap();
+        let chosen: Vec<_> = EXERCISES.iter().collect();
+        let outcomes = outcomes();
+        let policy = Late { penalty_per_day: 0.1, max_days: 5 };
+        let results = gradescope::results_of(&outcomes, &Tier::Landlock(7), &chosen, &course, Some((2, policy)));
+        let problems = schema::violations(&schema::schema(), &results, "results");
+        assert!(problems.is_empty(), "{problems:?}");
+        let on_time: f64 = outcomes.iter().map(|o| course.earned(o)).sum();
+        assert!(on_time > 0.0 && (results["score"].as_f64().unwrap() - on_time * 0.8).abs() < 0.01, "{results}");
+        let tests = results["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), EXERCISES.len());
+        let passed = tests.iter().filter(|t| t["status"] == "passed").count();
+        assert_eq!(passed, outcomes.iter().filter(|o| o.status == Status::Passed).count());
+        assert!(results["output"].as_str().unwrap().contains("Submitted 2 days late"), "{results}");
+        assert!(results["output"].as_str().unwrap().contains("Graded in the landlock sandbox (ABI 7)"));
+        let failure = gradescope::failure("the disk is full", &chosen);
+        assert!(schema::violations(&schema::schema(), &failure, "failure").is_empty(), "{failure}");
+        // The check can fail: a test without its score is refused.
+        let mut broken = results.clone();
+        broken["tests"][0].as_object_mut().unwrap().remove("score");
+        assert!(!schema::violations(&schema::schema(), &broken, "results").is_empty());
+    }
+
+    #[test]
+    fn prairielearn_results_keep_the_schema_and_give_the_score_as_a_share() {
+        let course = Course::load(&course::default_file()).unwrap();
+        let chosen: Vec<_> = EXERCISES.iter().collect();
+        let outcomes = outcomes();
+        let results = prairielearn::results_of(&outcomes, &Tier::Landlock(7), &chosen, &course);
+        let problems = schema::violations(&schema::schema_of("prairielearn"), &results, "results");
+        assert!(problems.is_empty(), "{problems:?}");
+        let earned: f64 = outcomes.iter().map(|o| course.earned(o)).sum();
+        let max: f64 = EXERCISES.iter().map(|e| course.max(e.name)).sum();
+        assert!((results["score"].as_f64().unwrap() - earned / max).abs() < 1e-9, "{results}");
+        let split = results["tests"].as_array().unwrap().iter().find(|t| t["name"] == "3. split_heads").unwrap();
+        assert_eq!(split["points"], course.max("split_heads") / 2.0, "{split}");
+    }
+}
