@@ -8,6 +8,7 @@ use anatomy_exercises::grading::{self, Submission};
 use anatomy_exercises::platforms::{self, classroom, gradescope, prairielearn, Platform};
 use anatomy_exercises::progress::{list_text, mark, relative};
 use anatomy_exercises::sandbox::{self, Limits, Tier, Wanted};
+use anatomy_exercises::similarity;
 use anatomy_exercises::{self as exercises, progress, Exercise, Outcome, Status, EXERCISES};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -213,7 +214,7 @@ pub fn run(args: Args) -> Result<bool> {
         }
         Command::Similarity { submissions, only, html, json, threshold } => {
             let (chosen, students) = (chosen(&only)?, students(&submissions)?);
-            let report = crate::similarity::compare(&students, &chosen, threshold)?;
+            let report = similarity::report::compare(&students, &chosen, threshold)?;
             if let Some(path) = &html {
                 write_whole(path, &report.html(&submissions))?;
             }
@@ -221,7 +222,7 @@ pub fn run(args: Args) -> Result<bool> {
             for why in &report.skipped {
                 eprintln!("not compared: {why}");
             }
-            let weak = report.pairs.iter().filter(|p| p.evidence == exercises::similarity::Evidence::Weak).count();
+            let weak = report.pairs.iter().filter(|p| p.evidence == similarity::Evidence::Weak).count();
             eprintln!(
                 "compared {} students × {} exercises: {} pairs at or above {threshold:.2}{}",
                 students.len(),

@@ -10,7 +10,6 @@ mod exercises;
 mod gpt;
 mod notebooks;
 mod progress;
-mod similarity;
 mod tokenize;
 mod tour;
 mod train;

@@ -1,6 +1,7 @@
 //! The course on the platforms instructors grade with: Gradescope ([`gradescope`]: the autograder zip and
 //! its `results.json`, with the course's late policy), PrairieLearn ([`prairielearn`]: the image and
-//! question folders and its `results.json`) and GitHub Classroom ([`classroom`]: the reporter's output).
+//! question folders and its `results.json`), GitHub Classroom ([`classroom`]: the reporter's output) and
+//! nbgrader ([`nbgrader`]: the released homework notebooks and their checksums).
 //! Each builds the platform's files from a grading and reads the platform's inputs; the command line only
 //! chooses one and prints what it says.
 //!
@@ -10,6 +11,7 @@
 //! submission "not gradable" (no attempt lost) with the reason.
 pub mod classroom;
 pub mod gradescope;
+pub mod nbgrader;
 pub mod prairielearn;
 
 use std::path::{Path, PathBuf};

@@ -1,10 +1,12 @@
-//! `anatomy exercises similarity CLASS`: the pairs of students whose files match beyond what the stub, the
-//! reference solution and the task force on everyone (see `anatomy_exercises::similarity` for the method).
+//! The similarity report of a class (`anatomy exercises similarity CLASS`): the pairs of students whose
+//! files match beyond what the stub, the reference solution and the task force on everyone (see
+//! [`super`] for the method), as Markdown, JSON lines or a page with the two files side by side.
 use std::path::Path;
 
-use anatomy_exercises::similarity::{self, Entry, Evidence, Pair};
-use anatomy_exercises::{handin, Exercise};
 use anyhow::{bail, Result};
+
+use super::{Entry, Evidence, Pair};
+use crate::{handin, Exercise};
 
 /// What the report is made from.
 pub struct Report {
@@ -29,7 +31,7 @@ pub fn compare(
     let mut report = Report { pairs: Vec::new(), files: Vec::new(), skipped: Vec::new(), students: students.len() };
     for &e in chosen {
         // A notebook's solution cell, as released and as solved by the instructor, is base code too.
-        let cells = crate::notebooks::solution_cell_files(e);
+        let cells = crate::platforms::nbgrader::solution_cell_files(e);
         let mut entries = Vec::new();
         for (who, folder) in students {
             let Some(file) = handin::find(folder, e.name) else { continue };
@@ -45,7 +47,7 @@ pub fn compare(
         let reference = std::fs::read_to_string(e.solution_file()).unwrap_or_default();
         let mut base = vec![e.stub, reference.as_str()];
         base.extend(cells.iter().map(String::as_str));
-        report.pairs.extend(similarity::compare(e.name, &entries, &base, threshold));
+        report.pairs.extend(super::compare(e.name, &entries, &base, threshold));
         report.files.push((e.name, entries));
     }
     Ok(report)

@@ -23,6 +23,8 @@
 //! needs Node.js and a native build of the parsers on the grading machine, while this report is part of
 //! the one `anatomy` binary, works offline, shares the tokenizer of the rules and takes the stub and the
 //! reference out as base code; an instructor who prefers Dolos can run it on the same class folder.
+pub mod report;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
