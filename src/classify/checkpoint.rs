@@ -3,15 +3,18 @@
 //! Either regime leaves a classifier to be used later: on a frozen body, only the head (its linear map
 //! and the feature scaling, a few kB), since the body is the pretrained model as it was; fine-tuned, the
 //! whole model, since every layer changed. Both files say what they hold (labels, pooling, maximum
-//! length, the body's folder and size), and [`load`] tells them apart by that.
+//! length, the body's folder and size), and [`load`] tells them apart by that; [`Loaded`] holds one
+//! with the body it reads, for `anatomy classify eval` and `predict`.
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{ensure, Result};
 use tch::nn;
 
-use super::fine_tune;
+use super::data::LABELS;
 use super::frozen::{HeadConfig, TrainedHead};
+use super::{features, fine_tune, Pooling};
 use crate::pretrained::BertModel;
+use crate::tokenize::Tokenizer;
 
 /// A trained classifier, without its body.
 #[derive(Debug)]
@@ -32,5 +35,78 @@ pub fn load(path: &Path, body: &BertModel) -> Result<(Trained, HeadConfig)> {
     } else {
         let (head, config) = TrainedHead::from_file_parts(path, &metadata, found, body.vs.device())?;
         Ok((Trained::Frozen(head), config))
+    }
+}
+
+/// The name a checkpoint records for its body: the model folder's.
+pub fn model_name(dir: &Path) -> String {
+    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// What a checkpoint says about itself: this chapter's labels, how it pools and cuts, and its body.
+pub fn head_config(pooling: Pooling, max_len: usize, model_dir: &Path, model: &BertModel) -> HeadConfig {
+    HeadConfig {
+        labels: LABELS.iter().map(|l| l.to_string()).collect(),
+        pooling,
+        max_len,
+        model: model_name(model_dir),
+        hidden_size: model.config.hidden_size,
+    }
+}
+
+/// A checkpoint loaded with the body it reads, refusing one made for another model or label set.
+pub struct Loaded {
+    pub trained: Trained,
+    pub config: HeadConfig,
+    pub tokenizer: Tokenizer,
+    pub body: BertModel,
+}
+
+impl Loaded {
+    /// Reads `checkpoint` for the body of `model_dir` (`tokenizer` and `body` loaded from it); a checkpoint
+    /// of another label set or another body is refused with the way out.
+    pub fn open(checkpoint: &Path, model_dir: &Path, tokenizer: Tokenizer, body: BertModel) -> Result<Loaded> {
+        let (trained, config) = load(checkpoint, &body)?;
+        let labels: Vec<String> = LABELS.iter().map(|l| l.to_string()).collect();
+        ensure!(
+            config.labels == labels,
+            "{} labels {:?}, not this chapter's {:?}: train it again with `anatomy classify train --out`",
+            checkpoint.display(),
+            config.labels,
+            labels
+        );
+        ensure!(
+            config.model == model_name(model_dir) && config.hidden_size == body.config.hidden_size,
+            "{} was trained on the body {} (hidden size {}), not {} (hidden size {}): pass --model with that folder, or train again",
+            checkpoint.display(), config.model, config.hidden_size, model_name(model_dir), body.config.hidden_size
+        );
+        Ok(Loaded { trained, config, tokenizer, body })
+    }
+
+    /// The label probabilities `[n, 2]` of `texts`.
+    pub fn probabilities(&self, texts: &[String], batch: usize) -> Result<tch::Tensor> {
+        let Loaded { config, tokenizer, body, .. } = self;
+        match &self.trained {
+            Trained::Frozen(head) => {
+                let features = features::extract(body, tokenizer, texts, config.max_len, batch, &mut |_, _| {})?;
+                Ok(tch::no_grad(|| head.logits(features.get(config.pooling)).softmax(-1, tch::Kind::Float)))
+            }
+            Trained::FineTuned(classifier) => {
+                fine_tune::probabilities(body, classifier, tokenizer, texts, config.pooling, config.max_len, batch)
+            }
+        }
+    }
+
+    /// What the head multiplies a pooled vector by to get spam's logit minus ham's: `[hidden]`.
+    pub fn direction(&self) -> tch::Tensor {
+        let (weight, scale) = match &self.trained {
+            Trained::Frozen(head) => (&head.classifier.ws, Some(&head.scale)),
+            Trained::FineTuned(classifier) => (&classifier.ws, None),
+        };
+        let d = weight.get(1) - weight.get(0); // [hidden]
+        match scale {
+            Some(scale) => d / scale, // the frozen head reads (x - shift) / scale
+            None => d,
+        }
     }
 }

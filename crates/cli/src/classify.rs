@@ -7,10 +7,10 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tch::Device;
-use transformer_anatomy::classify::checkpoint::{self, Trained};
+use transformer_anatomy::classify::checkpoint::{head_config, Loaded, Trained};
 use transformer_anatomy::classify::data::{self, Example, Part, LABELS};
 use transformer_anatomy::classify::features::{self, Cache};
-use transformer_anatomy::classify::frozen::{metrics, train_head, HeadConfig, HeadOptions};
+use transformer_anatomy::classify::frozen::{metrics, train_head, HeadOptions};
 use transformer_anatomy::classify::{tokens_that_mattered, Pooling};
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::training::checkpoint::check_output_path;
@@ -301,76 +301,11 @@ pub fn run(args: Args, device: impl FnOnce() -> Result<Device>) -> Result<()> {
     }
 }
 
-fn model_name(dir: &Path) -> String {
-    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-}
-
-/// What a checkpoint says about itself: this chapter's labels, how it pools and cuts, and its body.
-fn head_config(pooling: Pooling, max_len: usize, model_dir: &Path, model: &BertModel) -> HeadConfig {
-    HeadConfig {
-        labels: LABELS.iter().map(|l| l.to_string()).collect(),
-        pooling,
-        max_len,
-        model: model_name(model_dir),
-        hidden_size: model.config.hidden_size,
-    }
-}
-
-/// A checkpoint loaded with the body it reads, refusing one made for another model or label set.
-struct Loaded {
-    trained: Trained,
-    config: HeadConfig,
-    tokenizer: Tokenizer,
-    body: BertModel,
-}
-
-impl Loaded {
-    fn open(checkpoint: &Path, model: ModelArg, device: Device) -> Result<Loaded> {
-        let model_dir = resolve_model_dir(model.model.clone())?;
-        let (tokenizer, body) = model.pretrained(device)?;
-        let (trained, config) = checkpoint::load(checkpoint, &body)?;
-        let labels: Vec<String> = LABELS.iter().map(|l| l.to_string()).collect();
-        ensure!(
-            config.labels == labels,
-            "{} labels {:?}, not this chapter's {:?}: train it again with `anatomy classify train --out`",
-            checkpoint.display(),
-            config.labels,
-            labels
-        );
-        ensure!(
-            config.model == model_name(&model_dir) && config.hidden_size == body.config.hidden_size,
-            "{} was trained on the body {} (hidden size {}), not {} (hidden size {}): pass --model with that folder, or train again",
-            checkpoint.display(), config.model, config.hidden_size, model_name(&model_dir), body.config.hidden_size
-        );
-        Ok(Loaded { trained, config, tokenizer, body })
-    }
-
-    /// The label probabilities `[n, 2]` of `texts`.
-    fn probabilities(&self, texts: &[String], batch: usize) -> Result<tch::Tensor> {
-        let Loaded { config, tokenizer, body, .. } = self;
-        match &self.trained {
-            Trained::Frozen(head) => {
-                let features = features::extract(body, tokenizer, texts, config.max_len, batch, &mut |_, _| {})?;
-                Ok(tch::no_grad(|| head.logits(features.get(config.pooling)).softmax(-1, tch::Kind::Float)))
-            }
-            Trained::FineTuned(classifier) => {
-                fine_tune::probabilities(body, classifier, tokenizer, texts, config.pooling, config.max_len, batch)
-            }
-        }
-    }
-
-    /// What the head multiplies a pooled vector by to get spam's logit minus ham's: `[hidden]`.
-    fn direction(&self) -> tch::Tensor {
-        let (weight, scale) = match &self.trained {
-            Trained::Frozen(head) => (&head.classifier.ws, Some(&head.scale)),
-            Trained::FineTuned(classifier) => (&classifier.ws, None),
-        };
-        let d = weight.get(1) - weight.get(0); // [hidden]
-        match scale {
-            Some(scale) => d / scale, // the frozen head reads (x - shift) / scale
-            None => d,
-        }
-    }
+/// A checkpoint with the body and tokenizer of `--model`.
+fn open(checkpoint: &Path, model: ModelArg, device: Device) -> Result<Loaded> {
+    let model_dir = resolve_model_dir(model.model.clone())?;
+    let (tokenizer, body) = model.pretrained(device)?;
+    Loaded::open(checkpoint, &model_dir, tokenizer, body)
 }
 
 fn eval(
@@ -383,7 +318,7 @@ fn eval(
 ) -> Result<()> {
     let started = Instant::now();
     ensure!(batch > 0, "--batch must be at least 1");
-    let loaded = Loaded::open(checkpoint, model, device)?;
+    let loaded = open(checkpoint, model, device)?;
     let all = examples(&dir.unwrap_or_else(data::data_dir))?;
     let test = data::part(&all, Part::Test, None);
     let texts: Vec<String> = test.iter().map(|e| e.text()).collect();
@@ -426,7 +361,7 @@ fn predict(
         None => texts,
     };
     ensure!(!texts.is_empty(), "give a text to label, or --file FILE");
-    let loaded = Loaded::open(checkpoint, model, device)?;
+    let loaded = open(checkpoint, model, device)?;
     for (i, t) in texts.iter().enumerate() {
         let has_tokens = loaded.tokenizer.encode(t, false).map(|e| !e.is_empty()).unwrap_or(false);
         ensure!(has_tokens, "text {} has no tokens (empty or only spaces): give a message to label", i + 1);
