@@ -294,7 +294,8 @@ fn grade_the_hostile_class(tier: &str) {
     }
     for a in &attacks {
         let (s, m) = (status(&a.student, a.exercise), message(&a.student, a.exercise));
-        if s == "passed" || !m.contains(&a.expect) {
+        // `A | B`: either answer (an attack whose end the machine decides, such as the thread bomb's).
+        if s == "passed" || !a.expect.split(" | ").any(|e| m.contains(e)) {
             problems
                 .push(format!("{}/{}: expected a failure saying {:?}, got {s}: {m}", a.student, a.exercise, a.expect));
         }

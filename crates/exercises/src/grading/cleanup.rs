@@ -63,7 +63,9 @@ fn install() {
                 for folder in FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
                     let _ = std::fs::remove_dir_all(folder);
                 }
-                std::process::exit(128 + signal);
+                // _exit, not exit: the grading threads are still running, and exit's handlers (LibTorch's
+                // static destructors among them) then sometimes aborted the grader with SIGABRT.
+                unsafe { libc::_exit(128 + signal) };
             }
         });
     });
