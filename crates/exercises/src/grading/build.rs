@@ -435,14 +435,8 @@ fn why_stopped(status: Option<std::process::ExitStatus>, stderr: &str, limits: &
         Some(libc::SIGSEGV) => "the compiler crashed (segmentation fault)".into(),
         Some(n) => format!("the compiler was killed by signal {n}"),
         None => {
-            // A message with no file (the linker's, say), else the compiler's last line.
-            let said = stderr
-                .lines()
-                .filter_map(|l| serde_json::from_str::<RustcMessage>(l).ok())
-                .find(|m| m.level == "error")
-                .and_then(|m| m.rendered)
-                .map(|r| r.lines().next().unwrap_or_default().to_string())
-                .or_else(|| stderr.lines().rev().find(|l| !l.trim().is_empty()).map(|l| l.trim().to_string()));
+            // No error message reached here (compile returns those as Errors): the compiler's last line.
+            let said = stderr.lines().rev().find(|l| !l.trim().is_empty()).map(|l| l.trim().to_string());
             let said: String = said.unwrap_or_else(|| "no message".into()).chars().take(300).collect();
             if status.success() {
                 format!("the compiler wrote no program ({said})")
