@@ -5,7 +5,7 @@
 //! the encoder's output (encoder-decoder attention). Tokens enter through embeddings scaled by
 //! `√d_model` plus the fixed sinusoidal positional encoding; a final linear layer and a log-softmax turn
 //! each target position into log-probabilities over the target vocabulary. [`EncoderDecoder`] assembles
-//! it from the chapter's modules; [`greedy`](crate::decoding::greedy) writes a translation step by step.
+//! it from the chapter's modules; [`greedy`](fn@crate::decoding::greedy) writes a translation step by step.
 //!
 //! Chapter section: [`chapters/08-decoder-and-masking.md`](../chapters/08-decoder-and-masking.md).
 use anyhow::{ensure, Context, Result};

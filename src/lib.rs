@@ -55,10 +55,12 @@ pub mod inference_mode; // evaluation without autograd's bookkeeping, for decodi
 pub mod pooling; // one vector per text: the masked mean (pretrained sentence embeddings, chapter 12)
 pub mod gpt; // chapter 11: the decoder branch, a small GPT
 pub mod classify; // chapter 12: the body and a head on a real task
+pub mod bench; // how fast each block runs here, against PyTorch on the same CPU
 
 // Real weights, and the chapters as notebooks.
 pub mod pretrained;
 pub mod notebook;
+pub mod tour; // the chapter's steps on one text, as `anatomy tour` prints them
 
 // Pictures (feature `pictures`, on by default; the exercises' checks build without it).
 #[cfg(feature = "pictures")]

@@ -243,6 +243,63 @@ pub fn notebook_json(markdown: &str) -> String {
     serde_json::to_string_pretty(&notebook).expect("a notebook serializes") + "\n"
 }
 
+/// The chapters whose notebook is missing or whose cells differ from what the chapter makes: (chapter,
+/// notebook, what differs), for `anatomy notebooks build` to write or, with `--check`, to list.
+pub fn stale_notebooks(root: &Path) -> Result<Vec<(PathBuf, PathBuf, String)>> {
+    let mut stale = vec![];
+    for (chapter, notebook) in chapter_notebooks(root)? {
+        let markdown =
+            std::fs::read_to_string(&chapter).with_context(|| format!("cannot read {}", chapter.display()))?;
+        let difference = match std::fs::read_to_string(&notebook) {
+            Ok(text) => drift(&markdown, &text).unwrap_or_else(|e| Some(format!("{e:#}"))),
+            Err(_) => Some("missing".to_string()),
+        };
+        if let Some(difference) = difference {
+            stale.push((chapter, notebook, difference));
+        }
+    }
+    Ok(stale)
+}
+
+/// Writes the notebook a chapter makes.
+pub fn write_notebook(chapter: &Path, notebook: &Path) -> Result<()> {
+    let markdown = std::fs::read_to_string(chapter).with_context(|| format!("cannot read {}", chapter.display()))?;
+    std::fs::write(notebook, notebook_json(&markdown)).with_context(|| format!("cannot write {}", notebook.display()))
+}
+
+/// Copies `notebooks/NAME.ipynb` (NAME: a unique start of one, e.g. `03`) over the learner's working copy
+/// `my-notebooks/NAME.ipynb`, keeping an existing copy as `NAME.ipynb.old`; the new copy is written
+/// beside and renamed, never half-written. Returns the copy and, if one was kept, the old one.
+pub fn reset_copy(root: &Path, name: &str) -> Result<(PathBuf, Option<PathBuf>)> {
+    let generated: Vec<PathBuf> = std::fs::read_dir(root.join("notebooks"))
+        .with_context(|| format!("no notebooks/ folder in {}", root.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ipynb"))
+        .filter(|p| p.file_stem().is_some_and(|s| s.to_string_lossy().starts_with(name.trim_end_matches(".ipynb"))))
+        .collect();
+    let [source] = generated.as_slice() else {
+        let names: Vec<String> = generated.iter().map(|p| p.file_name().unwrap().to_string_lossy().into()).collect();
+        anyhow::bail!(
+            "{name:?} names {} notebooks{}: give one of notebooks/*.ipynb, e.g. `anatomy notebooks reset 03`",
+            names.len(),
+            if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) }
+        );
+    };
+    let mine = root.join("my-notebooks");
+    std::fs::create_dir_all(&mine).with_context(|| format!("cannot create {}", mine.display()))?;
+    let copy = mine.join(source.file_name().expect("a file"));
+    let mut kept = None;
+    if copy.exists() {
+        let old = copy.with_extension("ipynb.old");
+        std::fs::rename(&copy, &old).with_context(|| format!("cannot keep {} as {}", copy.display(), old.display()))?;
+        kept = Some(old);
+    }
+    let partial = copy.with_extension("ipynb.partial");
+    std::fs::copy(source, &partial).with_context(|| format!("cannot write {}", partial.display()))?;
+    std::fs::rename(&partial, &copy)?;
+    Ok((copy, kept))
+}
+
 /// Every chapter file and the notebook it becomes: `chapters/NN-name.md` → `notebooks/NN-name.ipynb`.
 pub fn chapter_notebooks(root: &Path) -> Result<Vec<(PathBuf, PathBuf)>> {
     let chapters = root.join("chapters");

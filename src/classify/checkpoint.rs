@@ -10,8 +10,8 @@ use std::path::Path;
 use anyhow::{ensure, Result};
 use tch::nn;
 
-use super::data::LABELS;
-use super::frozen::{HeadConfig, TrainedHead};
+use super::data::{Example, LABELS};
+use super::frozen::{metrics, HeadConfig, Metrics, TrainedHead};
 use super::{features, fine_tune, Pooling};
 use crate::pretrained::BertModel;
 use crate::tokenize::Tokenizer;
@@ -95,6 +95,28 @@ impl Loaded {
                 fine_tune::probabilities(body, classifier, tokenizer, texts, config.pooling, config.max_len, batch)
             }
         }
+    }
+
+    /// "frozen" for a head on the frozen body, "fine-tune" for a fine-tuned model.
+    pub fn regime(&self) -> &'static str {
+        match self.trained {
+            Trained::Frozen(_) => "frozen",
+            Trained::FineTuned(_) => "fine-tune",
+        }
+    }
+
+    /// Accuracy, precision, recall, F1 and the rest on `examples`, read `batch` at a time.
+    pub fn evaluate(&self, examples: &[&Example], batch: usize) -> Result<Metrics> {
+        let texts: Vec<String> = examples.iter().map(|e| e.text()).collect();
+        let predicted = Vec::<i64>::try_from(&self.probabilities(&texts, batch)?.argmax(-1, false))?;
+        Ok(metrics(&predicted.iter().map(|&l| l as usize).collect::<Vec<_>>(), examples))
+    }
+
+    /// The tokens of `text` that moved the decision towards `label` most, strongest first
+    /// ([`super::tokens_that_mattered`] with this checkpoint's pooling, length and head).
+    pub fn tokens_that_mattered(&self, text: &str, label: usize) -> Result<Vec<(String, f64)>> {
+        let Loaded { config, tokenizer, body, .. } = self;
+        super::tokens_that_mattered(body, tokenizer, text, config.max_len, config.pooling, &self.direction(), label)
     }
 
     /// What the head multiplies a pooled vector by to get spam's logit minus ham's: `[hidden]`.

@@ -15,7 +15,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{bail, ensure, Context, Result};
+#[cfg(feature = "mail")]
+use anyhow::{bail, ensure};
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 /// The two classes, in the order of the head's outputs.
@@ -89,6 +91,7 @@ pub fn read_raw(path: &Path) -> Result<Vec<RawMessage>> {
 }
 
 /// Whitespace as a tokenizer sees it: every run of spaces, tabs and newlines made one space.
+#[cfg(feature = "mail")]
 fn squeeze(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -119,8 +122,10 @@ pub fn subject_and_body(raw: &str) -> (String, String) {
 }
 
 /// A small, seeded generator (SplitMix64): the split must not depend on a library's RNG version.
+#[cfg(feature = "mail")]
 struct SplitMix(u64);
 
+#[cfg(feature = "mail")]
 impl SplitMix {
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -206,6 +211,16 @@ pub fn read_examples(path: &Path) -> Result<Vec<Example>> {
             serde_json::from_str(line).with_context(|| format!("{} line {}: not an example", path.display(), i + 1))
         })
         .collect()
+}
+
+/// One message to label, read from a UTF-8 file; an unreadable, non-UTF-8 or empty file is refused
+/// with the way out.
+pub fn read_message(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{} is not UTF-8 text: save it as UTF-8", path.display()))?;
+    anyhow::ensure!(!text.trim().is_empty(), "{} is empty: give a message to label", path.display());
+    Ok(text)
 }
 
 /// The examples of one part; with `limit`, at most that many, evenly spaced in id order (so each group

@@ -8,6 +8,7 @@ pub mod data;
 pub mod features;
 pub mod fine_tune;
 pub mod frozen;
+pub mod run;
 
 use tch::{Kind, Tensor};
 

@@ -1,7 +1,7 @@
 //! # Decoding: turning a trained encoder-decoder into output text
 //!
 //! The model gives, for a source and the tokens written so far, a distribution over the next token.
-//! Decoding decides what to write: [`greedy`] takes the most probable token at every step;
+//! Decoding decides what to write: [`greedy`](fn@greedy) takes the most probable token at every step;
 //! [`beam_search`] keeps the `k` most probable partial outputs and compares finished ones with a length
 //! penalty. Both run on a [`StepDecoder`], which can keep a key/value cache so that each step costs one
 //! position instead of the whole prefix.

@@ -2,7 +2,7 @@
 //!
 //! The second half of the lecture material: where the pairs come from ([`data`]), what is minimized
 //! ([`loss`]), how fast the parameters move ([`schedule`]), the loop that puts them together
-//! ([`trainer`]), and how a trained model is kept ([`checkpoint`]). Decoding with the trained model is in
+//! ([`trainer`]), how a trained model is kept ([`checkpoint`]) and run on a text ([`translate`]). Decoding with the trained model is in
 //! [`crate::decoding`].
 //!
 //! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
@@ -12,6 +12,7 @@ pub mod fused_adamw;
 pub mod loss;
 pub mod schedule;
 pub mod trainer;
+pub mod translate;
 
 pub use checkpoint::{average, load, save, TrainedModel};
 pub use data::{Batch, Example, Task, Vocab};

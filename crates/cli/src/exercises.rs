@@ -1,16 +1,16 @@
 //! `anatomy exercises`: list, grade, watch, reset and show solutions; grade a class.
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use anatomy_exercises::class::{check_output_folder, chosen, students, Class};
 use anatomy_exercises::course::{self, Course};
-use anatomy_exercises::gradebook::{write_whole, Gradebook, Row};
+use anatomy_exercises::gradebook::{write_whole, Row};
 use anatomy_exercises::grading::{self, Submission};
-use anatomy_exercises::platforms::{self, classroom, gradescope, prairielearn, Platform};
 use anatomy_exercises::progress::{list_text, mark, relative};
-use anatomy_exercises::sandbox::{self, Limits, Tier, Wanted};
+use anatomy_exercises::sandbox::{self, Tier, Wanted};
 use anatomy_exercises::similarity;
 use anatomy_exercises::{self as exercises, progress, Exercise, Outcome, Status, EXERCISES};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -101,69 +101,10 @@ enum Command {
     /// Classroom's step, and the command a grading container runs.
     Autograder {
         #[command(subcommand)]
-        command: AutograderCommand,
+        command: crate::autograder::Command,
     },
     /// Print the table of exercises that exercises/README.md shows (from the one list in the crate).
     Table,
-}
-
-#[derive(clap::Subcommand)]
-enum AutograderCommand {
-    /// Write Gradescope's autograder zip: setup.sh (builds everything once, at image time),
-    /// run_autograder (one line: `autograder run`) and the course without solutions.
-    Gradescope {
-        out: PathBuf,
-        /// Only these exercises (comma-separated names), e.g. `--only cross_attention` for the homework.
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        /// Points (and a [late] policy) from this file instead of exercises/course.toml.
-        #[arg(long, value_name = "FILE")]
-        course: Option<PathBuf>,
-    },
-    /// GitHub Classroom's grading step: grade your exercises/ in the sandbox and give the reporter its
-    /// base64 JSON (points per exercise) as the step's output `result`.
-    Classroom {
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        #[arg(long, value_name = "FILE")]
-        course: Option<PathBuf>,
-        /// Append `result=…` to this file ($GITHUB_OUTPUT in a workflow); without it, print the base64.
-        #[arg(long, value_name = "FILE")]
-        github_output: Option<PathBuf>,
-    },
-    /// Write PrairieLearn's external grader: a Docker image folder (Dockerfile, setup.sh, the course
-    /// without solutions) and a question folder (info.json, question.html) whose entry point is `run
-    /// --platform prairielearn`.
-    Prairielearn {
-        out: PathBuf,
-        /// The Docker Hub name you will push the image as (info.json names it), e.g. `me/anatomy-grader`.
-        #[arg(long)]
-        image: String,
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        #[arg(long, value_name = "FILE")]
-        course: Option<PathBuf>,
-    },
-    /// Grade the one submission under ROOT and write ROOT/results/results.json: Gradescope's layout
-    /// (ROOT/submission, ROOT is /autograder) or PrairieLearn's (ROOT/student, ROOT is /grade).
-    Run {
-        /// Default: /autograder (Gradescope), /grade (PrairieLearn).
-        #[arg(long)]
-        root: Option<PathBuf>,
-        #[arg(long, value_parser = platform_parser(), default_value = "gradescope")]
-        platform: Platform,
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        #[arg(long, value_name = "FILE")]
-        course: Option<PathBuf>,
-    },
-}
-
-/// `--platform`'s values, read off the library's one list of them (`Platform::ALL`, `Platform::name`).
-fn platform_parser() -> impl clap::builder::TypedValueParser<Value = Platform> {
-    use clap::builder::{PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(Platform::ALL.map(Platform::name))
-        .map(|name| *Platform::ALL.iter().find(|p| p.name() == name).expect("clap accepted only these names"))
 }
 
 /// `--sandbox`'s values, read off the library's one list of them (`Wanted::ALL`, `Wanted::name`).
@@ -202,15 +143,15 @@ pub fn run(args: Args) -> Result<bool> {
             Ok(true)
         }
         Command::Solution { name } => {
-            println!("{}", solution(exercises::find(&name)?)?);
+            println!("{}", progress::solution(exercises::find(&name)?)?);
             Ok(true)
         }
         Command::Grade { submissions, only, csv, feedback, json, course, time_limit, sandbox, no_sandbox } => {
             let chosen = chosen(&only)?;
             let course = Course::load(&course.unwrap_or_else(course::default_file))?;
             let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
-            let class = Class { chosen, course, tier, time_limit };
-            class.grade(&submissions, json, csv.as_deref(), feedback.as_deref())
+            let class = Class { chosen, course, tier, time_limit: Duration::from_secs(time_limit) };
+            grade(&class, &submissions, json, csv.as_deref(), feedback.as_deref())
         }
         Command::Similarity { submissions, only, html, json, threshold } => {
             let (chosen, students) = (chosen(&only)?, students(&submissions)?);
@@ -238,77 +179,12 @@ pub fn run(args: Args) -> Result<bool> {
             );
             Ok(true)
         }
-        Command::Autograder { command: AutograderCommand::Gradescope { out, only, course } } => {
-            chosen(&only)?;
-            eprintln!("{}", gradescope::write_zip(&out, &only, &course.unwrap_or_else(course::default_file))?);
-            Ok(true)
-        }
-        Command::Autograder { command: AutograderCommand::Classroom { only, course, github_output } } => {
-            let chosen = chosen(&only)?;
-            let course = Course::load(&course.unwrap_or_else(course::default_file))?;
-            let folder = exercises::exercises_dir();
-            let repository = folder.parent().map(Path::to_path_buf).unwrap_or(folder);
-            let report = classroom::report(&repository, &chosen, &course, github_output.as_deref())?;
-            if github_output.is_none() {
-                println!("{}", report.encoded);
-            }
-            eprintln!("{}", report.summary);
-            Ok(report.all_passed)
-        }
-        Command::Autograder { command: AutograderCommand::Run { root, platform, only, course } } => {
-            let chosen = chosen(&only)?;
-            let root = root.unwrap_or_else(|| platform.root().into());
-            let course = Course::load(&course.unwrap_or_else(course::default_file));
-            let (path, score) = platforms::run(&root, platform, &chosen, course)?;
-            eprintln!("wrote {} (score {score})", path.display());
-            Ok(true)
-        }
-        Command::Autograder { command: AutograderCommand::Prairielearn { out, image, only, course } } => {
-            let chosen = chosen(&only)?;
-            let said = prairielearn::write_folders(
-                &out,
-                &image,
-                &only,
-                &chosen,
-                &course.unwrap_or_else(course::default_file),
-            )?;
-            eprintln!("{said}");
-            Ok(true)
-        }
+        Command::Autograder { command } => crate::autograder::run(command),
         Command::Table => {
-            print!("{}", table());
+            print!("{}", exercises::markdown_table());
             Ok(true)
         }
     }
-}
-
-/// The exercises `--only` names, or all of them.
-fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
-    match only.is_empty() {
-        true => Ok(EXERCISES.iter().collect()),
-        false => only.iter().map(|n| exercises::find(n)).collect(),
-    }
-}
-
-/// A class folder's students, by name, in order: one folder each (the folders are the instructor's, so a
-/// folder that is a link is followed; what is inside is the student's, and read by `handin`). An nbgrader
-/// course folder (one with `nbgrader_config.py` and `submitted/`) stands for its `submitted/`.
-fn students(submissions: &Path) -> Result<Vec<(String, PathBuf)>> {
-    let nbgrader = submissions.join("submitted");
-    let submissions = match submissions.join("nbgrader_config.py").is_file() && nbgrader.is_dir() {
-        true => nbgrader.as_path(),
-        false => submissions,
-    };
-    let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
-        .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    students.sort();
-    if students.is_empty() {
-        bail!("{} holds no student folders (one folder per student, with their exercise files)", submissions.display());
-    }
-    Ok(students.into_iter().map(|s| (s.file_name().expect("a folder").to_string_lossy().to_string(), s)).collect())
 }
 
 fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {
@@ -365,111 +241,48 @@ fn print_report(report: &Report) {
     }
 }
 
-/// The reference solution, once the exercise has passed.
-pub fn solution(e: &Exercise) -> Result<String> {
-    let file = e.solution_file();
-    if !file.exists() {
-        bail!("this copy of the course has no solutions/ folder (instructors keep it back)");
+/// Grades a class with a progress bar, writes what was asked, prints the table or the JSON lines and a
+/// closing line; a failure of the grader itself ends the command after the rows it graded.
+fn grade(class: &Class, submissions: &Path, json: bool, csv: Option<&Path>, feedback: Option<&Path>) -> Result<bool> {
+    let started = Instant::now();
+    check_output_folder("--csv", csv)?;
+    let bar = indicatif::ProgressBar::new(0).with_style(
+        indicatif::ProgressStyle::with_template("grading {bar:30} {pos}/{len} students, {elapsed} (ETA {eta})")
+            .expect("a valid template"),
+    );
+    let graded = class.grade(submissions, &|n, of| {
+        bar.set_length(of as u64);
+        bar.set_position(n as u64)
+    })?;
+    bar.finish_and_clear();
+    let rows = &graded.rows;
+    class.write(rows, csv, feedback)?;
+    let book = class.book();
+    if json {
+        for row in rows {
+            println!("{}", book.json(row));
+        }
+    } else {
+        print!("{}", book.table(rows));
     }
-    if progress::load().get(e.name) != Some(&Status::Passed) {
-        bail!(
-            "{} has not passed yet: solve it first (`anatomy exercises check {}`), then the solution opens",
-            e.name,
-            e.name
-        );
+    let cells = rows.len() * class.chosen.len();
+    let passed: usize = rows.iter().map(Row::passed).sum();
+    eprintln!(
+        "graded {} students × {} exercises in {:.1} s: {passed} of {cells} passed{}",
+        rows.len(),
+        class.chosen.len(),
+        started.elapsed().as_secs_f64(),
+        match class.tier {
+            Tier::None => " (no sandbox)".to_string(),
+            _ => format!(", each student in a sandbox ({})", class.tier.words()),
+        }
+    );
+    if let Some(failure) = graded.failure {
+        let left = graded.students - rows.len();
+        return Err(failure.context(format!(
+            "the grader stopped with {left} of {} students not graded (the rows above are the graded ones)",
+            graded.students
+        )));
     }
-    std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))
-}
-
-/// The instructors' table: number, exercise, chapter, task.
-pub fn table() -> String {
-    let mut text = String::from("| # | exercise | chapter | the task |\n| --- | --- | --- | --- |\n");
-    for e in EXERCISES {
-        let task =
-            if e.homework { format!("**the chapter's homework**: {}", e.summary) } else { e.summary.to_string() };
-        text += &format!("| {} | `{}` | `{}` | {task} |\n", e.number(), e.name, e.chapter);
-    }
-    text
-}
-
-/// What a class is graded on.
-struct Class {
-    chosen: Vec<&'static Exercise>,
-    course: Course,
-    tier: Tier,
-    time_limit: u64,
-}
-
-impl Class {
-    fn grade(&self, submissions: &Path, json: bool, csv: Option<&Path>, feedback: Option<&Path>) -> Result<bool> {
-        let started = Instant::now();
-        let (who, students): (Vec<String>, Vec<PathBuf>) = students(submissions)?.into_iter().unzip();
-        // Nothing is written until the grades are known; say now if the CSV's folder is missing.
-        if let Some(folder) = csv.and_then(Path::parent).filter(|f| !f.as_os_str().is_empty()) {
-            if !folder.is_dir() {
-                bail!("--csv: the folder {} does not exist", folder.display());
-            }
-        }
-        // A file a student did not hand in is graded as the untouched stub.
-        let units = students
-            .iter()
-            .zip(&who)
-            .map(|(student, who)| grading::student_unit(student, Some(who), &self.chosen))
-            .collect::<Result<Vec<_>>>()?;
-        let options = grading::Options {
-            tier: self.tier.clone(),
-            limits: Limits { time_per_check: std::time::Duration::from_secs(self.time_limit), ..Limits::default() },
-            ..grading::Options::default()
-        };
-        let bar = indicatif::ProgressBar::new(units.len() as u64).with_style(
-            indicatif::ProgressStyle::with_template("grading {bar:30} {pos}/{len} students, {elapsed} (ETA {eta})")
-                .expect("a valid template"),
-        );
-        let graded = grading::grade_units(units, &options, &|n| bar.set_position(n as u64))?;
-        bar.finish_and_clear();
-        // When the grader itself failed (not a student's file: a full disk, say), the students graded
-        // before it are written out all the same, and the failure ends the command after them.
-        let rows: Vec<Row> = who
-            .into_iter()
-            .zip(graded.units)
-            .filter_map(|(student, outcomes)| Some(Row { student, outcomes: outcomes? }))
-            .collect();
-        let book = Gradebook { chosen: &self.chosen, course: &self.course, tier: &self.tier };
-        if let Some(path) = csv {
-            write_whole(path, &book.csv(&rows)?)?;
-        }
-        if let Some(dir) = feedback {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-            for row in &rows {
-                write_whole(&dir.join(format!("{}.md", row.student)), &book.feedback(row))?;
-            }
-        }
-        if json {
-            for row in &rows {
-                println!("{}", book.json(row));
-            }
-        } else {
-            print!("{}", book.table(&rows));
-        }
-        let cells = rows.len() * self.chosen.len();
-        let passed: usize = rows.iter().map(Row::passed).sum();
-        eprintln!(
-            "graded {} students × {} exercises in {:.1} s: {passed} of {cells} passed{}",
-            rows.len(),
-            self.chosen.len(),
-            started.elapsed().as_secs_f64(),
-            match self.tier {
-                Tier::None => " (no sandbox)".to_string(),
-                _ => format!(", each student in a sandbox ({})", self.tier.words()),
-            }
-        );
-        if let Some(failure) = graded.failure {
-            let left = students.len() - rows.len();
-            return Err(failure.context(format!(
-                "the grader stopped with {left} of {} students not graded (the rows above are the graded ones)",
-                students.len()
-            )));
-        }
-        Ok(true)
-    }
+    Ok(true)
 }

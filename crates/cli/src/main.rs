@@ -2,6 +2,7 @@
 // Doc comments here are `--help` text for clap, not rustdoc: "[CLS]" is a token, not a link.
 #![allow(rustdoc::broken_intra_doc_links)]
 mod attention;
+mod autograder;
 mod bench;
 mod classify;
 mod doctor;

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use anatomy_exercises::platforms::nbgrader;
-use anyhow::{bail, Context, Result};
-use transformer_anatomy::notebook::{chapter_notebooks, drift, notebook_json};
+use anyhow::{bail, Result};
+use transformer_anatomy::notebook::{reset_copy, stale_notebooks, write_notebook};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -67,56 +67,33 @@ pub fn run(args: Args) -> Result<()> {
         }
     };
     let root = root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT")));
-    let mut stale = vec![];
-    for (chapter, notebook) in chapter_notebooks(&root)? {
-        let markdown = std::fs::read_to_string(&chapter)?;
-        let difference = match std::fs::read_to_string(&notebook) {
-            Ok(text) => drift(&markdown, &text).unwrap_or_else(|e| Some(format!("{e:#}"))),
-            Err(_) => Some("missing".to_string()),
-        };
-        let Some(difference) = difference else { continue };
-        let wanted = notebook_json(&markdown);
-        if check {
-            stale.push(format!("{} ({difference})", notebook.display()));
-        } else {
-            std::fs::write(&notebook, wanted)?;
-            println!("wrote {}", notebook.display());
-        }
-    }
+    let stale = build(&root, check)?;
     if !stale.is_empty() {
         bail!("out of date (run `anatomy notebooks build`): {}", stale.join(", "));
     }
     Ok(())
 }
 
+/// Writes every notebook whose cells differ from its chapter's (saying so), or with `check` lists them.
+fn build(root: &Path, check: bool) -> Result<Vec<String>> {
+    let mut stale = vec![];
+    for (chapter, notebook, difference) in stale_notebooks(root)? {
+        if check {
+            stale.push(format!("{} ({difference})", notebook.display()));
+        } else {
+            write_notebook(&chapter, &notebook)?;
+            println!("wrote {}", notebook.display());
+        }
+    }
+    Ok(stale)
+}
+
 /// Copies notebooks/NAME.ipynb over my-notebooks/NAME.ipynb, keeping the old copy as NAME.ipynb.old.
 fn reset(root: &Path, name: &str) -> Result<()> {
-    let generated: Vec<PathBuf> = std::fs::read_dir(root.join("notebooks"))
-        .with_context(|| format!("no notebooks/ folder in {}", root.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ipynb"))
-        .filter(|p| p.file_stem().is_some_and(|s| s.to_string_lossy().starts_with(name.trim_end_matches(".ipynb"))))
-        .collect();
-    let [source] = generated.as_slice() else {
-        let names: Vec<String> = generated.iter().map(|p| p.file_name().unwrap().to_string_lossy().into()).collect();
-        bail!(
-            "{name:?} names {} notebooks{}: give one of notebooks/*.ipynb, e.g. `anatomy notebooks reset 03`",
-            names.len(),
-            if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) }
-        );
-    };
-    let mine = root.join("my-notebooks");
-    std::fs::create_dir_all(&mine).with_context(|| format!("cannot create {}", mine.display()))?;
-    let copy = mine.join(source.file_name().unwrap());
-    if copy.exists() {
-        let old = copy.with_extension("ipynb.old");
-        std::fs::rename(&copy, &old).with_context(|| format!("cannot keep {} as {}", copy.display(), old.display()))?;
+    let (copy, kept) = reset_copy(root, name)?;
+    if let Some(old) = kept {
         println!("kept your copy as {}", old.display());
     }
-    // Written beside, then renamed: never a half-written notebook.
-    let partial = copy.with_extension("ipynb.partial");
-    std::fs::copy(source, &partial).with_context(|| format!("cannot write {}", partial.display()))?;
-    std::fs::rename(&partial, &copy)?;
     println!("{} is as generated again (reload it in JupyterLab)", copy.display());
     Ok(())
 }

@@ -46,7 +46,7 @@ impl Drop for Screen {
 }
 
 pub fn run(poll_only: bool) -> Result<bool> {
-    let Some(mut current) = first_unfinished() else {
+    let Some(mut current) = progress::first_unfinished() else {
         println!("every exercise has passed — well done. `anatomy exercises list` shows them.");
         return Ok(true);
     };
@@ -63,7 +63,7 @@ pub fn run(poll_only: bool) -> Result<bool> {
     let mut hint_level = 0;
     // The modification time the current file had when it was last graded: a save seen twice (by the file
     // events and by polling) is graded once.
-    let mut graded = stamp(current);
+    let mut graded = progress::saved_at(current);
     grade_and_show(&screen, current);
     loop {
         match next_input(&rx) {
@@ -83,21 +83,21 @@ pub fn run(poll_only: bool) -> Result<bool> {
             Input::Key('l') => screen.say(&list_text()),
             Input::Key('r') => {
                 progress::reset(current)?;
-                graded = stamp(current);
+                graded = progress::saved_at(current);
                 screen.say(&format!("{} is the untouched stub again\n", relative(&current.file())));
             }
             Input::Key(_) => screen.say("keys: h hint, l list, r reset, q quit\n"),
-            Input::Saved(path) if path == current.file() && stamp(current) != graded => {
+            Input::Saved(path) if path == current.file() && progress::saved_at(current) != graded => {
                 // Editors write in several steps: let the save settle.
                 std::thread::sleep(Duration::from_millis(50));
-                graded = stamp(current);
+                graded = progress::saved_at(current);
                 if grade_and_show(&screen, current) == Some(Status::Passed) {
-                    match first_unfinished() {
+                    match progress::first_unfinished() {
                         Some(next) => {
                             current = next;
                             hint_level = 0;
                             screen.say(&format!("\nnext: exercise {} — {}\n", current.number(), current.name));
-                            graded = stamp(current);
+                            graded = progress::saved_at(current);
                             grade_and_show(&screen, current);
                         }
                         None => {
@@ -110,15 +110,6 @@ pub fn run(poll_only: bool) -> Result<bool> {
             Input::Saved(_) => {}
         }
     }
-}
-
-fn stamp(e: &Exercise) -> Option<SystemTime> {
-    std::fs::metadata(e.file()).and_then(|m| m.modified()).ok()
-}
-
-fn first_unfinished() -> Option<&'static Exercise> {
-    let progress = progress::load();
-    EXERCISES.iter().find(|e| progress.get(e.name) != Some(&Status::Passed))
 }
 
 /// Grades one exercise, records it and shows the verdict with the time it took.
@@ -174,11 +165,11 @@ fn watch_files(tx: Sender<Input>) -> Option<notify::RecommendedWatcher> {
 /// The fallback: every exercise file's modification time, twice a second.
 fn spawn_polling(tx: Sender<Input>) {
     std::thread::spawn(move || {
-        let mut seen: Vec<Option<SystemTime>> = EXERCISES.iter().map(stamp).collect();
+        let mut seen: Vec<Option<SystemTime>> = EXERCISES.iter().map(progress::saved_at).collect();
         loop {
             std::thread::sleep(Duration::from_millis(500));
             for (e, last) in EXERCISES.iter().zip(seen.iter_mut()) {
-                let now = stamp(e);
+                let now = progress::saved_at(e);
                 if now != *last {
                     *last = now;
                     if tx.send(Input::Saved(e.file())).is_err() {

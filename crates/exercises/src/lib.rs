@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod checks;
+pub mod class;
 pub mod course;
 pub mod gradebook;
 pub mod grading;
@@ -223,6 +224,17 @@ pub fn exercises_dir() -> PathBuf {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => grading::project_root().join("exercises"),
     }
+}
+
+/// The instructors' table of the exercises (number, exercise, chapter, task), as exercises/README.md shows it.
+pub fn markdown_table() -> String {
+    let mut text = String::from("| # | exercise | chapter | the task |\n| --- | --- | --- | --- |\n");
+    for e in EXERCISES {
+        let task =
+            if e.homework { format!("**the chapter's homework**: {}", e.summary) } else { e.summary.to_string() };
+        text += &format!("| {} | `{}` | `{}` | {task} |\n", e.number(), e.name, e.chapter);
+    }
+    text
 }
 
 /// The exercise of that name, or an error that lists the names.

@@ -68,6 +68,17 @@ pub fn own_files(chosen: &[&'static Exercise]) -> Vec<grading::Submission> {
     grading::by_name(chosen, Exercise::file)
 }
 
+/// The first exercise, in course order, that has not passed yet.
+pub fn first_unfinished() -> Option<&'static Exercise> {
+    let progress = load();
+    EXERCISES.iter().find(|e| progress.get(e.name) != Some(&Status::Passed))
+}
+
+/// When the student's file of `e` was last saved (none if it cannot be read).
+pub fn saved_at(e: &Exercise) -> Option<std::time::SystemTime> {
+    std::fs::metadata(e.file()).and_then(|m| m.modified()).ok()
+}
+
 /// ✓ passed, · not done, ✗ failed or does not compile.
 pub fn mark(status: Option<Status>) -> &'static str {
     match status {
@@ -100,4 +111,20 @@ pub fn list_text() -> String {
 /// A path as the learner reads it: from the project's root.
 pub fn relative(path: &std::path::Path) -> String {
     path.strip_prefix(grading::project_root()).unwrap_or(path).display().to_string()
+}
+
+/// The reference solution, once the exercise has passed.
+pub fn solution(e: &Exercise) -> Result<String> {
+    let file = e.solution_file();
+    if !file.exists() {
+        anyhow::bail!("this copy of the course has no solutions/ folder (instructors keep it back)");
+    }
+    if load().get(e.name) != Some(&Status::Passed) {
+        anyhow::bail!(
+            "{} has not passed yet: solve it first (`anatomy exercises check {}`), then the solution opens",
+            e.name,
+            e.name
+        );
+    }
+    std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use super::{course_files, executable, feedback, grade_folder, graded_in, only_args, round, SETUP};
+use super::{course_files, executable, feedback, grade_folder, graded_in, hand_in_folder, only_args, round, SETUP};
 use crate::course::{Course, Late};
 use crate::sandbox::Tier;
 use crate::{Exercise, Outcome, Status};
@@ -38,11 +38,7 @@ pub fn failure(why: &str, chosen: &[&'static Exercise]) -> Value {
 /// credit, less the late penalty) and the feedback.
 pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> Result<Value> {
     let course = course?;
-    let submission = root.join("submission");
-    if !submission.is_dir() {
-        bail!("{} does not exist: Gradescope puts the student's files there", submission.display());
-    }
-    let (outcomes, tier) = grade_folder(&submission, chosen)?;
+    let (outcomes, tier) = grade_folder(&hand_in_folder(root, "submission", "Gradescope")?, chosen)?;
     let late = lateness(root, &course)?;
     Ok(results_of(&outcomes, &tier, chosen, &course, late))
 }

@@ -87,6 +87,15 @@ pub fn run(
     Ok((path, results["score"].clone()))
 }
 
+/// The folder a platform puts the student's files in, `root/name`, or an error naming the platform.
+pub(crate) fn hand_in_folder(root: &Path, name: &str, platform: &str) -> Result<std::path::PathBuf> {
+    let folder = root.join(name);
+    if !folder.is_dir() {
+        anyhow::bail!("{} does not exist: {platform} puts the student's files there", folder.display());
+    }
+    Ok(folder)
+}
+
 /// Grades one student's files (`FOLDER/exercises/NAME.rs` or `FOLDER/NAME.rs`; a missing one is the stub)
 /// in the strongest sandbox the machine offers.
 pub(crate) fn grade_folder(folder: &Path, chosen: &[&'static Exercise]) -> Result<(Vec<Outcome>, Tier)> {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use super::{course_files, grade_folder, graded_in, only_args, round, SETUP};
+use super::{course_files, grade_folder, graded_in, hand_in_folder, only_args, round, SETUP};
 use crate::course::Course;
 use crate::sandbox::Tier;
 use crate::{Exercise, Outcome, Status};
@@ -16,11 +16,7 @@ use crate::{Exercise, Outcome, Status};
 /// `<pl-external-grader-results>` shows).
 pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> Result<Value> {
     let course = course?;
-    let student = root.join("student");
-    if !student.is_dir() {
-        bail!("{} does not exist: PrairieLearn puts the student's files there", student.display());
-    }
-    let (outcomes, tier) = grade_folder(&student, chosen)?;
+    let (outcomes, tier) = grade_folder(&hand_in_folder(root, "student", "PrairieLearn")?, chosen)?;
     Ok(results_of(&outcomes, &tier, chosen, &course))
 }
 

@@ -1,0 +1,117 @@
+//! Grading a whole class: a folder of student folders in, one [`Row`] per student out, each student's
+//! files compiled and run in a sandbox of its own. The command line adds a progress bar and prints; the
+//! gradebook ([`Gradebook`]) turns the rows into the table, the JSON lines, the CSV and the feedback.
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use super::course::Course;
+use super::gradebook::{write_whole, Gradebook, Row};
+use super::grading;
+use super::sandbox::{Limits, Tier};
+use super::{find, Exercise, EXERCISES};
+
+/// The exercises `--only` names, or all of them in course order.
+pub fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
+    match only.is_empty() {
+        true => Ok(EXERCISES.iter().collect()),
+        false => only.iter().map(|n| find(n)).collect(),
+    }
+}
+
+/// A class folder's students, by name, in order: one folder each (the folders are the instructor's, so a
+/// folder that is a link is followed; what is inside is the student's, and read by `handin`). An nbgrader
+/// course folder (one with `nbgrader_config.py` and `submitted/`) stands for its `submitted/`.
+pub fn students(submissions: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let nbgrader = submissions.join("submitted");
+    let submissions = match submissions.join("nbgrader_config.py").is_file() && nbgrader.is_dir() {
+        true => nbgrader.as_path(),
+        false => submissions,
+    };
+    let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
+        .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    students.sort();
+    if students.is_empty() {
+        bail!("{} holds no student folders (one folder per student, with their exercise files)", submissions.display());
+    }
+    Ok(students.into_iter().map(|s| (s.file_name().expect("a folder").to_string_lossy().to_string(), s)).collect())
+}
+
+/// What a class is graded on.
+pub struct Class {
+    pub chosen: Vec<&'static Exercise>,
+    pub course: Course,
+    pub tier: Tier,
+    /// Wall time of one check.
+    pub time_limit: Duration,
+}
+
+/// A graded class: the rows of the students graded, in order, and — when the grader itself failed (not a
+/// student's file: a full disk, say) — why, with how many students it left ungraded.
+pub struct Graded {
+    pub rows: Vec<Row>,
+    pub failure: Option<anyhow::Error>,
+    pub students: usize,
+}
+
+impl Class {
+    /// The gradebook that turns this class's rows into text.
+    pub fn book(&self) -> Gradebook<'_> {
+        Gradebook { chosen: &self.chosen, course: &self.course, tier: &self.tier }
+    }
+
+    /// Grades every student under `submissions`; `progress(graded, of)` is told after each one. A file a
+    /// student did not hand in is graded as the untouched stub.
+    pub fn grade(&self, submissions: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Graded> {
+        let (who, folders): (Vec<String>, Vec<PathBuf>) = students(submissions)?.into_iter().unzip();
+        let units = folders
+            .iter()
+            .zip(&who)
+            .map(|(student, who)| grading::student_unit(student, Some(who), &self.chosen))
+            .collect::<Result<Vec<_>>>()?;
+        let options = grading::Options {
+            tier: self.tier.clone(),
+            limits: Limits { time_per_check: self.time_limit, ..Limits::default() },
+            ..grading::Options::default()
+        };
+        let total = units.len();
+        let graded = grading::grade_units(units, &options, &|n| progress(n, total))?;
+        // The students graded before a failure of the grader are kept all the same.
+        let rows = who
+            .into_iter()
+            .zip(graded.units)
+            .filter_map(|(student, outcomes)| Some(Row { student, outcomes: outcomes? }))
+            .collect();
+        Ok(Graded { rows, failure: graded.failure, students: total })
+    }
+
+    /// Writes the gradebook's CSV and one feedback file per student, each whole, where asked.
+    pub fn write(&self, rows: &[Row], csv: Option<&Path>, feedback: Option<&Path>) -> Result<()> {
+        let book = self.book();
+        if let Some(path) = csv {
+            write_whole(path, &book.csv(rows)?)?;
+        }
+        if let Some(dir) = feedback {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            for row in rows {
+                write_whole(&dir.join(format!("{}.md", row.student)), &book.feedback(row))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Says now, before anything is graded, when an output's folder is missing: nothing is written until the
+/// grades are known, and an hour of grading should not end in "no such folder".
+pub fn check_output_folder(flag: &str, path: Option<&Path>) -> Result<()> {
+    if let Some(folder) = path.and_then(Path::parent).filter(|f| !f.as_os_str().is_empty()) {
+        if !folder.is_dir() {
+            bail!("{flag}: the folder {} does not exist", folder.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! The cases themselves: chapter 3's attention and encoders, chapter 10's training step and decoding with
+//! and without the cache, chapter 11's GPT and chapter 12's MiniLM, each timed by [`super`]'s rules.
+use std::cell::RefCell;
+
+use anyhow::Result;
+use tch::nn::{self, ModuleT, OptimizerConfig};
+use tch::{Device, Kind, Tensor};
+
+use super::peer::PyTorch;
+use super::{cached_and_recomputed, median, median_seconds, ratio_of_rounds, BenchOptions, Report, Timing, SETTLE};
+use crate::decoding::StepDecoder;
+use crate::training::data::{Batch, Task, BOS};
+use crate::training::{label_smoothed_loss, TrainOptions, TrainedModel};
+use crate::{
+    Attention, BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, Pass, Seq2SeqConfig,
+    TransformerEncoder,
+};
+
+/// Times every case `options` asks for on `device` (with its PyTorch peer, if it names one).
+pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
+    let mut pytorch = args.pytorch.as_deref().map(PyTorch::start).transpose()?;
+    tch::manual_seed(0);
+    let _guard = tch::no_grad_guard();
+    let config = BertConfig::bert_base_uncased();
+    let vs = nn::VarStore::new(device);
+    let per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
+    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
+    let encoders = [
+        ("encoder_bert_base_book", TransformerEncoder::new(vs.root() / "book", &config, EncoderOptions::book())?),
+        ("encoder_bert_base_bert", TransformerEncoder::new(vs.root() / "bert", &config, EncoderOptions::bert())?),
+    ];
+
+    let wanted = |name: &str| args.only.as_deref().is_none_or(|only| name.contains(only));
+    let (mut results, mut cache_ratios) = (Vec::new(), Vec::new());
+    let mut measure = |name: &str, batch: i64, seq: i64, f: &dyn Fn() -> Tensor| -> Result<()> {
+        if !wanted(name) {
+            return Ok(());
+        }
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..if pytorch.is_some() { args.rounds.max(1) } else { 1 } {
+            ours.push(median_seconds(args.repeats, f));
+            if let Some(py) = pytorch.as_mut() {
+                // Each side's worker threads keep spinning for a while after their last operation and
+                // would take the cores from the other side: let them fall asleep before the other starts.
+                std::thread::sleep(SETTLE);
+                theirs.push(py.time(name, batch, seq, args.repeats)?);
+                std::thread::sleep(SETTLE);
+            }
+        }
+        let ratio = (!theirs.is_empty()).then(|| ratio_of_rounds(&ours, &theirs));
+        let pytorch_median_s = (!theirs.is_empty()).then(|| median(theirs));
+        results.push(Timing { name: name.into(), batch, seq, median_s: median(ours), pytorch_median_s, ratio });
+        Ok(())
+    };
+    let (batches, seqs): (&[i64], &[i64]) = if args.quick { (&[1], &[5]) } else { (&[1, 8], &[5, 128, 512]) };
+    for &batch in batches {
+        for &seq in seqs {
+            let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, device));
+            measure("mha_per_head", batch, seq, &|| per_head.forward(&x, &x, None, Pass::EVAL).output)?;
+            // Asking for the weights keeps the chapter's steps; without, evaluation runs libtorch's kernel.
+            measure("mha_fused", batch, seq, &|| fused.forward(&x, &x, None, Pass::WEIGHTS).output)?;
+            measure("mha_libtorch_sdpa", batch, seq, &|| fused.forward(&x, &x, None, Pass::EVAL).output)?;
+        }
+    }
+    let seq = if args.quick { 5 } else { 128 };
+    let ids = Tensor::randint(config.vocab_size, [1, seq], (Kind::Int64, device));
+    for (name, encoder) in &encoders {
+        measure(name, 1, seq, &|| encoder.forward_t(&ids, false))?;
+    }
+
+    // Chapter 10: one training step of the copy model (batch 64 of length 10) at d_model 64 and 128, against
+    // PyTorch's nn.Transformer of the same sizes; and 64 decoding steps with and without the cache.
+    let examples = Task::Copy.held_out(64, 5);
+    let batch = Batch::new(&examples, &Task::Copy.vocab(), Task::Copy, device)?;
+    let sizes: &[i64] = if args.quick { &[64] } else { &[64, 128] };
+    for &d_model in sizes {
+        let options = TrainOptions { d_model, device, ..TrainOptions::for_task(Task::Copy) };
+        let trained = TrainedModel::new(Task::Copy, &options.model_config(), device)?;
+        let optimizer = RefCell::new(
+            nn::Adam { beta1: 0.9, beta2: 0.98, eps: 1e-9, wd: 0.0, amsgrad: false }.build(&trained.vs, 1e-3)?,
+        );
+        let train_step = || {
+            tch::with_grad(|| {
+                let log_probs = trained.model.forward(&batch.source, &batch.target_in, true);
+                let loss =
+                    label_smoothed_loss(&log_probs, &batch.target_out, 0.1, trained.model.config.pad_id).cross_entropy;
+                let mut optimizer = optimizer.borrow_mut();
+                optimizer.zero_grad();
+                loss.backward();
+                optimizer.step();
+                loss
+            })
+        };
+        measure(&format!("train_step_copy_d{d_model}"), 64, 10, &train_step)?;
+    }
+    // Chapter 12: MiniLM reading a batch of 32 messages of 128 tokens (the frozen body's feature pass,
+    // inference mode), and one fine-tuning step on such a batch (training mode, the loss on the mean-pooled
+    // state, backward, gradients clipped, fused AdamW), against Hugging Face's BertModel doing the same.
+    if !args.quick && wanted("minilm") {
+        if let Ok(dir) = crate::model_dir::resolve_model_dir(None) {
+            use crate::classify::fine_tune::train_step;
+            use crate::classify::Pooling;
+            use crate::training::fused_adamw::FusedAdamW;
+            use crate::{AttentionKind, BertModel};
+            let body = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
+            let ids = Tensor::randint(body.config.vocab_size, [32, 128], (Kind::Int64, device));
+            let rows: Vec<Vec<i64>> = Vec::<Vec<i64>>::try_from(&ids.to_device(Device::Cpu))?;
+            let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
+            measure("classify_features_minilm", 32, 128, &|| {
+                let _inference = crate::inference_mode::inference_mode_guard();
+                let _no_grad = tch::no_grad_guard();
+                crate::classify::features::read_batch(&body, &rows, Pass::EVAL).expect("ids in range").0
+            })?;
+            let tuned = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
+            let classifier = crate::init::linear(tuned.vs.root() / "classifier", tuned.config.hidden_size, 2);
+            let optimizer =
+                RefCell::new(FusedAdamW::new(&tuned.vs, nn::AdamW { wd: 0.01, ..Default::default() }, 5e-5)?);
+            let labels: Vec<i64> = (0..32).map(|i| i % 2).collect();
+            measure("train_step_classify_minilm", 32, 128, &|| {
+                tch::with_grad(|| {
+                    let loss = train_step(
+                        &tuned,
+                        &classifier,
+                        &mut optimizer.borrow_mut(),
+                        &rows,
+                        &labels,
+                        Pooling::Mean,
+                        1.0,
+                    );
+                    Tensor::from(loss.expect("a batch of known ids"))
+                })
+            })?;
+        }
+    }
+    // Chapter 11: one training step of the character GPT at nanoGPT's CPU sizes, on Moby-Dick (when the
+    // set-up fetched it), against the same model in PyTorch (scripts/gpt_pytorch.py).
+    let text = crate::gpt::train::default_text();
+    if !args.quick && text.exists() {
+        use crate::gpt::{self, train::train_step, Corpus, GptTrainOptions, SampleOptions, TrainedGpt};
+        let options = GptTrainOptions { device, ..GptTrainOptions::default() };
+        let corpus = Corpus::from_file(&text, options.context)?;
+        let gpt = TrainedGpt::new(corpus.vocab.clone(), &options.model_config(corpus.vocab.len()), device)?;
+        let optimizer = RefCell::new(options.optimizer(&gpt.vs)?);
+        let gpt_step = || {
+            tch::with_grad(|| {
+                train_step(&gpt, &mut optimizer.borrow_mut(), &corpus, &options).expect("sizes checked above")
+            })
+        };
+        measure("train_step_gpt", options.batch, options.context, &gpt_step)?;
+        // Writing 256 characters with and without the key/value cache, alternating round by round. The
+        // weights are untrained, so every character is a fresh draw; both variants draw the same ones
+        // (tests/gpt.rs checks that the text is identical).
+        let write = |use_cache: bool| {
+            let options = SampleOptions { max_new_tokens: 256, use_cache, ..SampleOptions::default() };
+            let written = gpt::sample(&gpt, "Call me ", &options).expect("a prompt from the vocabulary");
+            Tensor::from(written.log_prob)
+        };
+        if wanted("sample_cached_gpt") || wanted("sample_recompute_gpt") {
+            let what = "sampling 256 characters, GPT".to_string();
+            let (timings, ratio) =
+                cached_and_recomputed(("sample", "gpt"), what, 256, (args.rounds, args.repeats.min(5)), None, &write)?;
+            results.extend(timings);
+            cache_ratios.push(ratio);
+        }
+    }
+    // Decoding 64 tokens, with and without the key/value cache, on the small copy model (d_model 64,
+    // 2 + 2 layers: each step is a few dozen tiny operations, so per-call overhead dominates) and on the
+    // paper's base sizes (d_model 512, 8 heads, 6 + 6 layers: the recomputed prefix dominates).
+    let source = batch.source.narrow(0, 0, 1);
+    let generated = if args.quick { 8 } else { 64 };
+    let vocab = Task::Copy.vocab().len();
+    let small = Seq2SeqConfig {
+        max_len: 80,
+        ..TrainOptions { d_model: 64, ..TrainOptions::for_task(Task::Copy) }.model_config()
+    };
+    let base = Seq2SeqConfig { max_len: 80, dropout: 0.1, ..Seq2SeqConfig::paper(vocab, vocab) };
+    let models: &[(&str, Seq2SeqConfig)] =
+        if args.quick { &[("d64", small)] } else { &[("d64", small), ("d512", base)] };
+    for (size, config) in models {
+        let decoder = TrainedModel::new(Task::Copy, config, device)?;
+        // The decoder writes fixed tokens (digits in turn), so that both variants do the same work whatever
+        // the random weights prefer; tests/training.rs checks that both give the same tokens and
+        // distributions.
+        let decode = |use_cache: bool| {
+            let mut steps = StepDecoder::new(&decoder.model, &source, BOS, use_cache);
+            for i in 0..generated {
+                let _ = steps.next_log_probs();
+                steps.push(&Tensor::from_slice(&[4 + i % 10]).to_device(device));
+            }
+            steps.written().shallow_clone()
+        };
+        if wanted(&format!("decode_cached_{size}")) || wanted(&format!("decode_recompute_{size}")) {
+            let what = format!("decoding {generated} tokens, {size}");
+            let (timings, ratio) = cached_and_recomputed(
+                ("decode", size),
+                what,
+                generated,
+                (args.rounds, args.repeats),
+                pytorch.as_mut(),
+                &decode,
+            )?;
+            results.extend(timings);
+            cache_ratios.push(ratio);
+        }
+    }
+
+    Ok(Report { results, cache_ratios })
+}

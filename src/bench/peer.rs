@@ -1,0 +1,74 @@
+//! The PyTorch side of a comparison: `scripts/bench_pytorch.py --serve`, a process that times one case
+//! per request line (one JSON object in, one out) on the same LibTorch and threads as ours.
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+/// The PyTorch side: a process that times one case per request line.
+pub struct PyTorch {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    median_s: Option<f64>,
+    /// A decoding job's pairs: the cached run's seconds and the recomputing run's, pair by pair.
+    cached_s: Option<Vec<f64>>,
+    recompute_s: Option<Vec<f64>>,
+    error: Option<String>,
+}
+
+impl PyTorch {
+    pub fn start(python: &Path) -> Result<Self> {
+        let script = concat!(env!("ANATOMY_PROJECT_ROOT"), "/scripts/bench_pytorch.py");
+        let mut child = Command::new(python)
+            .args([script, "--serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("starting {} {script}", python.display()))?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = BufReader::new(child.stdout.take().expect("piped"));
+        Ok(PyTorch { child, stdin, stdout })
+    }
+
+    fn ask(&mut self, name: &str, request: serde_json::Value) -> Result<Reply> {
+        writeln!(self.stdin, "{request}").context("the PyTorch benchmark process has stopped")?;
+        let mut line = String::new();
+        self.stdout.read_line(&mut line)?;
+        let reply: Reply =
+            serde_json::from_str(&line).with_context(|| format!("the PyTorch side answered {line:?}"))?;
+        match reply.error {
+            Some(e) => bail!("the PyTorch side failed on {name}: {e}"),
+            None => Ok(reply),
+        }
+    }
+
+    /// The median of `repeats` runs of a case.
+    pub fn time(&mut self, name: &str, batch: i64, seq: i64, repeats: usize) -> Result<f64> {
+        let request = serde_json::json!({"name": name, "batch": batch, "seq": seq, "repeats": repeats});
+        self.ask(name, request)?.median_s.with_context(|| format!("the PyTorch side sent no time for {name}"))
+    }
+
+    /// `pairs` runs of a decoding job of `steps` steps with the cache, each followed by one without:
+    /// (cached seconds, recomputing seconds) pair by pair.
+    pub fn pairs(&mut self, name: &str, steps: i64, pairs: usize) -> Result<Vec<(f64, f64)>> {
+        let reply = self.ask(name, serde_json::json!({"name": name, "seq": steps, "pairs": pairs}))?;
+        match (reply.cached_s, reply.recompute_s) {
+            (Some(c), Some(r)) if c.len() == pairs && r.len() == pairs => Ok(c.into_iter().zip(r).collect()),
+            _ => bail!("the PyTorch side sent no {pairs} pairs of times for {name}"),
+        }
+    }
+}
+
+impl Drop for PyTorch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
