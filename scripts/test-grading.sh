@@ -38,13 +38,13 @@ done
 cargo build --quiet --bin anatomy
 echo "[grading] grading a class of $(ls "$class" | wc -l) students"
 started=$(date +%s.%N)
-target/debug/anatomy exercises grade "$class" --json >"$work/grades.jsonl"
+target/debug/anatomy exercises grade "$class" --json --csv "$work/grades.csv" --report "$work/report" >"$work/grades.jsonl"
 seconds=$(python3 -c "import time; print(f'{time.time() - $started:.1f}')")
 echo "[grading] graded in $seconds s"
 python3 - "$work/grades.jsonl" <<'PY'
 import json, sys
 rows = {r["student"]: r for r in map(json.loads, open(sys.argv[1]))}
-fields = ("student", "passed", "total", "messages", "points", "total_points", "max_points", "sandbox", "sandbox_tier")
+fields = ("student", "passed", "total", "messages", "mistakes", "parts", "points", "total_points", "max_points", "sandbox", "sandbox_tier")
 names = [k for k in rows["ada"] if k not in fields]
 assert len(names) >= 12, names
 def expect(student, passed, special=None):
@@ -81,6 +81,37 @@ if len(rows) != 30:
 if problems:
     sys.exit("[grading] FAILED\n" + "\n".join(problems))
 print(f"[grading] table right for {len(rows)} students x {n} exercises")
+PY
+
+# The class report agrees with the JSON lines and the CSV, and is made again the same from the JSON lines.
+target/debug/anatomy exercises report "$work/grades.jsonl" --out "$work/report-again" 2>/dev/null
+python3 - "$work" <<'PY'
+import collections, csv, json, sys
+work = sys.argv[1]
+rows = [json.loads(l) for l in open(f"{work}/grades.jsonl")]
+summary = json.load(open(f"{work}/report/summary.json"))
+problems = []
+for s in summary["statuses"]:
+    for key, words in (("passed", "passed"), ("failed", "failed"), ("does_not_compile", "does not compile"), ("not_done", "not done")):
+        n = sum(r[s["exercise"]] == words for r in rows)
+        if s[key] != n:
+            problems.append(f"{s['exercise']} {key}: summary {s[key]}, JSON lines {n}")
+counted = collections.Counter({(m["exercise"], m["mistake"]): m["students"] for m in summary["mistakes"] + summary["stops"]})
+from_lines = collections.Counter((e, i) for r in rows for e, i in r["mistakes"].items())
+notes = [n for r in csv.DictReader(open(f"{work}/grades.csv")) for n in r["notes"].split("; ") if n]
+from_csv = collections.Counter(tuple(n.split(": ", 1)) for n in notes)
+if counted != from_lines or counted != from_csv:
+    problems.append(f"mistakes: summary {dict(counted)}, JSON lines {dict(from_lines)}, CSV {dict(from_csv)}")
+# ada's 9 copies and ada: every exercise not done; cy and its 9 copies: causal_mask does not compile; dee's two.
+want = {("causal_mask", "does_not_compile"): 10, ("split_heads", "view_without_transpose"): 1, ("layer_norm", "unbiased_variance"): 1}
+if counted != want:
+    problems.append(f"mistakes: expected {want}, got {dict(counted)}")
+for name in ("summary.json", "index.html"):
+    if open(f"{work}/report/{name}").read() != open(f"{work}/report-again/{name}").read():
+        problems.append(f"{name} made again from the JSON lines differs")
+if problems:
+    sys.exit("[grading] FAILED: the class report\n" + "\n".join(problems))
+print(f"[grading] the class report counts {sum(counted.values())} mistakes as the JSON lines and the CSV do, and is made again the same")
 PY
 
 # A type error in the learner's own exercise file: the crate, the CLI and the other exercises still work.

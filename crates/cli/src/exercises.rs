@@ -4,13 +4,13 @@ use std::time::{Duration, Instant};
 
 use anatomy_exercises::class::{check_output_folder, chosen, students, Class};
 use anatomy_exercises::course::{self, Course};
-use anatomy_exercises::gradebook::{write_whole, Row};
-use anatomy_exercises::grading::{self, Submission};
+use anatomy_exercises::gradebook::write_whole;
+use anatomy_exercises::grading;
 use anatomy_exercises::progress::{list_text, mark, relative};
 use anatomy_exercises::sandbox::{self, Tier, Wanted};
-use anatomy_exercises::similarity;
-use anatomy_exercises::{self as exercises, progress, Exercise, Outcome, Status, EXERCISES};
-use anyhow::{bail, Result};
+use anatomy_exercises::{self as exercises, progress, Outcome, Status};
+use anatomy_exercises::{report, similarity};
+use anyhow::Result;
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -78,6 +78,26 @@ enum Command {
         /// Run the students' code without the sandbox: only for code you trust (the table says so).
         #[arg(long)]
         no_sandbox: bool,
+        /// Also write the class report into DIR: index.html (which steps the class got wrong, and how),
+        /// summary.json (the same numbers) and each student's feedback.
+        #[arg(long, value_name = "DIR")]
+        report: Option<PathBuf>,
+        /// With --report: add the similarity report's pairs (see `similarity`).
+        #[arg(long, requires = "report")]
+        similarity: bool,
+    },
+    /// Make the class report again from saved grades (the JSON lines of `grade --json`), without grading:
+    /// OUT/index.html, OUT/summary.json and each student's feedback.
+    Report {
+        grades: PathBuf,
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Points per exercise (default: exercises/course.toml), as when the class was graded.
+        #[arg(long, value_name = "FILE")]
+        course: Option<PathBuf>,
+        /// Add the similarity pairs of this class folder (the one that was graded).
+        #[arg(long, value_name = "SUBMISSIONS")]
+        similarity: Option<PathBuf>,
     },
     /// Which students handed in matching files: per exercise, the pairs whose files share more than the
     /// stub, the reference solution and what most of the class wrote, robust to renamed names, reordered
@@ -146,12 +166,32 @@ pub fn run(args: Args) -> Result<bool> {
             println!("{}", progress::solution(exercises::find(&name)?)?);
             Ok(true)
         }
-        Command::Grade { submissions, only, csv, feedback, json, course, time_limit, sandbox, no_sandbox } => {
+        Command::Grade {
+            submissions,
+            only,
+            csv,
+            feedback,
+            json,
+            course,
+            time_limit,
+            sandbox,
+            no_sandbox,
+            report,
+            similarity,
+        } => {
             let chosen = chosen(&only)?;
             let course = Course::load(&course.unwrap_or_else(course::default_file))?;
             let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
             let class = Class { chosen, course, tier, time_limit: Duration::from_secs(time_limit) };
-            grade(&class, &submissions, json, csv.as_deref(), feedback.as_deref())
+            let outputs =
+                Outputs { json, csv: csv.as_deref(), feedback: feedback.as_deref(), report: report.as_deref() };
+            grade(&class, &submissions, outputs, similarity)
+        }
+        Command::Report { grades, out, course, similarity } => {
+            let course = Course::load(&course.unwrap_or_else(course::default_file))?;
+            let summary = report::remake(&grades, &out, &course, similarity.as_deref())?;
+            eprintln!("{}", summary.closing_line(&out));
+            Ok(true)
         }
         Command::Similarity { submissions, only, html, json, threshold } => {
             let (chosen, students) = (chosen(&only)?, students(&submissions)?);
@@ -163,20 +203,7 @@ pub fn run(args: Args) -> Result<bool> {
             for why in &report.skipped {
                 eprintln!("not compared: {why}");
             }
-            let weak = report.pairs.iter().filter(|p| p.evidence == similarity::Evidence::Weak).count();
-            eprintln!(
-                "compared {} students × {} exercises: {} pairs at or above {threshold:.2}{}",
-                students.len(),
-                chosen.len(),
-                report.pairs.len(),
-                match weak {
-                    0 => String::new(),
-                    n => format!(
-                        ", {n} of them weak evidence (they share no more than one whole answer holds: the exercise is \
-                         too short to tell)"
-                    ),
-                }
-            );
+            eprintln!("{}", report.closing_line(chosen.len(), threshold));
             Ok(true)
         }
         Command::Autograder { command } => crate::autograder::run(command),
@@ -188,34 +215,21 @@ pub fn run(args: Args) -> Result<bool> {
 }
 
 fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {
-    let chosen: Vec<&'static Exercise> = match &name {
-        Some(n) => vec![exercises::find(n)?],
-        None => EXERCISES.iter().collect(),
-    };
-    let submissions: Vec<Submission> = if solutions {
-        if !chosen[0].solution_file().exists() {
-            bail!("this copy of the course has no solutions/ folder: --solutions works in the instructor's copy");
-        }
-        grading::by_name(&chosen, Exercise::solution_file)
-    } else {
-        progress::write_missing_stubs()?;
-        progress::own_files(&chosen)
-    };
+    let chosen = chosen(&name.into_iter().collect::<Vec<_>>())?;
+    let submissions = progress::to_check(&chosen, solutions)?;
     let outcomes = grading::grade(&submissions)?;
-    if !solutions {
-        progress::record(&outcomes)?;
-    }
+    let repeats = if solutions { Vec::new() } else { progress::record(&outcomes)? };
     let passed = outcomes.iter().filter(|o| o.status == Status::Passed).count();
     let report = Report { solutions, passed, total: outcomes.len(), exercises: outcomes };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print_report(&report);
+        print_report(&report, &repeats);
     }
     Ok(report.passed == report.total)
 }
 
-fn print_report(report: &Report) {
+fn print_report(report: &Report, repeats: &[progress::Repeat]) {
     let what = if report.solutions { "reference solutions" } else { "exercises" };
     for o in &report.exercises {
         let message = if o.status == Status::DoesNotCompile {
@@ -224,28 +238,31 @@ fn print_report(report: &Report) {
             o.message.clone()
         };
         println!("{} {:<22} {message}", mark(Some(o.status)), o.name);
-    }
-    println!("{} of {} {what} passed", report.passed, report.total);
-    if let Some(o) = report.exercises.iter().find(|o| o.status != Status::Passed) {
-        if !report.solutions {
-            let e = exercises::find(o.name).expect("registered");
-            println!(
-                "next: {} — edit {}, then run `anatomy exercises check {}` (or `anatomy exercises watch`); stuck? \
-                 read {}",
-                o.name,
-                relative(&e.file()),
-                o.name,
-                relative(&e.hint_file())
-            );
+        for r in repeats.iter().filter(|r| r.exercise == o.name) {
+            println!("  {}", r.words());
         }
     }
+    println!("{} of {} {what} passed", report.passed, report.total);
+    if let Some(o) = report.exercises.iter().find(|o| o.status != Status::Passed).filter(|_| !report.solutions) {
+        println!("{}", progress::next_line(exercises::find(o.name).expect("registered")));
+    }
+}
+
+/// What grading a class writes besides its table.
+struct Outputs<'a> {
+    json: bool,
+    csv: Option<&'a Path>,
+    feedback: Option<&'a Path>,
+    report: Option<&'a Path>,
 }
 
 /// Grades a class with a progress bar, writes what was asked, prints the table or the JSON lines and a
 /// closing line; a failure of the grader itself ends the command after the rows it graded.
-fn grade(class: &Class, submissions: &Path, json: bool, csv: Option<&Path>, feedback: Option<&Path>) -> Result<bool> {
+fn grade(class: &Class, submissions: &Path, out: Outputs, similar: bool) -> Result<bool> {
     let started = Instant::now();
+    let Outputs { json, csv, feedback, report } = out;
     check_output_folder("--csv", csv)?;
+    check_output_folder("--report", report)?;
     let bar = indicatif::ProgressBar::new(0).with_style(
         indicatif::ProgressStyle::with_template("grading {bar:30} {pos}/{len} students, {elapsed} (ETA {eta})")
             .expect("a valid template"),
@@ -258,6 +275,10 @@ fn grade(class: &Class, submissions: &Path, json: bool, csv: Option<&Path>, feed
     let rows = &graded.rows;
     class.write(rows, csv, feedback)?;
     let book = class.book();
+    if let Some(dir) = report {
+        let summary = class.report(dir, rows, similar.then_some(submissions))?;
+        eprintln!("{}", summary.closing_line(dir));
+    }
     if json {
         for row in rows {
             println!("{}", book.json(row));
@@ -265,24 +286,7 @@ fn grade(class: &Class, submissions: &Path, json: bool, csv: Option<&Path>, feed
     } else {
         print!("{}", book.table(rows));
     }
-    let cells = rows.len() * class.chosen.len();
-    let passed: usize = rows.iter().map(Row::passed).sum();
-    eprintln!(
-        "graded {} students × {} exercises in {:.1} s: {passed} of {cells} passed{}",
-        rows.len(),
-        class.chosen.len(),
-        started.elapsed().as_secs_f64(),
-        match class.tier {
-            Tier::None => " (no sandbox)".to_string(),
-            _ => format!(", each student in a sandbox ({})", class.tier.words()),
-        }
-    );
-    if let Some(failure) = graded.failure {
-        let left = graded.students - rows.len();
-        return Err(failure.context(format!(
-            "the grader stopped with {left} of {} students not graded (the rows above are the graded ones)",
-            graded.students
-        )));
-    }
+    eprintln!("{}", book.closing_line(rows, started.elapsed().as_secs_f64()));
+    graded.finish()?;
     Ok(true)
 }

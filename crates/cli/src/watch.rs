@@ -122,9 +122,13 @@ fn grade_and_show(screen: &Screen, e: &'static Exercise) -> Option<Status> {
             return None;
         }
     };
-    if let Err(err) = progress::record(std::slice::from_ref(&outcome)) {
-        screen.say(&format!("(progress not saved: {err:#})\n"));
-    }
+    let repeats = match progress::record(std::slice::from_ref(&outcome)) {
+        Ok(repeats) => repeats,
+        Err(err) => {
+            screen.say(&format!("(progress not saved: {err:#})\n"));
+            Vec::new()
+        }
+    };
     let seconds = started.elapsed().as_secs_f64();
     let words = outcome.status.words();
     screen.say(&format!(
@@ -135,6 +139,9 @@ fn grade_and_show(screen: &Screen, e: &'static Exercise) -> Option<Status> {
         relative(&e.file()),
         outcome.message
     ));
+    for r in &repeats {
+        screen.say(&format!("{}\n", r.words()));
+    }
     if outcome.status == Status::Passed && e.solution_file().exists() {
         screen.say(&format!("the reference solution: `anatomy exercises solution {}`\n", e.name));
     }

@@ -127,9 +127,26 @@ fn solutions_pass_stubs_are_not_done_wrong_answers_fail_for_their_reason_and_a_b
         if o.status != Status::Failed || !o.message.contains(expect.as_str()) {
             problems.push(format!("{label}: expected a failure saying {expect:?}, got {:?}: {}", o.status, o.message));
         }
+        // Counted by the class report under the wrong answer's own name, unless the file says the checks
+        // have no name for it (`//! mistake: unnamed`).
+        let text = std::fs::read_to_string(file).unwrap();
+        let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+        let id = text.lines().find_map(|l| l.strip_prefix("//! mistake: ")).map(String::from).unwrap_or(stem);
+        if o.mistake.as_deref() != Some(id.as_str()) {
+            problems.push(format!("{label}: expected the mistake id {id:?}, got {:?}: {}", o.mistake, o.message));
+        }
     }
+    let named = anatomy_exercises::mistakes::NAMED.len();
+    let files =
+        mistakes.iter().filter(|(_, f, _)| !std::fs::read_to_string(f).unwrap().contains("//! mistake: ")).count();
+    assert_eq!(named, files, "every named mistake has its wrong answer in tests/exercise-mistakes/, and back");
     let broken = by_label["broken/type_error"];
     assert_eq!(broken.status, Status::DoesNotCompile, "{}", broken.message);
+    assert_eq!(broken.mistake.as_deref(), Some("does_not_compile"));
+    for (label, o) in &by_label {
+        let not_passed = matches!(o.status, Status::Failed | Status::DoesNotCompile);
+        assert_eq!(o.mistake.is_some(), not_passed, "{label}: every failure has an id, nothing else has one");
+    }
     assert!(
         broken.message.contains("error[E0308]: mismatched types")
             && broken.message.contains("broken_causal_mask.rs:3:"),
@@ -213,6 +230,48 @@ fn list_check_reset_and_the_solution_gate() {
     let (code, _, err) = anatomy(&dir, &["exercises", "reset", "no_such"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("choose one of scaled_dot_product, attention_head"), "{err}");
+}
+
+#[test]
+fn a_learner_who_makes_the_same_mistake_again_is_told_how_often_and_which_hint_to_read() {
+    let dir = scratch("repeats");
+    // A progress file from before mistakes were counted: a bare status per exercise, still read.
+    std::fs::write(dir.join(".progress.json"), "{\"layer_norm\": \"failed\", \"causal_mask\": \"passed\"}\n").unwrap();
+    let (_, out, _) = anatomy(&dir, &["exercises", "list"]);
+    assert!(out.contains("1 of 18 done"), "{out}");
+    let wrong = project_root().join("tests/exercise-mistakes/layer_norm/unbiased_variance.rs");
+    std::fs::copy(&wrong, dir.join("layer_norm.rs")).unwrap();
+    let levels = find("layer_norm").unwrap().hint_levels().len();
+    let mut said = Vec::new();
+    for _ in 0..3 {
+        let (code, out, _) = anatomy(&dir, &["exercises", "check", "layer_norm"]);
+        assert_eq!(code, Some(1), "{out}");
+        said.push(out.lines().find(|l| l.contains("again:")).map(|l| l.trim().to_string()));
+    }
+    assert_eq!(said[0], None, "the first time is not a repeat");
+    let second = said[1].as_deref().unwrap_or_default();
+    assert!(second.starts_with("`unbiased_variance` again: once before"), "{said:?}");
+    assert!(second.contains(&format!("Read hint 2 of {levels} in ")), "{said:?}");
+    assert!(
+        said[2].as_deref().is_some_and(|l| l.contains("2 times before") && l.contains(&format!("hint 3 of {levels}"))),
+        "{said:?}"
+    );
+    let progress: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".progress.json")).unwrap()).unwrap();
+    assert_eq!(progress["layer_norm"]["mistakes"]["unbiased_variance"], 3);
+    assert_eq!(progress["causal_mask"]["status"], "passed", "the old entries are kept, in the new form");
+    // Another mistake, then the right answer: only named mistakes made before count.
+    std::fs::copy(
+        project_root().join("tests/exercise-mistakes/layer_norm/no_scale_and_shift.rs"),
+        dir.join("layer_norm.rs"),
+    )
+    .unwrap();
+    let (_, out, _) = anatomy(&dir, &["exercises", "check", "layer_norm"]);
+    assert!(!out.contains("again:"), "{out}");
+    std::fs::copy(find("layer_norm").unwrap().solution_file(), dir.join("layer_norm.rs")).unwrap();
+    let (code, out, _) = anatomy(&dir, &["exercises", "check", "layer_norm"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("again:"), "{out}");
 }
 
 #[test]

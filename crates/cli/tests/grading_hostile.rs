@@ -193,6 +193,7 @@ fn grade_the_hostile_class(tier: &str) {
         command
             .args(["exercises", "grade", class.to_str().unwrap(), "--json", "--csv", csv.to_str().unwrap()])
             .args(["--feedback", feedback.to_str().unwrap()])
+            .args(["--report", csv.with_extension("report").to_str().unwrap()])
             .env("HOSTILE_TEST_MARKER", &env_marker);
         command
     };
@@ -330,6 +331,28 @@ fn grade_the_hostile_class(tier: &str) {
         }
     }
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+
+    // The class report: every failure has an id, and the attacks land under the grader's own ids.
+    for (student, row) in &rows {
+        for e in EXERCISES {
+            let failed = matches!(status(student, e.name).as_str(), "failed" | "does not compile");
+            assert_eq!(row["mistakes"].get(e.name).is_some(), failed, "{student}/{}", e.name);
+        }
+    }
+    let report = csv.with_extension("report");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["students"].as_u64().unwrap() as usize, rows.len());
+    let stops: std::collections::BTreeSet<&str> =
+        summary["stops"].as_array().unwrap().iter().map(|m| m["mistake"].as_str().unwrap()).collect();
+    let mut wanted = vec!["refused_hand_in", "refused_by_rules", "does_not_compile", "compile_limit", "timed_out"];
+    wanted.extend(["out_of_memory", "too_much_output", "forbidden_call", "crashed"]);
+    for id in wanted {
+        assert!(stops.contains(id), "{tier}: no {id} among the report's stops: {stops:?}");
+    }
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(!page.contains("<script"), "the students' names and messages are text on the page");
+    assert_eq!(page.matches("<a href=\"feedback/").count(), rows.len(), "one link per student");
 
     for (twin, other) in [("twin-a", "twin-b"), ("twin-b", "twin-a")] {
         let m = message(twin, "layer_norm");

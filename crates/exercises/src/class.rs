@@ -11,6 +11,7 @@ use super::gradebook::{write_whole, Gradebook, Row};
 use super::grading;
 use super::sandbox::{Limits, Tier};
 use super::{find, Exercise, EXERCISES};
+use super::{report, similarity};
 
 /// The exercises `--only` names, or all of them in course order.
 pub fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
@@ -102,6 +103,37 @@ impl Class {
             }
         }
         Ok(())
+    }
+}
+
+impl Graded {
+    /// The grader's own failure, if it had one, saying how many students it left ungraded: what ends the
+    /// command in failure once the graded rows are written.
+    pub fn finish(self) -> Result<()> {
+        let (left, all) = (self.students - self.rows.len(), self.students);
+        match self.failure {
+            None => Ok(()),
+            Some(failure) => Err(failure.context(format!(
+                "the grader stopped with {left} of {all} students not graded (the rows above are the graded ones)"
+            ))),
+        }
+    }
+}
+
+impl Class {
+    /// Writes the class report into `dir` ([`report::write`]), from the rows as the JSON lines keep them
+    /// (so that `anatomy exercises report` makes the same report from those lines), with the similarity
+    /// pairs of the class folder `similar_in` when given.
+    pub fn report(&self, dir: &Path, rows: &[Row], similar_in: Option<&Path>) -> Result<report::Summary> {
+        let book = self.book();
+        let kept = rows.iter().map(|r| Row::from_json(&book.json(r), &self.chosen)).collect::<Result<Vec<_>>>()?;
+        let pairs = match similar_in {
+            Some(class) => {
+                Some(similarity::report::compare(&students(class)?, &self.chosen, similarity::THRESHOLD)?.pairs)
+            }
+            None => None,
+        };
+        report::write(dir, &book, &kept, pairs.as_deref())
     }
 }
 

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use super::course::Course;
 use super::sandbox::Tier;
-use super::{find, Exercise, Outcome, Status};
+use super::{find, mistakes, Exercise, Outcome, Status};
 
 /// One student's grades.
 #[derive(Debug, Clone)]
@@ -66,6 +66,22 @@ impl Gradebook<'_> {
         text
     }
 
+    /// The closing line of a class's grading: how many students, exercises and passes, in how long, and
+    /// in which sandbox.
+    pub fn closing_line(&self, rows: &[Row], seconds: f64) -> String {
+        let cells = rows.len() * self.chosen.len();
+        let passed: usize = rows.iter().map(Row::passed).sum();
+        let sandbox = match self.tier {
+            Tier::None => " (no sandbox)".to_string(),
+            _ => format!(", each student in a sandbox ({})", self.tier.words()),
+        };
+        format!(
+            "graded {} students × {} exercises in {seconds:.1} s: {passed} of {cells} passed{sandbox}",
+            rows.len(),
+            self.chosen.len()
+        )
+    }
+
     /// One student as a JSON object (a line of `--json`).
     pub fn json(&self, row: &Row) -> serde_json::Value {
         let mut object = serde_json::Map::new();
@@ -89,6 +105,12 @@ impl Gradebook<'_> {
             .map(|o| (o.name.to_string(), o.message.clone().into()))
             .collect();
         object.insert("messages".into(), messages.into());
+        let mistakes: serde_json::Map<String, serde_json::Value> =
+            row.outcomes.iter().filter_map(|o| Some((o.name.to_string(), o.mistake.clone()?.into()))).collect();
+        object.insert("mistakes".into(), mistakes.into());
+        let parts: serde_json::Map<String, serde_json::Value> =
+            row.outcomes.iter().filter_map(|o| Some((o.name.to_string(), serde_json::json!(o.parts?)))).collect();
+        object.insert("parts".into(), parts.into());
         serde_json::Value::Object(object)
     }
 
@@ -98,12 +120,17 @@ impl Gradebook<'_> {
         let mut header = vec!["student".to_string()];
         header.extend(self.chosen.iter().map(|e| e.name.to_string()));
         header.push("total".into());
+        header.push("notes".into());
         writer.write_record(&header)?;
         for row in rows {
             // The student's name is the one cell a student chooses: never a formula (see spreadsheet_cell).
             let mut record = vec![spreadsheet_cell(&row.student).into_owned()];
             record.extend(row.outcomes.iter().map(|o| points(self.course.earned(o))));
             record.push(points(self.total(row)));
+            // What went wrong, exercise by exercise: "layer_norm: unbiased_variance; causal_mask: timed_out".
+            let notes: Vec<String> =
+                row.outcomes.iter().filter_map(|o| Some(format!("{}: {}", o.name, o.mistake.as_ref()?))).collect();
+            record.push(notes.join("; "));
             writer.write_record(&record)?;
         }
         Ok(String::from_utf8(writer.into_inner()?)?)
@@ -131,9 +158,44 @@ impl Gradebook<'_> {
             );
         }
         for o in row.outcomes.iter().filter(|o| o.status != Status::Passed) {
-            text += &format!("\n## `{}`: {}\n\n{}", o.name, o.status.words(), message_and_hint(o));
+            text += &format!("\n## `{}`: {}\n\n", o.name, o.status.words());
+            if let Some(id) = &o.mistake {
+                text += &format!("Mistake: `{id}` ({}).\n\n", mistakes::words(id));
+            }
+            text += &message_and_hint(o);
         }
         text
+    }
+}
+
+impl Row {
+    /// A student's row read back from a line of `--json` ([`Gradebook::json`]), for a report made again
+    /// without grading: each chosen exercise's status, message, mistake and parts.
+    pub fn from_json(line: &serde_json::Value, chosen: &[&'static Exercise]) -> Result<Row> {
+        let field = |name: &str| line.get(name).with_context(|| format!("a grading line without {name:?}"));
+        let student = field("student")?.as_str().context("\"student\" is not text")?.to_string();
+        let mut outcomes = Vec::new();
+        for e in chosen {
+            let words = line.get(e.name).and_then(|v| v.as_str()).with_context(|| {
+                format!("{student}'s line has no status for {}: make the report from the same --only", e.name)
+            })?;
+            let status = Status::ALL
+                .into_iter()
+                .find(|s| s.words() == words)
+                .with_context(|| format!("{student}: {words:?} is not a status"))?;
+            let text = |map: &str| line.get(map).and_then(|m| m.get(e.name)).and_then(|v| v.as_str()).map(String::from);
+            let parts =
+                line.get("parts").and_then(|m| m.get(e.name)).and_then(|v| serde_json::from_value(v.clone()).ok());
+            outcomes.push(Outcome {
+                name: e.name,
+                label: format!("{student}/{}", e.name),
+                status,
+                message: text("messages").unwrap_or_default(),
+                parts,
+                mistake: text("mistakes"),
+            });
+        }
+        Ok(Row { student, outcomes })
     }
 }
 

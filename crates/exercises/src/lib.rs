@@ -20,10 +20,12 @@ pub mod course;
 pub mod gradebook;
 pub mod grading;
 pub mod handin;
+pub mod mistakes;
 pub mod notebook;
 pub mod platforms;
 pub mod probe;
 pub mod progress;
+pub mod report;
 pub mod rules;
 pub mod sandbox;
 pub mod similarity;
@@ -298,6 +300,9 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every status, in the order a report stacks them.
+    pub const ALL: [Status; 4] = [Status::Passed, Status::Failed, Status::DoesNotCompile, Status::NotDone];
+
     /// How a table or list shows it.
     pub fn words(self) -> &'static str {
         match self {
@@ -321,6 +326,10 @@ pub struct Outcome {
     /// For a check of independent parts: how many passed, and how many there are (partial credit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parts: Option<(usize, usize)>,
+    /// What went wrong, as an id a class's report can count ([`mistakes`]): set for every outcome that
+    /// failed or does not compile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mistake: Option<String>,
 }
 
 /// Runs a check, turning a panic into a status: `todo!()` means "not done", anything else a failure

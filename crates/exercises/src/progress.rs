@@ -3,12 +3,14 @@
 //!
 //! Progress is the status of each exercise's last grading, kept in `exercises/.progress.json` (git-ignored):
 //! `anatomy exercises list` shows it without grading anything, and `watch` starts at the first exercise
-//! that has not passed.
+//! that has not passed. Beside each status, how many gradings ended in each named mistake: a learner who
+//! makes the same one again is told so, and which hint to read next.
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
 
 use super::{grading, Exercise, Outcome, Status, EXERCISES};
 
@@ -17,22 +19,89 @@ pub fn progress_file() -> PathBuf {
     super::exercises_dir().join(".progress.json")
 }
 
-/// The last known status of each exercise (exercises never graded are absent).
-pub fn load() -> BTreeMap<String, Status> {
-    fs::read_to_string(progress_file()).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
+/// What is kept of one exercise: the status of its last grading and, per mistake id, how many gradings
+/// ended in that mistake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mistakes: BTreeMap<String, usize>,
 }
 
-/// Remembers the outcomes of grading the student's own files.
-pub fn record(outcomes: &[Outcome]) -> Result<()> {
-    let mut progress = load();
+/// An entry as a progress file may hold it: today's, or the bare status that files before mistakes were
+/// counted held.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Entry(Entry),
+    Status(Status),
+}
+
+/// Every exercise's entry (exercises never graded are absent; an unreadable file counts as none).
+pub fn entries() -> BTreeMap<String, Entry> {
+    let stored: BTreeMap<String, Stored> =
+        fs::read_to_string(progress_file()).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default();
+    stored
+        .into_iter()
+        .map(|(name, s)| match s {
+            Stored::Entry(e) => (name, e),
+            Stored::Status(status) => (name, Entry { status, mistakes: BTreeMap::new() }),
+        })
+        .collect()
+}
+
+/// The last known status of each exercise (exercises never graded are absent).
+pub fn load() -> BTreeMap<String, Status> {
+    entries().into_iter().map(|(name, e)| (name, e.status)).collect()
+}
+
+/// A named mistake made again: the exercise, the mistake's id and how many earlier gradings made it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeat {
+    pub exercise: &'static str,
+    pub mistake: String,
+    pub earlier: usize,
+}
+
+/// Remembers the outcomes of grading the student's own files, counting each named mistake; returns the
+/// named mistakes that earlier gradings had made too.
+pub fn record(outcomes: &[Outcome]) -> Result<Vec<Repeat>> {
+    let mut progress = entries();
+    let mut repeats = Vec::new();
     for o in outcomes {
-        progress.insert(o.name.to_string(), o.status);
+        let entry = progress.entry(o.name.to_string()).or_insert(Entry { status: o.status, mistakes: BTreeMap::new() });
+        entry.status = o.status;
+        if let Some(id) = &o.mistake {
+            let count = entry.mistakes.entry(id.clone()).or_default();
+            let named = super::mistakes::NAMED.iter().any(|n| n.exercise == o.name && n.id == *id);
+            if named && *count > 0 {
+                repeats.push(Repeat { exercise: o.name, mistake: id.clone(), earlier: *count });
+            }
+            *count += 1;
+        }
     }
-    save(&progress)
+    save(&progress)?;
+    Ok(repeats)
+}
+
+impl Repeat {
+    /// What a learner stuck on one mistake reads: how often it came before, and which hint to read next.
+    pub fn words(&self) -> String {
+        let e = super::find(self.exercise).expect("registered");
+        let levels = e.hint_levels().len().max(1);
+        let next = (self.earlier + 1).min(levels);
+        let times = if self.earlier == 1 { "once".to_string() } else { format!("{} times", self.earlier) };
+        format!(
+            "`{}` again: {times} before in your earlier attempts at {}. Read hint {next} of {levels} in {}",
+            self.mistake,
+            self.exercise,
+            relative(&e.hint_file())
+        )
+    }
 }
 
 /// Writes the progress file whole (a partial file, then a rename), so that a crash never leaves half of it.
-fn save(progress: &BTreeMap<String, Status>) -> Result<()> {
+fn save(progress: &BTreeMap<String, Entry>) -> Result<()> {
     let path = progress_file();
     let text = serde_json::to_string_pretty(progress)?;
     let partial = path.with_extension("json.partial");
@@ -56,11 +125,35 @@ pub fn write_missing_stubs() -> Result<()> {
 pub fn reset(e: &Exercise) -> Result<()> {
     let file = e.file();
     fs::write(&file, e.stub).with_context(|| format!("cannot write {}", file.display()))?;
-    let mut progress = load();
+    let mut progress = entries();
     if progress.remove(e.name).is_some() {
         save(&progress)?;
     }
     Ok(())
+}
+
+/// What `anatomy exercises check` grades: the student's own files (a missing one written as the stub
+/// first), or with `solutions` the reference solutions, where this copy of the course has them.
+pub fn to_check(chosen: &[&'static Exercise], solutions: bool) -> Result<Vec<grading::Submission>> {
+    if !solutions {
+        write_missing_stubs()?;
+        return Ok(own_files(chosen));
+    }
+    if !chosen.iter().all(|e| e.solution_file().exists()) {
+        anyhow::bail!("this copy of the course has no solutions/ folder: --solutions works in the instructor's copy");
+    }
+    Ok(grading::by_name(chosen, Exercise::solution_file))
+}
+
+/// The line that tells a learner what to do next about an exercise not passed.
+pub fn next_line(e: &Exercise) -> String {
+    format!(
+        "next: {} — edit {}, then run `anatomy exercises check {}` (or `anatomy exercises watch`); stuck? read {}",
+        e.name,
+        relative(&e.file()),
+        e.name,
+        relative(&e.hint_file())
+    )
 }
 
 /// The student's file of each exercise, as submissions labelled by the exercise's name.

@@ -1,5 +1,6 @@
 //! A plausible wrong answer to `decoder_layer`; the grader must fail it.
 //! expect: x + sublayer(norm(x))
+//! mistake: unnamed
 use tch::nn::Module;
 use tch::Tensor;
 pub use transformer_anatomy::exercises::support::DecoderLayerParts;

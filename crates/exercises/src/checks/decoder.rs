@@ -119,12 +119,20 @@ pub fn cross_attention(
     for (batch, t, s) in [(2, 3, 5), (1, 4, 2), (3, 6, 6)] {
         let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
         let expect_rectangular = |weights: &Tensor| {
+            // The two ways round that come out square or transposed, named when the shape shows them.
+            let named = match weights.size().as_slice() {
+                [_, a, b] if (*a, *b) == (s, t) && s != t => "; the queries come from the encoder here",
+                [_, a, b] if (*a, *b) == (t, t) && s != t => "; the keys come from the decoder here (self-attention)",
+                _ => "",
+            };
             expect_shape(
                 &format!("weights for {t} target and {s} source positions"),
                 weights,
                 &[batch, t, s],
-                ": one row per target position (the queries come from the decoder), one column per source \
-                 position (keys from the encoder)",
+                &format!(
+                    ": one row per target position (the queries come from the decoder), one column per source \
+                     position (keys from the encoder){named}"
+                ),
             )
         };
         // First without a mask, so that a shape mistake is reported as one.
@@ -260,6 +268,28 @@ pub fn decoder_layer(
     )
 }
 
+/// The three classic wrong tables, built in `f64`, named when the student's table is one of them.
+fn sinusoidal_mistake(pe: &Tensor, max_len: i64, d_model: i64) -> &'static str {
+    let pos = Tensor::arange(max_len, (Kind::Double, Device::Cpu)).unsqueeze(1); // [max_len, 1]
+    let i = Tensor::arange(d_model / 2, (Kind::Double, Device::Cpu)); // [d/2]
+    let angle = |exponent: &Tensor| &pos / (exponent * (10000f64.ln() / d_model as f64)).exp(); // [max_len, d/2]
+    let (right, wrong_power) = (angle(&(&i * 2.0)), angle(&i));
+    let interleave = |even: &Tensor, odd: &Tensor| Tensor::stack(&[even, odd], -1).view([max_len, d_model]);
+    let got = pe.to_kind(Kind::Double);
+    let variants = [
+        (
+            Tensor::cat(&[right.sin(), right.cos()], 1),
+            ": the columns are in two halves (all sines, then all cosines); interleave them",
+        ),
+        (
+            interleave(&wrong_power.sin(), &wrong_power.cos()),
+            ": the exponent uses i where the formula has 2i (the pair index times 2)",
+        ),
+        (interleave(&right.cos(), &right.sin()), ": the sines and cosines are swapped"),
+    ];
+    variants.iter().find(|(table, _)| close(&got, table, 1e-4)).map_or("", |(_, words)| words)
+}
+
 /// `sinusoidal_positions`: entries against the formula evaluated in `f64`.
 pub fn sinusoidal_positions(sinusoidal_positions: &dyn Fn(i64, i64, Device) -> Tensor) -> CheckResult {
     let drawn = Tensor::randint_low(8, 40, [2], (Kind::Int64, Device::Cpu));
@@ -278,8 +308,9 @@ pub fn sinusoidal_positions(sinusoidal_positions: &dyn Fn(i64, i64, Device) -> T
                     if (got - want).abs() > 1e-4 {
                         return Err(format!(
                             "PE[{pos}][{column}] is {got:.5}, expected {formula}({pos} / 10000^({}/{d_model})) = {want:.5} \
-                             (even columns hold sines, odd columns cosines, interleaved)",
-                            2 * i
+                             (even columns hold sines, odd columns cosines, interleaved){}",
+                            2 * i,
+                            sinusoidal_mistake(&pe, max_len, d_model)
                         ));
                     }
                 }

@@ -24,6 +24,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
+use super::mistakes;
 use super::rules::{self, Verdict};
 use super::sandbox::{self, Limits, Tier};
 use super::{checks, handin, probe, tape, Exercise, Outcome, Status};
@@ -240,7 +241,12 @@ pub(super) struct Setup<'a> {
 }
 
 fn outcome(s: &Submission, status: Status, message: String) -> Outcome {
-    Outcome { name: s.exercise.name, label: s.label.clone(), status, message, parts: None }
+    Outcome { name: s.exercise.name, label: s.label.clone(), status, message, parts: None, mistake: None }
+}
+
+/// An outcome that did not pass, with the id of what went wrong.
+fn failed(s: &Submission, status: Status, message: String, mistake: &str) -> Outcome {
+    Outcome { mistake: Some(mistake.to_string()), ..outcome(s, status, message) }
 }
 
 /// A handed-in file's bytes, or why it was refused (see [`handin::read`]).
@@ -258,14 +264,14 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
         let shown = s.file.display();
         let text = match source {
             Err(why) => {
-                outcomes[i] = Some(outcome(s, Status::Failed, why.clone()));
+                outcomes[i] = Some(failed(s, Status::Failed, why.clone(), "refused_hand_in"));
                 continue;
             }
             Ok(bytes) => match std::str::from_utf8(bytes) {
                 Ok(text) => text,
                 Err(_) => {
                     let why = format!("{shown} is not UTF-8 text: save it as UTF-8");
-                    outcomes[i] = Some(outcome(s, Status::DoesNotCompile, why));
+                    outcomes[i] = Some(failed(s, Status::DoesNotCompile, why, "not_utf8"));
                     continue;
                 }
             },
@@ -273,7 +279,8 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
         match rules::check(text, s.exercise.uses, s.exercise.forbids) {
             Verdict::Allowed => remaining.push(i),
             Verdict::Refused(r) => {
-                outcomes[i] = Some(outcome(s, Status::Failed, format!("{shown}:{}: {}", r.line, r.message)));
+                outcomes[i] =
+                    Some(failed(s, Status::Failed, format!("{shown}:{}: {}", r.line, r.message), "refused_by_rules"));
             }
             Verdict::Unreadable(r) => {
                 unreadable.insert(i, format!("{shown}:{}: {}", r.line, r.message));
@@ -297,7 +304,7 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
                 }
                 for i in unchecked {
                     let why = unreadable.remove(&i).expect("listed");
-                    outcomes[i] = Some(outcome(&unit[i], Status::Failed, why));
+                    outcomes[i] = Some(failed(&unit[i], Status::Failed, why, "refused_by_rules"));
                     remaining.retain(|&j| j != i);
                 }
                 continue;
@@ -310,7 +317,8 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
                     for i in plan.blame(e) {
                         if blamed.insert(i) {
                             let s = &unit[i];
-                            outcomes[i] = Some(outcome(s, Status::DoesNotCompile, plan.describe(e, s)));
+                            outcomes[i] =
+                                Some(failed(s, Status::DoesNotCompile, plan.describe(e, s), "does_not_compile"));
                         }
                     }
                 }
@@ -320,10 +328,11 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
                 }
                 // An error in no one file (the linker's, say).
                 let first = errors.first().map(|e| e.rendered.trim_end()).unwrap_or("no message");
-                format!("does not build: {first}")
+                (format!("does not build: {first}"), "does_not_compile")
             }
-            Compiled::Stopped(why) => why,
+            Compiled::Stopped(why) => (why, "compile_limit"),
         };
+        let (why, stop_id) = (why.0, why.1.to_string());
         // Nothing named a file: one file stopped the compiler (a limit, a crash). Each file is compiled on
         // its own, and only those that fail alone fail; the others are built together again.
         let alone = !isolated && remaining.len() > 1;
@@ -333,12 +342,12 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
             // One file, or files that each build alone but not together: they share the reason.
             let why = if alone { format!("{why} (each file builds on its own, but not together)") } else { why };
             for &i in &remaining {
-                outcomes[i] = Some(outcome(&unit[i], Status::DoesNotCompile, why.clone()));
+                outcomes[i] = Some(failed(&unit[i], Status::DoesNotCompile, why.clone(), &stop_id));
             }
             remaining.clear();
         }
         for (i, why) in failed_alone {
-            outcomes[i] = Some(outcome(&unit[i], Status::DoesNotCompile, why));
+            outcomes[i] = Some(failed(&unit[i], Status::DoesNotCompile, why, &stop_id));
             remaining.retain(|&j| j != i);
         }
     };
@@ -359,6 +368,13 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
             let parts = checks::take_parts();
             let mut o = outcome(s, status, tidy(&message, &cx.limits));
             o.parts = parts;
+            if matches!(status, Status::Failed | Status::DoesNotCompile) {
+                let id = match &tapes[k].1 {
+                    Some(why) => mistakes::of_stop(why),
+                    None => mistakes::of_check(s.exercise.name, &o.message),
+                };
+                o.mistake = Some(id.to_string());
+            }
             outcomes[i] = Some(o);
         }
     }

@@ -230,6 +230,7 @@ mod tests {
                 status: if e.name == "split_heads" { Status::Failed } else { statuses[i % 4] },
                 message: format!("message of {} with ~~~~ fences and <html>", e.name),
                 parts: (e.name == "split_heads").then_some((1, 2)),
+                mistake: None,
             })
             .collect()
     }

@@ -55,6 +55,23 @@ pub fn compare(
 
 impl Report {
     /// Markdown: one section per exercise with pairs, each with its score and matching lines.
+    /// The closing line: how much was compared, how many pairs were found and how many of them are weak.
+    pub fn closing_line(&self, exercises: usize, threshold: f64) -> String {
+        let weak = self.pairs.iter().filter(|p| p.evidence == super::Evidence::Weak).count();
+        let weak = match weak {
+            0 => String::new(),
+            n => format!(
+                ", {n} of them weak evidence (they share no more than one whole answer holds: the exercise is too short \
+                 to tell)"
+            ),
+        };
+        format!(
+            "compared {} students × {exercises} exercises: {} pairs at or above {threshold:.2}{weak}",
+            self.students,
+            self.pairs.len()
+        )
+    }
+
     pub fn markdown(&self) -> String {
         let mut text = String::new();
         for (exercise, _) in &self.files {

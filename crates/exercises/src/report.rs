@@ -1,0 +1,685 @@
+//! The class at a glance: after a class is graded, which steps did it get wrong, and how? Each check names
+//! the mistake it recognises ([`mistakes`]); summed over the class, those names are what a lecturer wants
+//! before the next lecture. [`Summary`] counts them (with the points, the statuses per exercise, the
+//! grader's refusals and stops, and the similar pairs when asked), and [`page`] draws them as one
+//! self-contained HTML page: inline SVG charts (plotters), each with a title, labelled axes, a legend
+//! readable in grey, and the same numbers beside it as a table. No script, nothing from the network.
+//!
+//! The report is made from the gradebook's rows, and those can be read back from the JSON lines of
+//! `anatomy exercises grade --json` ([`Row::from_json`]), so `anatomy exercises report` makes the same
+//! report again without grading.
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, ensure, Context, Result};
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::gradebook::{write_whole, Gradebook, Row};
+use super::mistakes::{self, STOPS, UNNAMED};
+use super::sandbox::Tier;
+use super::similarity::{Evidence, Pair};
+use super::{find, Exercise, Status, EXERCISES};
+
+/// Everything the page shows, as `summary.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub students: usize,
+    pub exercises: Vec<String>,
+    pub max_points: f64,
+    pub points: Points,
+    /// Per exercise in course order: how many students passed, failed, did not compile, did not start.
+    pub statuses: Vec<Statuses>,
+    /// The checks' named mistakes (and failures no name covers), most frequent first.
+    pub mistakes: Vec<Mistake>,
+    /// The grader's own verdicts (refusals, compile errors, the sandbox's limits), per exercise.
+    pub stops: Vec<Mistake>,
+    /// Pairs of students whose files matched, when the similarity report was asked for.
+    pub similarity: Option<Vec<Similar>>,
+    /// Each student's file of feedback, relative to the report's folder.
+    pub feedback: Vec<(String, String)>,
+}
+
+/// The totals: mean, median and a histogram of ten equal bins from 0 to the maximum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Points {
+    pub mean: f64,
+    pub median: f64,
+    /// `[from, to, students]`: the last bin holds its upper end (full marks).
+    pub histogram: Vec<(f64, f64, usize)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Statuses {
+    pub exercise: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub does_not_compile: usize,
+    pub not_done: usize,
+}
+
+/// One mistake of one exercise: how many students made it, their share of the class, and what a student
+/// who made it reads (the check's words for a named mistake, and the exercise's first hint).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mistake {
+    pub exercise: String,
+    pub mistake: String,
+    pub students: usize,
+    pub share: f64,
+    pub words: String,
+    pub message: Option<String>,
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Similar {
+    pub exercise: String,
+    pub students: [String; 2],
+    pub score: f64,
+    pub evidence: String,
+}
+
+/// A student's name as a file name: the feedback's own rule (no folder separators, no dot names).
+fn file_name(student: &str) -> String {
+    let name: String = student.chars().map(|c| if c == '/' || c == '\0' { '_' } else { c }).collect();
+    if name.is_empty() || name == "." || name == ".." {
+        format!("_{name}")
+    } else {
+        name
+    }
+}
+
+impl Summary {
+    /// Counts a graded class. `similar` is the similarity report's pairs, when it was asked for.
+    pub fn new(book: &Gradebook, rows: &[Row], similar: Option<&[Pair]>) -> Summary {
+        let n = rows.len();
+        let mut totals: Vec<f64> = rows.iter().map(|r| book.total(r)).collect();
+        totals.sort_by(f64::total_cmp);
+        let max = book.max_total();
+        let median = match n {
+            0 => 0.0,
+            _ if n % 2 == 1 => totals[n / 2],
+            _ => (totals[n / 2 - 1] + totals[n / 2]) / 2.0,
+        };
+        let mean = if n == 0 { 0.0 } else { totals.iter().sum::<f64>() / n as f64 };
+        let width = if max > 0.0 { max / 10.0 } else { 1.0 };
+        let histogram = (0..10)
+            .map(|b| {
+                let (from, to) = (b as f64 * width, (b + 1) as f64 * width);
+                let count = totals.iter().filter(|&&t| t >= from && (t < to || (b == 9 && t <= to))).count();
+                (round(from), round(to), count)
+            })
+            .collect();
+        let statuses = book
+            .chosen
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let count = |s: Status| rows.iter().filter(|r| r.outcomes[i].status == s).count();
+                Statuses {
+                    exercise: e.name.to_string(),
+                    passed: count(Status::Passed),
+                    failed: count(Status::Failed),
+                    does_not_compile: count(Status::DoesNotCompile),
+                    not_done: count(Status::NotDone),
+                }
+            })
+            .collect();
+        // (course position, id) → (students, first message).
+        let mut found: BTreeMap<(usize, String), (usize, String)> = BTreeMap::new();
+        for row in rows {
+            for (i, o) in row.outcomes.iter().enumerate() {
+                if let Some(id) = &o.mistake {
+                    found.entry((i, id.clone())).or_insert((0, o.message.clone())).0 += 1;
+                }
+            }
+        }
+        let (mut named, mut stops) = (Vec::new(), Vec::new());
+        for ((i, id), (students, message)) in found {
+            let e = book.chosen[i];
+            let stop = STOPS.iter().any(|(s, _)| *s == id);
+            let mistake = Mistake {
+                exercise: e.name.to_string(),
+                words: mistakes::words(&id),
+                // A check's words name the mistake; a stop's message may name a student's files.
+                message: (!stop && id != UNNAMED).then_some(message),
+                hint: find(e.name).ok().and_then(|e| e.hint_levels().into_iter().next()),
+                mistake: id,
+                students,
+                share: if n == 0 { 0.0 } else { round(students as f64 / n as f64) },
+            };
+            if stop {
+                stops.push(mistake)
+            } else {
+                named.push(mistake)
+            }
+        }
+        // Most frequent first; ties in course order (the sort is stable).
+        named.sort_by_key(|m| std::cmp::Reverse(m.students));
+        let similarity = similar.map(|pairs| {
+            pairs
+                .iter()
+                .map(|p| Similar {
+                    exercise: p.exercise.clone(),
+                    students: p.students.clone(),
+                    score: round(p.score),
+                    evidence: match p.evidence {
+                        Evidence::Strong => "strong",
+                        Evidence::Weak => "weak",
+                    }
+                    .into(),
+                })
+                .collect()
+        });
+        Summary {
+            students: n,
+            exercises: book.chosen.iter().map(|e| e.name.to_string()).collect(),
+            max_points: max,
+            points: Points { mean: round(mean), median, histogram },
+            statuses,
+            mistakes: named,
+            stops,
+            similarity,
+            feedback: rows
+                .iter()
+                .map(|r| (r.student.clone(), format!("feedback/{}.md", file_name(&r.student))))
+                .collect(),
+        }
+    }
+}
+
+/// A graded class read back from the JSON lines of `anatomy exercises grade --json`: the exercises graded
+/// (those the first line names, in course order), the sandbox's tier (by name: all a line keeps) and the
+/// rows. A line that is not a grading's is refused with its number.
+pub fn read_lines(text: &str) -> Result<(Vec<&'static Exercise>, Tier, Vec<Row>)> {
+    let lines: Vec<(usize, serde_json::Value)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .with_context(|| {
+                    format!("line {} is not JSON: give the output of `anatomy exercises grade --json`", i + 1)
+                })
+                .map(|v| (i + 1, v))
+        })
+        .collect::<Result<_>>()?;
+    let Some((_, first)) = lines.first() else {
+        bail!("no graded students in it: give the output of `anatomy exercises grade --json`");
+    };
+    let chosen: Vec<&'static Exercise> = EXERCISES.iter().filter(|e| first.get(e.name).is_some()).collect();
+    ensure!(!chosen.is_empty(), "line 1 names no exercise: give the output of `anatomy exercises grade --json`");
+    let tier = match first.get("sandbox_tier").and_then(|t| t.as_str()) {
+        Some("bubblewrap") => Tier::Bubblewrap("bwrap".into()),
+        Some("landlock") => Tier::Landlock(0),
+        _ => Tier::None,
+    };
+    let rows = lines
+        .iter()
+        .map(|(n, line)| Row::from_json(line, &chosen).with_context(|| format!("line {n}")))
+        .collect::<Result<_>>()?;
+    Ok((chosen, tier, rows))
+}
+
+/// Makes the report again from a file of saved JSON lines (`grade --json`), into `out`, with the
+/// similarity pairs of `class` (the graded class folder) when given.
+pub fn remake(grades: &Path, out: &Path, course: &super::course::Course, class: Option<&Path>) -> Result<Summary> {
+    let text = std::fs::read_to_string(grades)
+        .with_context(|| format!("cannot read {}: give the JSON lines of `grade --json`", grades.display()))?;
+    let (chosen, tier, rows) = read_lines(&text)?;
+    let book = Gradebook { chosen: &chosen, course, tier: &tier };
+    let pairs = match class {
+        Some(class) => Some(
+            super::similarity::report::compare(&super::class::students(class)?, &chosen, super::similarity::THRESHOLD)?
+                .pairs,
+        ),
+        None => None,
+    };
+    write(out, &book, &rows, pairs.as_deref())
+}
+
+impl Summary {
+    /// The line that says where the report is and what it found first.
+    pub fn closing_line(&self, dir: &Path) -> String {
+        let first = self.mistakes.first().map(|m| {
+            let who = if m.students == 1 { "student" } else { "students" };
+            format!("; the most frequent mistake: {} in {} ({} {who})", m.mistake, m.exercise, m.students)
+        });
+        format!("wrote the class report to {}{}", dir.join("index.html").display(), first.unwrap_or_default())
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Writes the report into `dir`: `index.html`, `summary.json` and `feedback/STUDENT.md` for each student
+/// (each file whole). Returns the summary.
+pub fn write(dir: &Path, book: &Gradebook, rows: &[Row], similar: Option<&[Pair]>) -> Result<Summary> {
+    let summary = Summary::new(book, rows, similar);
+    let feedback = dir.join("feedback");
+    std::fs::create_dir_all(&feedback).with_context(|| format!("cannot create {}", feedback.display()))?;
+    for (row, (_, file)) in rows.iter().zip(&summary.feedback) {
+        write_whole(&dir.join(file), &book.feedback(row))?;
+    }
+    write_whole(&dir.join("summary.json"), &(serde_json::to_string_pretty(&summary)? + "\n"))?;
+    write_whole(&dir.join("index.html"), &page(&summary))?;
+    Ok(summary)
+}
+
+// Okabe and Ito's colour-blind-safe palette, chosen so that the four statuses also differ in grey
+// (luminance about 30 %, 47 %, 64 % and 87 %).
+const PASSED: RGBColor = RGBColor(0, 114, 178);
+const FAILED: RGBColor = RGBColor(213, 94, 0);
+const NO_BUILD: RGBColor = RGBColor(230, 159, 0);
+const NOT_DONE: RGBColor = RGBColor(221, 221, 221);
+const INK: RGBColor = RGBColor(40, 40, 40);
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A path segment as a link holds it: every byte outside the unreserved set percent-encoded.
+fn href(path: &str) -> String {
+    path.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// An SVG drawn by `draw` on a `width` × `height` canvas, with its title as the picture's `<title>` (what
+/// a screen reader says, and a browser shows on hover).
+fn svg(
+    title: &str,
+    (width, height): (u32, u32),
+    draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>),
+) -> String {
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (width, height)).into_drawing_area();
+        let _ = root.fill(&WHITE);
+        draw(root.clone());
+        let _ = root.present();
+    }
+    match text.find("<svg").and_then(|start| text[start..].find('>').map(|end| start + end + 1)) {
+        Some(at) => format!("{}<title>{}</title>{}", &text[..at], escape(title), &text[at..]),
+        None => text,
+    }
+}
+
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The legend of the series that have labels, boxed, where it covers nothing.
+fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) {
+    let _ = chart
+        .configure_series_labels()
+        .label_font(("sans-serif", 15))
+        .border_style(INK.mix(0.3))
+        .background_style(WHITE.mix(0.9))
+        .position(position)
+        .draw();
+}
+
+/// The totals as a histogram, with the mean and median marked.
+fn points_chart(s: &Summary) -> String {
+    let title = format!("Points per student (of {})", crate::gradebook::points(s.max_points));
+    let top = s.points.histogram.iter().map(|b| b.2).max().unwrap_or(0).max(1) as f64 * 1.15;
+    svg(&title, (620, 340), |root| {
+        let Ok(mut chart) = ChartBuilder::on(&root)
+            .caption(&title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(42)
+            .y_label_area_size(52)
+            .build_cartesian_2d(0f64..s.max_points.max(1.0), 0f64..top)
+        else {
+            return;
+        };
+        let _ = chart
+            .configure_mesh()
+            .x_desc("points")
+            .y_desc("students")
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .light_line_style(WHITE)
+            .draw();
+        let bars = s
+            .points
+            .histogram
+            .iter()
+            .map(|&(from, to, n)| Rectangle::new([(from, 0.0), (to, n as f64)], PASSED.filled()));
+        if let Ok(drawn) = chart.draw_series(bars) {
+            drawn
+                .label("students in the bin")
+                .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], PASSED.filled()));
+        }
+        for (value, name, dash) in [(s.points.mean, "mean", 6), (s.points.median, "median", 2)] {
+            let line = DashedLineSeries::new([(value, 0.0), (value, top)], dash, 4, INK.stroke_width(2));
+            if let Ok(drawn) = chart.draw_series(line) {
+                drawn.label(format!("{name} {}", crate::gradebook::points(value))).legend(move |(x, y)| {
+                    plotters::element::DashedPathElement::new([(x, y), (x + 18, y)], dash, 4, INK.stroke_width(2))
+                });
+            }
+        }
+        legend(&mut chart, SeriesLabelPosition::UpperLeft);
+    })
+}
+
+/// Horizontal bars, one row per label; each row's segments stacked left to right in the legend's order.
+fn stacked_bars(
+    title: &str,
+    x_desc: &str,
+    rows: &[(String, Vec<f64>)],
+    legend: &[(&str, RGBColor)],
+    x_max: f64,
+) -> String {
+    let height = 100 + 28 * rows.len().max(1) as u32;
+    let n = rows.len().max(1) as f64;
+    svg(title, (680, height), |root| {
+        let Ok(mut chart) = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(42)
+            .y_label_area_size(280)
+            .build_cartesian_2d(0f64..x_max.max(1.0), 0f64..n)
+        else {
+            return;
+        };
+        let names = |v: &f64| {
+            let i = v.floor() as usize;
+            let row = rows.len().checked_sub(1 + i).and_then(|r| rows.get(r));
+            row.filter(|_| (v - v.floor() - 0.5).abs() < 1e-6).map(|r| r.0.clone()).unwrap_or_default()
+        };
+        let _ = chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .label_style(("sans-serif", 15))
+            .axis_desc_style(("sans-serif", 15))
+            .y_labels(2 * rows.len() + 1)
+            .y_label_formatter(&names)
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .disable_y_mesh()
+            .light_line_style(WHITE)
+            .draw();
+        for (k, (name, colour)) in legend.iter().enumerate() {
+            let bars = rows.iter().enumerate().map(|(i, (_, values))| {
+                let y = (rows.len() - 1 - i) as f64;
+                let from: f64 = values[..k].iter().sum();
+                Rectangle::new([(from, y + 0.15), (from + values[k], y + 0.85)], colour.filled())
+            });
+            if let Ok(drawn) = chart.draw_series(bars) {
+                let colour = *colour;
+                drawn.label(*name).legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
+            }
+        }
+        if legend.len() > 1 {
+            self::legend(&mut chart, SeriesLabelPosition::UpperRight);
+        }
+    })
+}
+
+fn table(head: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> String {
+    let mut t = String::from("<table><thead><tr>");
+    for h in head {
+        t += &format!("<th>{}</th>", escape(h));
+    }
+    t += "</tr></thead><tbody>";
+    for row in rows {
+        t += "<tr>";
+        for cell in row {
+            t += &format!("<td>{cell}</td>");
+        }
+        t += "</tr>";
+    }
+    t + "</tbody></table>"
+}
+
+/// A titled part of the page: its chart and, beside it (or below it, when the table is `wide`), the same
+/// numbers as a table.
+fn section(title: &str, intro: &str, chart: Option<String>, table: String, wide: bool) -> String {
+    let chart = chart.map(|c| format!("<figure>{c}</figure>")).unwrap_or_default();
+    let layout = if wide { "stack" } else { "pair" };
+    format!(
+        "<section><h2>{}</h2><p>{intro}</p><div class=\"{layout}\">{chart}<div class=\"numbers\">{table}</div></div></section>",
+        escape(title)
+    )
+}
+
+/// The report as one self-contained page.
+pub fn page(s: &Summary) -> String {
+    let total = |row: &Statuses| (row.passed + row.failed + row.does_not_compile + row.not_done) as f64;
+    let mut body = format!(
+        "<h1>The class at a glance</h1><p>{} students, {} exercises; mean {} and median {} of {} points.</p>",
+        s.students,
+        s.exercises.len(),
+        crate::gradebook::points(s.points.mean),
+        crate::gradebook::points(s.points.median),
+        crate::gradebook::points(s.max_points)
+    );
+    let top: Vec<&Mistake> = s.mistakes.iter().take(15).collect();
+    let rows: Vec<(String, Vec<f64>)> =
+        top.iter().map(|m| (format!("{}: {}", m.exercise, m.mistake), vec![100.0 * m.share])).collect();
+    let chart = (!rows.is_empty()).then(|| {
+        stacked_bars(
+            "The most frequent mistakes",
+            "share of the class (%)",
+            &rows,
+            &[("students who made it", FAILED)],
+            rows.iter().map(|r| r.1[0]).fold(0.0, f64::max).max(10.0) * 1.1,
+        )
+    });
+    let listed = s.mistakes.iter().map(|m| {
+        let said = m
+            .message
+            .as_deref()
+            .map(|t| format!("<br><small>the check says: {}</small>", escape(t)))
+            .unwrap_or_default();
+        let hint = m.hint.as_deref().map(|h| format!("<br><small>hint: {}</small>", escape(h))).unwrap_or_default();
+        vec![
+            format!("<code>{}</code>", escape(&m.exercise)),
+            format!("<code>{}</code> — {}{said}{hint}", escape(&m.mistake), escape(&m.words)),
+            m.students.to_string(),
+            format!("{:.0} %", 100.0 * m.share),
+        ]
+    });
+    body += &section(
+        "Mistakes, most frequent first",
+        "Each check names the wrong answers it recognises; <code>unnamed</code> counts failures no name covers. \
+         What a student reads for it is below each name.",
+        chart,
+        table(&["exercise", "mistake", "students", "share"], listed),
+        true,
+    );
+    let statuses: Vec<(String, Vec<f64>)> = s
+        .statuses
+        .iter()
+        .map(|r| {
+            (r.exercise.clone(), vec![r.passed as f64, r.failed as f64, r.does_not_compile as f64, r.not_done as f64])
+        })
+        .collect();
+    let legend = [("passed", PASSED), ("failed", FAILED), ("does not compile", NO_BUILD), ("not done", NOT_DONE)];
+    // Room on the right for the legend, clear of the longest bar.
+    let x_max = s.statuses.iter().map(total).fold(0.0, f64::max) * 1.8;
+    body += &section(
+        "Each exercise, in course order",
+        "How many students passed, failed, handed in a file that does not compile, or left the stub untouched.",
+        Some(stacked_bars("Statuses per exercise", "students", &statuses, &legend, x_max)),
+        table(
+            &["exercise", "passed", "failed", "does not compile", "not done"],
+            s.statuses.iter().map(|r| {
+                vec![
+                    format!("<code>{}</code>", escape(&r.exercise)),
+                    r.passed.to_string(),
+                    r.failed.to_string(),
+                    r.does_not_compile.to_string(),
+                    r.not_done.to_string(),
+                ]
+            }),
+        ),
+        false,
+    );
+    body += &section(
+        "Points",
+        "Totals in ten equal bins from 0 to full marks (the last bin includes full marks).",
+        Some(points_chart(s)),
+        table(
+            &["points", "students"],
+            s.points.histogram.iter().map(|(from, to, n)| {
+                vec![format!("{} – {}", crate::gradebook::points(*from), crate::gradebook::points(*to)), n.to_string()]
+            }),
+        ),
+        false,
+    );
+    let stops = s.stops.iter().map(|m| {
+        vec![
+            format!("<code>{}</code>", escape(&m.exercise)),
+            format!("<code>{}</code> — {}", escape(&m.mistake), escape(&m.words)),
+            m.students.to_string(),
+        ]
+    });
+    body += &section(
+        "Refusals and stops",
+        "The grader's own verdicts: files refused before compiling, compiler errors, and the sandbox's limits.",
+        None,
+        if s.stops.is_empty() {
+            "<p>None.</p>".into()
+        } else {
+            table(&["exercise", "what happened", "students"], stops)
+        },
+        true,
+    );
+    body += "<section><h2>Late hand-ins</h2><p>A class folder carries no hand-in times: lateness is counted where the course platform \
+             gives them (Gradescope's <code>submission_metadata.json</code>, with the course's <code>[late]</code> policy).</p></section>";
+    if let Some(pairs) = &s.similarity {
+        let listed = pairs.iter().map(|p| {
+            vec![
+                format!("<code>{}</code>", escape(&p.exercise)),
+                escape(&p.students[0]),
+                escape(&p.students[1]),
+                format!("{:.2}", p.score),
+                escape(&p.evidence),
+            ]
+        });
+        body += &section(
+            "Similar hand-ins",
+            "Pairs above the similarity threshold; weak evidence means the pair shares no more than one whole answer holds.",
+            None,
+            if pairs.is_empty() { "<p>None above the threshold.</p>".into() } else { table(&["exercise", "student", "student", "score", "evidence"], listed) },
+            true,
+        );
+    }
+    let students =
+        s.feedback.iter().map(|(student, file)| vec![format!("<a href=\"{}\">{}</a>", href(file), escape(student))]);
+    body += &section(
+        "Students",
+        "Each student's feedback, as they receive it.",
+        None,
+        table(&["feedback"], students),
+        true,
+    );
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The class at a glance</title>\
+         <meta name=\"viewport\" content=\"width=device-width\"><style>{STYLE}</style></head><body>{body}</body></html>\n"
+    )
+}
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:1260px;margin:1em auto;padding:0 1em;color:#222;box-sizing:border-box}\
+h2{margin-top:1.6em;border-bottom:1px solid #ccc}.pair{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}\
+figure{margin:0 0 1em 0;flex:0 1 auto;max-width:100%}.pair .numbers{flex:1 1 420px;min-width:0}.numbers{overflow-wrap:anywhere}code{overflow-wrap:normal;word-break:keep-all}\
+table{border-collapse:collapse;font-size:14px;width:100%}th{white-space:nowrap}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}\
+svg{max-width:100%;height:auto}";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::{self, Course};
+
+    fn outcome(name: &'static str, status: Status, mistake: Option<&str>) -> crate::Outcome {
+        crate::Outcome {
+            name,
+            label: name.into(),
+            status,
+            message: format!("message of {name}"),
+            parts: None,
+            mistake: mistake.map(String::from),
+        }
+    }
+
+    fn class() -> (Vec<&'static Exercise>, Course, Vec<Row>) {
+        let chosen = vec![find("layer_norm").unwrap(), find("causal_mask").unwrap()];
+        let course = Course::load(&course::default_file()).unwrap();
+        let row = |student: &str, a: (Status, Option<&str>), b: (Status, Option<&str>)| Row {
+            student: student.into(),
+            outcomes: vec![outcome("layer_norm", a.0, a.1), outcome("causal_mask", b.0, b.1)],
+        };
+        let rows = vec![
+            row("ada", (Status::Passed, None), (Status::Passed, None)),
+            row("bob", (Status::Failed, Some("unbiased_variance")), (Status::Passed, None)),
+            row(
+                "<script>alert(1)</script>",
+                (Status::Failed, Some("unbiased_variance")),
+                (Status::Failed, Some("timed_out")),
+            ),
+            row("d e#?", (Status::NotDone, None), (Status::DoesNotCompile, Some("does_not_compile"))),
+        ];
+        (chosen, course, rows)
+    }
+
+    #[test]
+    fn the_summary_counts_statuses_mistakes_and_points() {
+        let (chosen, course, rows) = class();
+        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None };
+        let s = Summary::new(&book, &rows, None);
+        assert_eq!(s.students, 4);
+        assert_eq!((s.statuses[0].passed, s.statuses[0].failed, s.statuses[0].not_done), (1, 2, 1));
+        assert_eq!((s.statuses[1].passed, s.statuses[1].failed, s.statuses[1].does_not_compile), (2, 1, 1));
+        assert_eq!(s.mistakes.len(), 1);
+        assert_eq!(
+            (s.mistakes[0].mistake.as_str(), s.mistakes[0].students, s.mistakes[0].share),
+            ("unbiased_variance", 2, 0.5)
+        );
+        assert!(s.mistakes[0].hint.is_some() && s.mistakes[0].message.is_some());
+        let stops: Vec<(&str, usize)> = s.stops.iter().map(|m| (m.mistake.as_str(), m.students)).collect();
+        assert_eq!(stops, [("does_not_compile", 1), ("timed_out", 1)], "course order, then by id");
+        assert!(s.stops.iter().all(|m| m.message.is_none()), "a stop's message may name a student's files");
+        // Totals: full marks, one of two exercises, none, none.
+        let (a, b) = (course.max("layer_norm"), course.max("causal_mask"));
+        let mut totals = [a + b, b, 0.0, 0.0];
+        totals.sort_by(f64::total_cmp);
+        assert_eq!(s.points.median, (totals[1] + totals[2]) / 2.0);
+        assert_eq!(s.points.histogram.iter().map(|h| h.2).sum::<usize>(), 4, "full marks fall in the last bin");
+        assert_eq!(s.points.histogram[9].2, 1);
+    }
+
+    #[test]
+    fn the_page_escapes_names_links_them_safely_and_titles_every_chart() {
+        let (chosen, course, rows) = class();
+        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None };
+        let html = page(&Summary::new(&book, &rows, None));
+        assert!(!html.contains("<script"), "a student's name is text, never markup");
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+        assert!(html.contains("href=\"feedback/d%20e%23%3F.md\""), "a link to the file, whatever the name");
+        assert!(html.contains("href=\"feedback/%3Cscript%3Ealert%281%29%3C_script%3E.md\""));
+        let charts = html.matches("<svg").count();
+        assert_eq!(charts, 3, "mistakes, statuses, points");
+        assert_eq!(html.matches("<title>").count(), charts + 1, "every chart and the page have a title");
+        let namespaces = html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count();
+        assert_eq!(
+            html.matches("http").count(),
+            namespaces,
+            "no address but the SVG namespace: nothing from the network"
+        );
+        assert!(!html.contains("src="), "nothing loaded: the page is self-contained");
+    }
+
+    #[test]
+    fn a_name_with_a_slash_stays_in_the_feedback_folder() {
+        assert_eq!(file_name("a/../b"), "a_.._b");
+        assert_eq!(file_name(".."), "_..");
+        assert_eq!(file_name(""), "_");
+    }
+}
