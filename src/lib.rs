@@ -75,6 +75,7 @@ pub mod charts;
 // What an exercise hands a student (the exercises themselves are the `anatomy-exercises` crate), and helpers.
 pub mod exercises;
 pub mod inspect;
+pub mod seeds; // a figure over several seeds: its mean and range
 pub mod model_dir;
 
 pub use attention::{Attention, AttentionOutput, Pass};

@@ -19,6 +19,7 @@ use tch::{Device, Kind, Tensor};
 use super::data::Example;
 use super::features::{read_batch, token_ids_of_all};
 use super::frozen::{metrics, HeadConfig, Metrics};
+use super::sampler::{self, Sampler, MEGABATCH};
 use super::{pool, Pooling};
 use crate::pretrained::BertModel;
 use crate::tokenize::Tokenizer;
@@ -45,6 +46,8 @@ pub struct FineTuneOptions {
     /// Train only the top k encoder layers and the head; the embeddings and the layers below stay as
     /// they were. `None` trains the whole body.
     pub top_layers: Option<usize>,
+    /// Which messages share a batch ([`super::sampler`]).
+    pub sampler: Sampler,
 }
 
 impl Default for FineTuneOptions {
@@ -62,6 +65,7 @@ impl Default for FineTuneOptions {
             seed: 0,
             eval_every: None,
             top_layers: None,
+            sampler: Sampler::DEFAULT,
         }
     }
 }
@@ -204,11 +208,9 @@ pub fn fine_tune(
         freeze_below(model, k)?;
     }
     let ids = ids_of(tokenizer, train, options.max_len)?;
-    // Batches of similar length: sort by length, cut, and shuffle the order of the batches each epoch.
-    let mut by_length: Vec<usize> = (0..train.len()).collect();
-    by_length.sort_by_key(|&i| ids[i].len());
-    let batches: Vec<Vec<usize>> = by_length.chunks(options.batch).map(<[usize]>::to_vec).collect();
-    let per_epoch = batches.len();
+    // Each epoch reshuffled into new batches (see `sampler` for why, and how the two ways differ).
+    let lengths: Vec<usize> = ids.iter().map(Vec::len).collect();
+    let per_epoch = sampler::batches_per_epoch(&lengths, options.batch, options.sampler, MEGABATCH);
     let total = options.max_steps.map_or(per_epoch * options.epochs, |m| m.min(per_epoch * options.epochs));
     let warmup = (options.warmup * total as f64).round() as usize;
     let config = nn::AdamW { wd: options.weight_decay, ..Default::default() };
@@ -217,16 +219,15 @@ pub fn fine_tune(
     let (mut best, mut best_loss, mut kept): (usize, f64, Vec<Tensor>) = (0, f64::INFINITY, Vec::new());
     let (mut step, mut since_loss, mut since_seen) = (0, 0.0, 0);
     for epoch in 1..=options.epochs {
-        let order = Tensor::randperm(per_epoch as i64, (Kind::Int64, Device::Cpu));
-        let order = Vec::<i64>::try_from(&order)?;
-        for (k, &b) in order.iter().enumerate() {
+        let order = sampler::epoch(&lengths, options.batch, options.sampler, MEGABATCH);
+        for (k, b) in order.iter().enumerate() {
             if step == total {
                 break;
             }
             step += 1;
             let started = std::time::Instant::now();
-            let rows: Vec<&[i64]> = batches[b as usize].iter().map(|&i| ids[i].as_slice()).collect();
-            let labels: Vec<i64> = batches[b as usize].iter().map(|&i| train[i].label as i64).collect();
+            let rows: Vec<&[i64]> = b.iter().map(|&i| ids[i].as_slice()).collect();
+            let labels: Vec<i64> = b.iter().map(|&i| train[i].label as i64).collect();
             let lr = learning_rate(options.lr, step, total, warmup);
             optimizer.set_lr(lr);
             let loss = train_step(model, &classifier, &mut optimizer, &rows, &labels, options.pooling, options.clip)?;

@@ -9,6 +9,7 @@ pub mod features;
 pub mod fine_tune;
 pub mod frozen;
 pub mod run;
+pub mod sampler;
 
 use tch::{Kind, Tensor};
 

@@ -89,6 +89,28 @@ pub struct FrozenReport {
     pub messages: usize,
 }
 
+impl FrozenReport {
+    /// The run in three lines, as `anatomy classify train` prints it: the body's pass, the head's training
+    /// (`epochs`), the test figures and the confusion matrix.
+    pub fn words(&self, epochs: usize) -> String {
+        let how = match self.messages_per_s {
+            None => "read from the cache".to_string(),
+            Some(rate) => format!("{rate:.0} messages/s"),
+        };
+        let [[tn, fp], [fn_, tp]] = self.test.confusion;
+        format!(
+            "body: {} messages read in {:.1} s ({how}); head: {epochs} epochs in {:.1} s\npooling {:?}, {} tokens: \
+             test {}\nconfusion (rows: true ham, spam; columns: predicted ham, spam): [{tn} {fp}] [{fn_} {tp}]",
+            self.messages,
+            self.feature_seconds,
+            self.head_seconds,
+            self.pooling,
+            self.max_len,
+            self.test.words()
+        )
+    }
+}
+
 /// Trains the chapter's head on the frozen body: one pass of the body over every message used (kept on
 /// disk under what it was made from), then the head on the training part, chosen on the validation part,
 /// measured on the test part. `progress(done, total)` hears the body's pass.
@@ -173,4 +195,22 @@ pub fn fine_tuned(
         test,
         test_loss,
     })
+}
+
+/// The test figures of the same run over several seeds (`anatomy classify train --seeds 0-4`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sweep {
+    pub runs: Vec<(i64, Metrics)>,
+    pub f1: crate::seeds::Spread,
+    pub accuracy: crate::seeds::Spread,
+}
+
+impl Sweep {
+    /// The spread of F1 (spam) and accuracy over `(seed, test metrics)` runs; `None` for no run.
+    pub fn of(runs: &[(i64, Metrics)]) -> Option<Sweep> {
+        let spread = |f: fn(&Metrics) -> f64| {
+            crate::seeds::Spread::of(&runs.iter().map(|(s, m)| (*s, f(m))).collect::<Vec<_>>())
+        };
+        Some(Sweep { runs: runs.to_vec(), f1: spread(|m| m.f1)?, accuracy: spread(|m| m.accuracy)? })
+    }
 }

@@ -177,6 +177,25 @@ pub struct GptReport {
     pub held_out: Vec<(u64, f64)>,
 }
 
+impl GptReport {
+    /// What `anatomy gpt train --json` prints: the time, the steps and the held-out loss.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({"seconds": self.seconds, "steps": self.steps, "eval": {"val_loss": self.val_loss}})
+    }
+
+    /// The run in a line, for the text it trained on.
+    pub fn words(&self, text: &std::path::Path) -> String {
+        let last = self.steps.last().map_or(f64::NAN, |s| s.loss);
+        format!(
+            "trained on {} for {} steps in {:.1} s: training loss {last:.3}, held-out loss {:.3} nats per character",
+            text.display(),
+            self.steps.len(),
+            self.seconds,
+            self.val_loss
+        )
+    }
+}
+
 /// Progress after each step, for a bar or a printed line.
 #[derive(Debug, Clone, Copy)]
 pub struct GptProgress {

@@ -11,6 +11,7 @@ pub mod data;
 pub mod fused_adamw;
 pub mod loss;
 pub mod schedule;
+pub mod sweep;
 pub mod trainer;
 pub mod translate;
 

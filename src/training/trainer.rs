@@ -153,6 +153,26 @@ pub struct TrainReport {
     pub eval: Evaluation,
 }
 
+impl TrainReport {
+    /// The run in two lines, as `anatomy train` prints it: the loss's way down, then the held-out figures
+    /// on `eval_size` pairs.
+    pub fn words(&self, eval_size: usize) -> String {
+        let first = self.steps.first().map_or(f64::NAN, |s| s.loss);
+        let last = self.steps.last().map_or(f64::NAN, |s| s.loss);
+        format!(
+            "trained {} for {} steps in {:.1} s ({:.0} tokens/s): loss {first:.3} → {last:.3}\nheld-out ({eval_size} \
+             pairs): exact match {:.1} %, token accuracy {:.1} %, loss {:.3}",
+            self.task,
+            self.steps.len(),
+            self.seconds,
+            self.tokens_per_s,
+            100.0 * self.eval.exact_match,
+            100.0 * self.eval.token_accuracy,
+            self.eval.loss
+        )
+    }
+}
+
 /// Where a training run stands, handed to [`train_with_progress`]'s callback every ten steps and at the end.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {

@@ -117,23 +117,10 @@ fn train(args: TrainArgs, device: Device) -> Result<()> {
         save_gpt(&trained, path)?;
     }
     if args.json {
-        let json = serde_json::json!({
-            "seconds": report.seconds,
-            "steps": report.steps,
-            "eval": {"val_loss": report.val_loss},
-        });
-        println!("{json}");
+        println!("{}", report.json());
         return Ok(());
     }
-    let text = options.text.clone().unwrap_or_else(default_text);
-    let last = report.steps.last().map_or(f64::NAN, |s| s.loss);
-    println!(
-        "trained on {} for {} steps in {:.1} s: training loss {last:.3}, held-out loss {:.3} nats per character",
-        text.display(),
-        report.steps.len(),
-        report.seconds,
-        report.val_loss
-    );
+    println!("{}", report.words(&options.text.clone().unwrap_or_else(default_text)));
     if let Some(path) = &args.output {
         println!("wrote {}", path.display());
     }

@@ -3,6 +3,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use tch::Device;
+use transformer_anatomy::seeds;
+use transformer_anatomy::training::sweep::{sweep, SeedRun};
 use transformer_anatomy::training::{save, train_with_progress, Task, TrainOptions};
 
 use crate::progress::TrainingBar;
@@ -43,6 +45,11 @@ pub struct Args {
     /// Seed for the data, the initial weights and dropout.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Train once per seed (e.g. `1-20`, or `1,4,9`) and print each run's held-out figures and their
+    /// mean, lowest and highest (with --json: {"task", "runs": [...], "exact_match": {"mean", "min",
+    /// "min_seed", "max", "max_seed", "runs"}, "token_accuracy", "seconds"}).
+    #[arg(long, value_name = "SEEDS", conflicts_with_all = ["seed", "output"])]
+    seeds: Option<String>,
     /// Average the last N of the 20 snapshots a run takes (1 = keep the final weights).
     #[arg(long, default_value_t = 1)]
     average_last: usize,
@@ -79,6 +86,19 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         // Before the work, not after it: a run must not end in "cannot write".
         transformer_anatomy::training::checkpoint::check_output_path(path)?;
     }
+    if let Some(seeds) = &args.seeds {
+        let on_run = &mut |r: &SeedRun| {
+            if !args.json {
+                println!("seed {:>3}: exact match {:.1} %, {:.1} s", r.seed, 100.0 * r.exact_match, r.seconds)
+            }
+        };
+        let sweep = sweep(&options, &seeds::parse(seeds)?, on_run)?;
+        match args.json {
+            true => println!("{}", serde_json::to_string(&sweep)?),
+            false => println!("{}: held-out exact match {}", sweep.task, sweep.exact_match.words(true)),
+        }
+        return Ok(());
+    }
     let mut bar = TrainingBar::new(options.steps, !args.json);
     let (trained, report) = train_with_progress(&options, &mut |p| bar.update(p))?;
     if let Some(path) = &args.output {
@@ -88,22 +108,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
-    let first = report.steps.first().map_or(f64::NAN, |s| s.loss);
-    let last = report.steps.last().map_or(f64::NAN, |s| s.loss);
-    println!(
-        "trained {} for {} steps in {:.1} s ({:.0} tokens/s): loss {first:.3} → {last:.3}",
-        report.task,
-        report.steps.len(),
-        report.seconds,
-        report.tokens_per_s
-    );
-    println!(
-        "held-out ({} pairs): exact match {:.1} %, token accuracy {:.1} %, loss {:.3}",
-        options.eval_size,
-        100.0 * report.eval.exact_match,
-        100.0 * report.eval.token_accuracy,
-        report.eval.loss
-    );
+    println!("{}", report.words(options.eval_size));
     if let Some(path) = &args.output {
         println!("saved {}: try `anatomy translate --checkpoint {} \"…\"`", path.display(), path.display());
     }

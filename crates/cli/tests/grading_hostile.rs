@@ -404,10 +404,10 @@ fn grade_the_hostile_class(tier: &str) {
         }
     }
 
-    // CSV: a header of exercises and a total, one row per student, points as numbers.
+    // CSV: a header of exercises, a total and the notes (mistake ids), one row per student, points as numbers.
     let lines: Vec<&str> = csv_text.lines().collect();
     let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
-    assert_eq!(lines[0], format!("student,{},total", names.join(",")));
+    assert_eq!(lines[0], format!("student,{},total,notes", names.join(",")));
     assert_eq!(lines.len(), 1 + rows.len());
     // Read back as a spreadsheet would: one record per student, and no cell a formula. A name that would
     // be one keeps its text behind a `'`; the JSON lines and the feedback keep the real name.
@@ -425,10 +425,10 @@ fn grade_the_hostile_class(tier: &str) {
         assert!(feedback.join(format!("{name}.md")).is_file(), "{name}: no feedback file");
     }
     let honest_row = lines.iter().find(|l| l.starts_with("honest,")).unwrap();
-    assert!(honest_row.ends_with(",105"), "{honest_row}");
+    assert!(honest_row.ends_with(",105,"), "full marks and no notes: {honest_row}");
     assert!(honest_row.contains(",20,"), "cross_attention weighs 20: {honest_row}");
     let partial_row = lines.iter().find(|l| l.starts_with("partial,")).unwrap();
-    assert!(partial_row.contains(",2.50,") && partial_row.ends_with(",100"), "{partial_row}");
+    assert!(partial_row.contains(",2.50,") && partial_row.contains(",100,split_heads: "), "{partial_row}");
 
     // Feedback: one file per student, with statuses, points, the message and the first hint of a failure.
     assert_eq!(feedback_files.len(), rows.len());

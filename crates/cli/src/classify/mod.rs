@@ -146,10 +146,7 @@ fn eval(
             serde_json::json!({"regime": regime, "test": m, "pooling": loaded.config.pooling, "max_len": loaded.config.max_len, "seconds": started.elapsed().as_secs_f64()})
         );
     } else {
-        println!(
-            "test ({regime}): accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
-            m.accuracy, m.precision, m.recall, m.f1, m.hard_ham_accuracy
-        );
+        println!("test ({regime}): {}", m.words());
     }
     Ok(())
 }

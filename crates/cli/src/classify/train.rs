@@ -9,9 +9,11 @@ use tch::Device;
 use transformer_anatomy::classify::data::{self, Example};
 use transformer_anatomy::classify::features;
 use transformer_anatomy::classify::fine_tune::{self, FineTuneOptions};
-use transformer_anatomy::classify::frozen::HeadOptions;
+use transformer_anatomy::classify::frozen::{HeadOptions, Metrics};
 use transformer_anatomy::classify::run::{self, Body, FrozenRun};
+use transformer_anatomy::classify::sampler::Sampler;
 use transformer_anatomy::model_dir::resolve_model_dir;
+use transformer_anatomy::seeds;
 use transformer_anatomy::training::checkpoint::check_output_path;
 
 use super::{examples, PoolingArg};
@@ -59,6 +61,13 @@ pub struct TrainArgs {
     /// The seed of the head's first weights, dropout and the order of the batches.
     #[arg(long, default_value_t = 0)]
     seed: i64,
+    /// Train once per seed (e.g. `0-4`) and end with the test F1 and accuracy's mean, lowest and highest.
+    #[arg(long, value_name = "SEEDS", conflicts_with_all = ["seed", "out"])]
+    seeds: Option<String>,
+    /// With --fine-tune: which messages share a batch: `random` (shuffled, cut) or `grouped` (of similar
+    /// length inside megabatches of 50 batches) [default: random; chapter 12 says why].
+    #[arg(long, value_parser = ["random", "grouped"], requires = "fine_tune")]
+    sampler: Option<String>,
     /// Write what was trained here, as .safetensors with its labels, pooling, maximum length and body: the
     /// head alone (a few kB), or with --fine-tune the whole model (about 90 MB).
     #[arg(long, value_name = "FILE")]
@@ -82,6 +91,23 @@ impl TrainArgs {
 }
 
 pub fn run(args: TrainArgs, device: Device) -> Result<()> {
+    let Some(seeds) = &args.seeds else { return once(&args, args.seed, device).map(drop) };
+    let mut runs = Vec::new();
+    for seed in seeds::parse(seeds)? {
+        runs.push((seed, once(&args, seed, device)?));
+    }
+    let sweep = run::Sweep::of(&runs).expect("at least one seed");
+    match args.json {
+        true => println!("{}", serde_json::to_string(&sweep)?),
+        false => {
+            println!("test F1 (spam) {}\ntest accuracy {}", sweep.f1.words(false), sweep.accuracy.words(false))
+        }
+    }
+    Ok(())
+}
+
+/// One run with `seed`: its figures printed, its test metrics returned.
+fn once(args: &TrainArgs, seed: i64, device: Device) -> Result<Metrics> {
     let started = Instant::now();
     features::check_max_len(args.max_len)?;
     ensure!(args.batch > 0, "--batch must be at least 1");
@@ -100,7 +126,7 @@ pub fn run(args: TrainArgs, device: Device) -> Result<()> {
     let parts = run::parts(&all, args.limit);
     let body = Body { model: &mut model, tokenizer: &tokenizer, dir: &model_dir };
     if args.fine_tune {
-        return fine_tune_run(&args, &parts, body, started);
+        return fine_tune_run(args, seed, &parts, body, started);
     }
     let bar = ProgressBar::with_draw_target(
         None,
@@ -111,13 +137,7 @@ pub fn run(args: TrainArgs, device: Device) -> Result<()> {
             .expect("a template")
             .progress_chars("█▉ "),
     );
-    let head = HeadOptions {
-        epochs: args.epochs(),
-        lr: args.lr(),
-        batch: args.batch,
-        seed: args.seed,
-        ..HeadOptions::default()
-    };
+    let head = HeadOptions { epochs: args.epochs(), lr: args.lr(), batch: args.batch, seed, ..HeadOptions::default() };
     let options = FrozenRun {
         pooling: args.pooling.pooling(),
         max_len: args.max_len,
@@ -133,27 +153,10 @@ pub fn run(args: TrainArgs, device: Device) -> Result<()> {
     bar.finish_and_clear();
     if args.json {
         println!("{}", with_seconds(&report, started)?);
-        return Ok(());
+        return Ok(report.test);
     }
-    let how = match report.messages_per_s {
-        None => "read from the cache".to_string(),
-        Some(rate) => format!("{rate:.0} messages/s"),
-    };
-    println!(
-        "body: {} messages read in {:.1} s ({how}); head: {} epochs in {:.1} s",
-        report.messages,
-        report.feature_seconds,
-        args.epochs(),
-        report.head_seconds
-    );
-    let test = &report.test;
-    println!(
-        "pooling {:?}, {} tokens: test accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
-        report.pooling, args.max_len, test.accuracy, test.precision, test.recall, test.f1, test.hard_ham_accuracy
-    );
-    let [[tn, fp], [fn_, tp]] = test.confusion;
-    println!("confusion (rows: true ham, spam; columns: predicted ham, spam): [{tn} {fp}] [{fn_} {tp}]");
-    Ok(())
+    println!("{}", report.words(args.epochs()));
+    Ok(report.test)
 }
 
 /// A run's report as one JSON object, with the seconds since the command started.
@@ -163,7 +166,13 @@ fn with_seconds(report: &impl serde::Serialize, started: Instant) -> Result<serd
     Ok(value)
 }
 
-fn fine_tune_run(args: &TrainArgs, parts: &[Vec<&Example>; 3], body: Body, started: Instant) -> Result<()> {
+fn fine_tune_run(
+    args: &TrainArgs,
+    seed: i64,
+    parts: &[Vec<&Example>; 3],
+    body: Body,
+    started: Instant,
+) -> Result<Metrics> {
     let options = FineTuneOptions {
         pooling: args.pooling.pooling(),
         max_len: args.max_len,
@@ -173,7 +182,8 @@ fn fine_tune_run(args: &TrainArgs, parts: &[Vec<&Example>; 3], body: Body, start
         lr: args.lr(),
         eval_every: args.eval_every,
         top_layers: args.top_layers,
-        seed: args.seed,
+        seed,
+        sampler: args.sampler.as_deref().map_or(Sampler::DEFAULT, |n| Sampler::from_name(n).expect("clap's values")),
         ..FineTuneOptions::default()
     };
     let per_epoch = parts[0].len().div_ceil(args.batch);
@@ -185,11 +195,12 @@ fn fine_tune_run(args: &TrainArgs, parts: &[Vec<&Example>; 3], body: Body, start
     if args.json {
         println!("{}", with_seconds(&report, started)?);
     } else {
-        let test = &report.test;
+        let (steps, seconds) = (report.steps.len(), started.elapsed().as_secs_f64());
+        let kept = report.best_step;
         println!(
-            "fine-tuned {} steps in {:.0} s (weights of step {} kept); test accuracy {:.3}, precision {:.3}, recall {:.3}, F1 (spam) {:.3}; hard ham {:.3}",
-            report.steps.len(), started.elapsed().as_secs_f64(), report.best_step, test.accuracy, test.precision, test.recall, test.f1, test.hard_ham_accuracy
+            "fine-tuned {steps} steps in {seconds:.0} s (weights of step {kept} kept); test {}",
+            report.test.words()
         );
     }
-    Ok(())
+    Ok(report.test)
 }
