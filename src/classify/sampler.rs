@@ -146,8 +146,8 @@ mod tests {
         for (n, sampler, mega) in [
             (100, Sampler::Grouped, 50),
             (640, Sampler::Grouped, 4),
-            (641, Sampler::Grouped, 4),
-            (641, Sampler::Random, 4),
+            (633, Sampler::Grouped, 4),
+            (633, Sampler::Random, 4),
         ] {
             assert_eq!(
                 epoch(&lengths[..n], 8, sampler, mega).len(),
