@@ -16,7 +16,8 @@ folder (models/all-MiniLM-L6-v2), cuts each message's text ("Subject", a blank l
 tokens as our `token_ids` does, and gives the head ours has: the features scaled on the training set,
 dropout 0.1 and a linear map, AdamW (lr 1e-3, weight decay 0.01), 40 epochs of batches of 32; for
 fine-tuning, mean pooling, AdamW 5e-5 with a linear warm-up over the first tenth of the steps then a
-linear decay, dropout 0.1, gradients clipped at 1, batches of 32 of similar length. Prints one JSON object
+linear decay, dropout 0.1, gradients clipped at 1, batches of 32 drawn anew each epoch (--sampler random, or
+grouped by length inside megabatches, as ours). Prints one JSON object
 with the same metrics as `anatomy classify train --json`.
 """
 import argparse
@@ -145,6 +146,22 @@ def baseline(args):
     print(json.dumps({"regime": "word counts + logistic regression", "test": metrics(predicted, parts["test"])}))
 
 
+def epoch_batches(lengths, batch_size, sampler, megabatch=50):
+    """One epoch's batches, as src/classify/sampler.rs makes them: shuffled, then cut (random), or cut into
+    megabatches of 50 batches, each sorted by length and cut (grouped); then the batches in a new order."""
+    order = list(range(len(lengths)))
+    random.shuffle(order)
+    if sampler == "random":
+        batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
+    else:
+        batches = []
+        for m in range(0, len(order), batch_size * megabatch):
+            mega = sorted(order[m:m + batch_size * megabatch], key=lambda i: lengths[i])
+            batches += [mega[s:s + batch_size] for s in range(0, len(mega), batch_size)]
+    random.shuffle(batches)
+    return batches
+
+
 def fine_tune(args):
     parts = load()
     torch.manual_seed(args.seed)
@@ -153,14 +170,10 @@ def fine_tune(args):
     head = torch.nn.Linear(model.config.hidden_size, 2)
     ids = encode(tokenizer, parts["train"], args.max_len)
     labels = [e["label"] for e in parts["train"]]
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    cut = [order[s:s + args.batch] for s in range(0, len(order), args.batch)]
     total = args.steps
     batches = []
-    while len(batches) < total:  # epochs of the length-sorted batches, each in a new order
-        epoch = cut[:]
-        random.shuffle(epoch)
-        batches += epoch
+    while len(batches) < total:  # epochs, each shuffled into new batches (src/classify/sampler.rs)
+        batches += epoch_batches([len(x) for x in ids], args.batch, args.sampler)
     warmup = round(0.1 * total)
     params = list(model.parameters()) + list(head.parameters())
     optimizer = torch.optim.AdamW(params, lr=5e-5, weight_decay=0.01, fused=True)
@@ -188,7 +201,7 @@ def fine_tune(args):
             input_ids, mask = batch(test_ids[s:s + 32])
             predicted += head(pool(model(input_ids=input_ids, attention_mask=mask).last_hidden_state, mask, "mean")).argmax(-1).tolist()
     times.sort()
-    print(json.dumps({"regime": "fine-tune", "seed": args.seed, "steps": total, "seconds": time.perf_counter() - began,
+    print(json.dumps({"regime": "fine-tune", "seed": args.seed, "sampler": args.sampler, "steps": total, "seconds": time.perf_counter() - began,
                       "median_step_s": times[len(times) // 2], "test": metrics(predicted, parts["test"])}))
 
 
@@ -278,6 +291,8 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0, help="fine-tune: the seed of the head's start, dropout and batch order")
+    parser.add_argument("--sampler", choices=["random", "grouped"], default="random",
+                        help="fine-tune: which messages share a batch (as `anatomy classify train --sampler`)")
     args = parser.parse_args()
     torch.set_num_threads(torch.get_num_threads())
     {"frozen": frozen, "baseline": baseline, "fine-tune": fine_tune, "reference": reference,

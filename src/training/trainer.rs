@@ -55,6 +55,9 @@ impl TrainOptions {
     /// ≥ 99 % exact match on `copy` and `reverse` and ≥ 95 % on `dates`.
     pub fn for_task(task: Task) -> Self {
         // Measured with seed 1: copy reaches 98.5 % with warm-up 100 but 99.9 % with 200; reverse 99.6 % with 100.
+        // Over seeds 1-20 the last weights alone fall as low as 93.4 % (copy) and 96.6 % (reverse): the end
+        // of a run is noisy. Averaging the last 5 of its 20 snapshots (as the paper's base models did) gives
+        // 100 % on all twenty seeds for both, for about 15 % more time (`anatomy train --seeds 1-20`).
         let (steps, d_model, warmup) = match task {
             Task::Copy => (300, 32, 200),
             Task::Reverse => (300, 32, 100),
@@ -72,7 +75,7 @@ impl TrainOptions {
             label_smoothing: 0.1,
             dropout: 0.1,
             seed: 1,
-            average_last: 1,
+            average_last: 5,
             clip_grad_norm: None,
             eval_size: 1000,
             device: Device::Cpu,

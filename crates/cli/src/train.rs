@@ -50,9 +50,9 @@ pub struct Args {
     /// "min_seed", "max", "max_seed", "runs"}, "token_accuracy", "seconds"}).
     #[arg(long, value_name = "SEEDS", conflicts_with_all = ["seed", "output"])]
     seeds: Option<String>,
-    /// Average the last N of the 20 snapshots a run takes (1 = keep the final weights).
-    #[arg(long, default_value_t = 1)]
-    average_last: usize,
+    /// Average the last N of the 20 snapshots a run takes (1 = keep the final weights) [default: 5].
+    #[arg(long)]
+    average_last: Option<usize>,
     /// Clip the gradients' global norm to this value.
     #[arg(long)]
     clip: Option<f64>,
@@ -76,7 +76,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         warmup: args.warmup.unwrap_or(defaults.warmup),
         label_smoothing: args.label_smoothing,
         seed: args.seed,
-        average_last: args.average_last,
+        average_last: args.average_last.unwrap_or(defaults.average_last),
         clip_grad_norm: args.clip,
         device,
         ..defaults

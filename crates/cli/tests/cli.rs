@@ -199,6 +199,8 @@ fn bad_training_and_translation_input_is_a_one_line_error() {
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--steps", "0"]), "--steps must be at least 1");
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--d-model", "30", "--heads", "4"]), "not divisible");
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--warmup", "0"]), "--warmup");
+    assert_clean_error(&anatomy(&["train", "--task", "copy", "--seeds", "5-1"]), "runs backwards");
+    assert_clean_error(&anatomy(&["train", "--task", "copy", "--seeds", "1-3", "--seed", "2"]), "cannot be used with");
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--label-smoothing", "1.5"]), "--label-smoothing");
     let dir = Scratch::new("cli-bad-input");
     let nowhere = dir.join("no-such-folder/model.safetensors");
@@ -293,4 +295,31 @@ fn gpt_trains_on_a_text_writes_a_checkpoint_and_samples_the_same_text_with_and_w
         &anatomy(&["gpt", "train", "--text", dir.join("missing.txt").to_str().unwrap()]),
         "cannot read the text",
     );
+}
+
+/// A short sweep over three seeds: one run per seed, and the spread is theirs (mean, lowest and highest
+/// with the seeds that gave them).
+#[test]
+fn train_over_seeds_gives_each_run_and_their_spread() {
+    let o = anatomy(&["train", "--task", "copy", "--seeds", "1-3", "--steps", "20", "--d-model", "16", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sweep: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let runs: Vec<(u64, f64)> = sweep["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["seed"].as_u64().unwrap(), r["exact_match"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(runs.iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2, 3]);
+    let spread = &sweep["exact_match"];
+    let mean = runs.iter().map(|r| r.1).sum::<f64>() / 3.0;
+    assert!((spread["mean"].as_f64().unwrap() - mean).abs() < 1e-12, "{spread}");
+    let lowest = runs.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    let highest = runs.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    assert_eq!((spread["min"].as_f64().unwrap(), spread["min_seed"].as_u64().unwrap()), (lowest.1, lowest.0));
+    assert_eq!((spread["max"].as_f64().unwrap(), spread["max_seed"].as_u64().unwrap()), (highest.1, highest.0));
+    assert_eq!(sweep["task"], "copy");
+    // Three different seeds train three different models: the runs' losses are not all equal.
+    let losses: Vec<f64> = sweep["runs"].as_array().unwrap().iter().map(|r| r["loss"].as_f64().unwrap()).collect();
+    assert!(losses[0] != losses[1] || losses[1] != losses[2], "{losses:?}");
 }
