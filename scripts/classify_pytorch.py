@@ -16,8 +16,8 @@ folder (models/all-MiniLM-L6-v2), cuts each message's text ("Subject", a blank l
 tokens as our `token_ids` does, and gives the head ours has: the features scaled on the training set,
 dropout 0.1 and a linear map, AdamW (lr 1e-3, weight decay 0.01), 40 epochs of batches of 32; for
 fine-tuning, mean pooling, AdamW 5e-5 with a linear warm-up over the first tenth of the steps then a
-linear decay, dropout 0.1, gradients clipped at 1, batches of 32 drawn anew each epoch (--sampler random, or
-grouped by length inside megabatches, as ours). Prints one JSON object
+linear decay, dropout 0.1, gradients clipped at 1, batches of 32 drawn anew each epoch (grouped by length
+inside megabatches, as ours; --sampler random for plain shuffled batches). Prints one JSON object
 with the same metrics as `anatomy classify train --json`.
 """
 import argparse
@@ -291,7 +291,7 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0, help="fine-tune: the seed of the head's start, dropout and batch order")
-    parser.add_argument("--sampler", choices=["random", "grouped"], default="random",
+    parser.add_argument("--sampler", choices=["random", "grouped"], default="grouped",
                         help="fine-tune: which messages share a batch (as `anatomy classify train --sampler`)")
     args = parser.parse_args()
     torch.set_num_threads(torch.get_num_threads())

@@ -26,8 +26,11 @@ pub enum Sampler {
 }
 
 impl Sampler {
-    /// The sampler fine-tuning uses unless told otherwise (the chapter says how it was chosen).
-    pub const DEFAULT: Sampler = Sampler::Random;
+    /// The sampler fine-tuning uses unless told otherwise. Measured on the prepared split (150 steps of
+    /// 32, seeds 0-4, 2-core CPU): test F1 0.956 on average grouped (0.949-0.964) and 0.957 random
+    /// (0.941-0.969), the same within the seeds' spread; but random batches pad every batch to its
+    /// longest message and took 11 % longer (312 s against 281 s a run; 9 % more tokens), so grouped.
+    pub const DEFAULT: Sampler = Sampler::Grouped;
 
     /// `random` or `grouped`, as the command line names them.
     pub fn from_name(name: &str) -> Option<Sampler> {

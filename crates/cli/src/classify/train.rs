@@ -65,7 +65,7 @@ pub struct TrainArgs {
     #[arg(long, value_name = "SEEDS", conflicts_with_all = ["seed", "out"])]
     seeds: Option<String>,
     /// With --fine-tune: which messages share a batch: `random` (shuffled, cut) or `grouped` (of similar
-    /// length inside megabatches of 50 batches) [default: random; chapter 12 says why].
+    /// length inside megabatches of 50 batches) [default: grouped; chapter 12 says why].
     #[arg(long, value_parser = ["random", "grouped"], requires = "fine_tune")]
     sampler: Option<String>,
     /// Write what was trained here, as .safetensors with its labels, pooling, maximum length and body: the
