@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::decoding::BeamSearch;
-use crate::html::{escape, Html};
+use crate::html::{escape, titled_svg, Html};
 
 const COLOURS: [RGBColor; 4] =
     [RGBColor(59, 130, 246), RGBColor(249, 115, 22), RGBColor(16, 185, 129), RGBColor(239, 68, 68)];
@@ -91,7 +91,7 @@ fn framed(
         }
         let _ = root.present();
     }
-    Html(svg)
+    Html(titled_svg(&svg, title))
 }
 
 /// Curves on shared axes: a title, axis labels, ticks and a legend.
@@ -303,8 +303,10 @@ pub fn heatmap(
         }
         let _ = root.present();
     }
-    Ok(Html(svg))
+    Ok(Html(titled_svg(&svg, title)))
 }
+
+const BEAM_TREE_TITLE: &str = "Beam search: the beams kept after each step, and where outputs end";
 
 /// The beams after every step of a beam search as a tree: one column per step, one node per beam (its
 /// token and summed log-probability) with an edge to the beam it extends, and below them the `</s>` that
@@ -338,11 +340,8 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
     let mut svg = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="14">"#
     );
-    let _ = write!(
-        svg,
-        r#"<text x="{}" y="20" text-anchor="middle" font-size="17">Beam search: the beams kept after each step, and where outputs end</text>"#,
-        width / 2.0
-    );
+    let _ =
+        write!(svg, r#"<text x="{}" y="20" text-anchor="middle" font-size="17">{BEAM_TREE_TITLE}</text>"#, width / 2.0);
     let _ = write!(
         svg,
         r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">step (one column per token written); blue: the best output</text>"##,
@@ -398,7 +397,7 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
         }
     }
     svg.push_str("</svg>");
-    Html(svg)
+    Html(titled_svg(&svg, BEAM_TREE_TITLE))
 }
 
 /// The rows the best hypothesis passes through, one per step (an `</s>` row counts the alive beams

@@ -161,6 +161,7 @@ fn rich_display_of_tensors_configs_attention_and_masks() {
         assert!(cross.contains(heading), "no {heading:?} in the cross-attention heatmap");
     }
     assert!(!cross.contains("Self-attention") && !cross.contains("the token attending"));
+    assert!(cross.contains("><title>Encoder-decoder attention: each target row sums to 1 over the source</title>"));
     // No text under 12 px in either.
     assert_text_at_least_12_px(&svg);
     assert_text_at_least_12_px(&cross);
@@ -193,6 +194,8 @@ fn charts_have_titles_axis_labels_and_legends() {
         (bars, ["Six words", "word", "probability", "target"]),
     ] {
         assert!(svg.starts_with("<svg"), "{}", &svg[..80]);
+        // The title again as the picture's <title>, which the JupyterLab check reads (scripts/jupyterlab/).
+        assert!(svg.contains(&format!("><title>{}</title>", texts[0])), "no <title> first in {}", &svg[..120]);
         for text in texts {
             assert!(
                 svg.contains(&format!(">\n{text}\n</text>")) || svg.contains(&format!(">{text}</text>")),

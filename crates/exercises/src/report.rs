@@ -304,10 +304,7 @@ fn svg(
         draw(root.clone());
         let _ = root.present();
     }
-    match text.find("<svg").and_then(|start| text[start..].find('>').map(|end| start + end + 1)) {
-        Some(at) => format!("{}<title>{}</title>{}", &text[..at], escape(title), &text[at..]),
-        None => text,
-    }
+    transformer_anatomy::html::titled_svg(&text, title)
 }
 
 type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
