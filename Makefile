@@ -43,6 +43,7 @@ test: setup
 	scripts/test-grading.sh
 	scripts/browser-check.sh
 	scripts/notebooks.sh run
+	scripts/notebooks.sh lab-check
 	scripts/notebooks.sh book
 	scripts/book-check.sh
 	$(CARGO) test --no-fail-fast

@@ -7,6 +7,7 @@ compiled tch and this crate once; the compiled crates are hard-linked, see copy_
 seconds and no kernel sees another's files.
 
     kernel.py EVCXR CONNECTION_FILE
+    kernel.py --remove-ended        only remove the copies of kernels that are no longer running
 
 - A copy lives in .deps/evcxr-kernels/<pid>, <pid> being this wrapper's, which runs evcxr as its child
   and removes the copy when evcxr ends (shut down, restarted, culled); signals it receives are passed on
@@ -73,6 +74,10 @@ def copy_build(warm, folder):
 
 
 def main():
+    if sys.argv[1:] == ["--remove-ended"]:  # scripts/notebooks.sh lab-check, once its JupyterLab has stopped
+        if os.path.isdir(KERNELS):
+            remove_ended_kernels()
+        return
     evcxr, connection_file = sys.argv[1], sys.argv[2]
     if os.environ.get("ANATOMY_KERNEL_WARMS") == "1":
         os.makedirs(WARM, exist_ok=True)

@@ -3,7 +3,8 @@
 # (`make notebooks`). Everything lives in the project's git-ignored .deps/ folder:
 #   evcxr_jupyter      the Rust kernel (cargo install --locked, pinned version), built once into the
 #                      download cache beside the wheels (${ANATOMY_CACHE:-~/.cache/transformer-anatomy})
-#   .deps/venv-nb      nbclient, nbconvert, jupyter_client (pinned); jupyterlab only for `launch`
+#   .deps/venv-nb      nbclient, nbconvert, jupyter_client (pinned); jupyterlab for `launch`, `lab-check`
+#   .deps/jupyterlab-check  playwright-core for `lab-check` (pinned: scripts/jupyterlab/package-lock.json)
 #   .deps/jupyter      a project-local Jupyter data dir with the "rust" kernelspec
 #   .deps/evcxr-config evcxr.toml: a panic fails the cell, unoptimized builds
 #   .deps/evcxr-tmp    the warmed build (tch and this crate, compiled once); every kernel starts from a
@@ -14,6 +15,8 @@
 #   scripts/notebooks.sh run      execute every notebook in order and check its outputs
 #   scripts/notebooks.sh launch   start JupyterLab on localhost with the Rust kernel
 #   scripts/notebooks.sh book     target/book/: the executed notebooks as static pages (after `run`)
+#   scripts/notebooks.sh lab-check [NOTEBOOK...]  two notebooks (03 and 10 unless named) opened, run
+#                                 together, saved and stopped in JupyterLab in headless Chromium
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps="$root/.deps"
@@ -86,6 +89,67 @@ if [[ ${1:-run} != book && -f $spam/raw.jsonl && ! -f $spam/examples.jsonl ]]; t
   (cd "$root" && cargo run --quiet --bin anatomy -- classify prepare --dir "$spam")
 fi
 
+jupyterlab() {
+  if [[ ! -f $venv/.complete-jupyterlab4.6.6 ]]; then
+    say "installing JupyterLab 4.6.6 into $venv"
+    "$venv/bin/pip" install --quiet "jupyterlab==4.6.6" && touch "$venv/.complete-jupyterlab4.6.6"
+  fi
+}
+as_root=(); [[ $(id -u) == 0 ]] && as_root=(--allow-root) # e.g. in a container
+
+# Two notebooks opened in JupyterLab in headless Chromium as a learner opens them (scripts/jupyterlab/
+# check.mjs says what is checked), in a scratch copy of notebooks/ so that saving changes nothing here.
+# Screenshots go to target/jupyterlab/.
+lab_check() {
+  local names=("$@")
+  [[ ${#names[@]} -gt 0 ]] || names=(03-multi-head-attention.ipynb 10-training.ipynb)
+  jupyterlab
+  source "$root/scripts/chromium.sh"
+  ensure_chromium
+  command -v node >/dev/null || { echo "[jupyterlab] node is missing: install Node.js 20 or later (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+  local node_dir="$deps/jupyterlab-check"
+  if ! cmp -s "$root/scripts/jupyterlab/package-lock.json" "$node_dir/package-lock.json"; then
+    say "installing playwright-core (pinned in scripts/jupyterlab/package-lock.json) into $node_dir"
+    rm -rf "$node_dir" && mkdir -p "$node_dir"
+    cp "$root/scripts/jupyterlab/package.json" "$root/scripts/jupyterlab/package-lock.json" "$node_dir/"
+    (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error) || { rm -rf "$node_dir"; exit 1; }
+  fi
+  cp "$root/scripts/jupyterlab/check.mjs" "$node_dir/" # next to its node_modules, where `import` finds them
+  "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
+  local port token status=0
+  # Beside notebooks/, as my-notebooks/ is: the set-up cells find this crate at "..". Removed at the end,
+  # also when stopped (Ctrl+C), with the JupyterLab that serves it.
+  lab_work=$(mktemp -d "$root/.lab-check.XXXXXX")
+  # JupyterLab's log, settings and workspaces of its own, so that nothing of the learner's is read or changed.
+  lab_home=$(mktemp -d)
+  lab_pid=
+  trap 'if [[ -n $lab_pid ]]; then kill "$lab_pid" 2>/dev/null; wait "$lab_pid" 2>/dev/null; fi; rm -rf "$lab_work" "$lab_home"' EXIT
+  mkdir -p "$root/target/jupyterlab"
+  for name in "${names[@]}"; do cp "$root/notebooks/$name" "$lab_work/"; done
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+  JUPYTERLAB_SETTINGS_DIR="$lab_home/settings" JUPYTERLAB_WORKSPACES_DIR="$lab_home/workspaces" \
+    "$venv/bin/jupyter" lab --ip=127.0.0.1 --port="$port" --no-browser --ServerApp.token="$token" \
+    --notebook-dir="$lab_work" "${as_root[@]}" >"$lab_home/log" 2>&1 &
+  lab_pid=$!
+  for _ in $(seq 60); do
+    python3 -c 'import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], headers={"Authorization": "token " + sys.argv[2]}), timeout=5)' \
+      "http://127.0.0.1:$port/api/status" "$token" 2>/dev/null && break
+    sleep 1
+  done
+  node "$node_dir/check.mjs" "http://127.0.0.1:$port" "$token" "$lab_work" "$root/target/jupyterlab" \
+    "${names[@]}" || status=$?
+  kill "$lab_pid" 2>/dev/null; wait "$lab_pid" 2>/dev/null || true
+  lab_pid=
+  # A kernel JupyterLab had to kill (its shutdown took over 5 s on a busy machine) could not remove its
+  # copy of the warmed build (about 0.2 GB); that is done here instead.
+  python3 "$root/scripts/kernel.py" --remove-ended
+  if [[ $status != 0 ]]; then
+    say "JupyterLab's log (last 30 lines):"; tail -n 30 "$lab_home/log"
+  fi
+  return "$status"
+}
+
 case "${1:-run}" in
   run)
     shift || true
@@ -93,10 +157,7 @@ case "${1:-run}" in
   book)
     "$venv/bin/python" "$root/scripts/book.py" ;;
   launch)
-    if [[ ! -f $venv/.complete-jupyterlab4.6.6 ]]; then
-      say "installing JupyterLab 4.6.6 into $venv"
-      "$venv/bin/pip" install --quiet "jupyterlab==4.6.6" && touch "$venv/.complete-jupyterlab4.6.6"
-    fi
+    jupyterlab
     "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
     # The learner's working copies: made from notebooks/ on first use, never overwritten (a chapter added
     # later gets its copy the next time); `anatomy notebooks reset NAME` brings one back as generated.
@@ -111,8 +172,10 @@ case "${1:-run}" in
     say "Stop (the square button) restarts a kernel's Rust process: variables are gone; Run > Run All Above"
     say "  Selected Cell brings them back."
     say "A kernel idle for 30 minutes with no notebook open on it is shut down (each holds about 1 GB)."
-    as_root=(); [[ $(id -u) == 0 ]] && as_root=(--allow-root) # e.g. in a container
     cd "$mine" && exec "$venv/bin/jupyter" lab --ip=127.0.0.1 --no-browser --notebook-dir="$mine" "${as_root[@]}" \
       --MappingKernelManager.cull_idle_timeout=1800 --MappingKernelManager.cull_interval=300 ;;
-  *) echo "usage: scripts/notebooks.sh run|launch|book" >&2; exit 2 ;;
+  lab-check)
+    shift || true
+    lab_check "$@" ;;
+  *) echo "usage: scripts/notebooks.sh run|launch|book|lab-check [NOTEBOOK...]" >&2; exit 2 ;;
 esac

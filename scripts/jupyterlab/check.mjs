@@ -1,0 +1,208 @@
+// Part of `make test` (scripts/notebooks.sh lab-check): two notebooks opened in JupyterLab in headless
+// Chromium, as a learner opens them, driven by playwright-core (pinned in package-lock.json).
+//
+//   node check.mjs URL TOKEN FOLDER SHOTS FIRST SECOND
+//
+// URL and TOKEN reach a JupyterLab serving FOLDER, a scratch copy of notebooks/. Both notebooks are
+// opened, and Run > Run All Cells is clicked in one and then the other, so their kernels run together.
+// Then each is saved with Ctrl+S and the saved file is read back: every code cell has run (an execution
+// count) and none holds an error. Every picture in the outputs must carry a <title> and its text must
+// appear in the picture (plotters draws it as the caption). A screenshot of each notebook's first
+// picture goes to SHOTS/NAME.png. Last, Stop (the toolbar's square) is pressed while Run All Above
+// Selected Cell re-runs FIRST: the kernel must be idle again, and after Run All Above Selected Cell the
+// last cell must run without an error, as the README tells a learner. Stop pressed once more with no cell
+// running must still forget the variables (the last cell, run alone, fails), and Run All Above Selected
+// Cell must bring them back again. The kernels are then shut down.
+// Prints one line per step; exits 1 with the reason on the first thing that is wrong.
+import fs from "node:fs";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const [url, token, folder, shots, ...names] = process.argv.slice(2);
+const RUN_ALL_SECONDS = 900; // both notebooks together, on 2 cores; each alone takes under a minute
+const say = (text) => console.log(`[jupyterlab] ${text}`);
+const fail = (text) => {
+  console.log(`[jupyterlab] FAILED ${text}`);
+  process.exit(1);
+};
+
+async function api(route, method = "GET") {
+  const response = await fetch(`${url}/api/${route}`, { method, headers: { Authorization: `token ${token}` } });
+  if (!response.ok) fail(`${method} /api/${route}: HTTP ${response.status}`);
+  return method === "GET" ? response.json() : null;
+}
+
+// Shut every kernel down as the Kernel menu does, before JupyterLab itself is stopped: a kernel shut
+// down so removes its copy of the warmed build (scripts/kernel.py); one killed with its server cannot.
+async function shutDownKernels() {
+  const sessions = await api("sessions");
+  for (const session of sessions) await api(`sessions/${session.id}`, "DELETE");
+  await until("the kernels to shut down", 60, async () => (await api("kernels")).length === 0);
+  say(`${sessions.length} kernels shut down`);
+}
+
+// The kernel behind a notebook, as the server sees it: "starting", "busy" or "idle".
+async function kernelState(name) {
+  const sessions = await api("sessions");
+  const session = sessions.find((s) => s.path === name);
+  return session ? session.kernel.execution_state : "no session";
+}
+
+async function until(what, seconds, test) {
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    if (await test()) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  fail(`${what}: not within ${seconds} s`);
+}
+
+async function menu(page, top, item) {
+  await page.locator(".lm-MenuBar-itemLabel", { hasText: new RegExp(`^${top}$`) }).click();
+  await page.locator(".lm-Menu-itemLabel", { hasText: new RegExp(`^${item}$`) }).first().click();
+}
+
+// Finished: no cell waits or runs ([*]) and the kernel has been idle for three seconds running.
+async function finished(page, name) {
+  let idleFor = 0;
+  await until(`${name}: Run All to finish`, RUN_ALL_SECONDS, async () => {
+    const running = await page.locator(".jp-InputPrompt", { hasText: "[*]" }).count();
+    idleFor = running === 0 && (await kernelState(name)) === "idle" ? idleFor + 1 : 0;
+    return idleFor >= 3;
+  });
+}
+
+// Each notebook in a browser window of its own, with a workspace (JupyterLab's layout) of its own, so
+// that neither window restores the other's notebook beside its own.
+async function open(browser, name, window) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  await page.goto(`${url}/lab/workspaces/check-${window}/tree/${encodeURIComponent(name)}?reset&token=${token}`);
+  await page.locator(".jp-Notebook .jp-Cell").first().waitFor({ timeout: 120_000 });
+  // JupyterLab asks once whether to fetch its news; a learner says no, and the question covers outputs.
+  const news = page.getByText("Would you like to get notified about official Jupyter news?");
+  if (await news.waitFor({ timeout: 5000 }).then(() => true, () => false))
+    await page.getByRole("button", { name: "No", exact: true }).click();
+  await until(`${name}: its kernel to start`, 180, async () => (await kernelState(name)) === "idle");
+  say(`${name}: opened, kernel idle`);
+  return { page, errors, name };
+}
+
+// The saved file, read from disk: what a learner keeps.
+function saved(name) {
+  const nb = JSON.parse(fs.readFileSync(path.join(folder, name), "utf8"));
+  const code = nb.cells.filter((c) => c.cell_type === "code");
+  const notRun = code.filter((c) => c.execution_count == null).length;
+  const errors = code.flatMap((c) => c.outputs).filter((o) => o.output_type === "error");
+  const html = code.flatMap((c) => c.outputs).map((o) => [].concat(o.data?.["text/html"] ?? []).join(""));
+  return { code: code.length, notRun, errors, pictures: html.join("").match(/<svg[\s>]/g)?.length ?? 0 };
+}
+
+// Ctrl+S, then the file as saved (once its modification time moves).
+async function saveAndRead(page, name) {
+  const file = path.join(folder, name);
+  const before = fs.statSync(file).mtimeMs;
+  await page.keyboard.press("Control+s");
+  await until(`${name}: saved`, 30, async () => fs.statSync(file).mtimeMs !== before);
+  await new Promise((r) => setTimeout(r, 500)); // the server writes the file whole, but give it a moment
+  return JSON.parse(fs.readFileSync(file, "utf8"));
+}
+
+// The errors the last code cell of a saved notebook holds, as "name: value" lines.
+function lastCellErrors(nb) {
+  const cell = nb.cells.filter((c) => c.cell_type === "code").at(-1);
+  return cell.outputs.filter((o) => o.output_type === "error").map((o) => `${o.ename}: ${o.evalue}`.trim());
+}
+
+async function checkPictures({ page, name }) {
+  const pictures = await page.locator(".jp-OutputArea-output svg:not(svg svg)").evaluateAll((svgs) =>
+    svgs
+      .filter((s) => s.getBoundingClientRect().width > 100) // pictures, not icons
+      .map((s) => ({
+        title: s.querySelector(":scope > title")?.textContent.trim() ?? "",
+        text: [...s.querySelectorAll("text")].map((t) => t.textContent).join(" "),
+      })),
+  );
+  for (const [i, p] of pictures.entries()) {
+    if (!p.title) fail(`${name}: picture ${i + 1} has no <title> (its text: ${p.text.slice(0, 80)})`);
+    if (!p.text.replace(/\s+/g, " ").includes(p.title.replace(/\s+/g, " ")))
+      fail(`${name}: picture ${i + 1}'s title "${p.title}" is not drawn in it`);
+  }
+  return pictures.length;
+}
+
+async function screenshot({ page, name }) {
+  const first = page.locator(".jp-OutputArea-output svg:not(svg svg)").first();
+  if ((await first.count()) > 0) {
+    await first.scrollIntoViewIfNeeded();
+    await first.waitFor({ state: "visible" });
+    await page.waitForTimeout(1000); // the cells around it are drawn as they scroll into view
+  }
+  const file = path.join(shots, name.replace(/\.ipynb$/, ".png"));
+  await page.screenshot({ path: file });
+  return file;
+}
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync"],
+});
+try {
+  const tabs = [];
+  for (const [i, name] of names.entries()) tabs.push(await open(browser, name, i + 1));
+  const began = Date.now();
+  for (const tab of tabs) await menu(tab.page, "Run", "Run All Cells");
+  for (const tab of tabs) await finished(tab.page, tab.name);
+  say(`${names.join(" and ")}: Run All in both at once, finished in ${Math.round((Date.now() - began) / 1000)} s`);
+  for (const tab of tabs) {
+    await tab.page.locator(".jp-Notebook").click({ position: { x: 5, y: 5 } }); // focus the notebook, not a cell's editor
+    await tab.page.keyboard.press("Control+s");
+    await until(`${tab.name}: saved`, 30, async () => saved(tab.name).notRun === 0);
+    const file = saved(tab.name);
+    if (file.errors.length) fail(`${tab.name}: saved with an error: ${file.errors[0].ename}: ${file.errors[0].evalue}`);
+    const shown = await checkPictures(tab);
+    if (shown < file.pictures) fail(`${tab.name}: ${file.pictures} pictures saved, ${shown} shown with their title`);
+    if (tab.errors.length) fail(`${tab.name}: the page's script failed: ${tab.errors[0]}`);
+    say(`${tab.name}: saved, ${file.code} code cells run, no error, ${shown} pictures each with its title; ${await screenshot(tab)}`);
+  }
+  // Stop while the first notebook's cells run again (Run All Above Selected Cell, from its last cell).
+  const { page, name } = tabs[0];
+  const last = page.locator(".jp-CodeCell").last();
+  const runLast = async (item) => {
+    await last.locator(".jp-InputArea-prompt").click();
+    await menu(page, "Run", item);
+    await finished(page, name);
+  };
+  await last.locator(".jp-InputArea-prompt").click();
+  await menu(page, "Run", "Run All Above Selected Cell");
+  await until(`${name}: the cells to start`, 30, async () => (await kernelState(name)) === "busy");
+  await page.waitForTimeout(2000);
+  if ((await kernelState(name)) !== "busy") fail(`${name}: the cells ended before Stop could be pressed`);
+  const stop = page.locator('jp-button[data-command="notebook:interrupt-kernel"], button[data-command="notebook:interrupt-kernel"]').first();
+  await stop.click();
+  await finished(page, name); // the cells queued behind the stopped one still run
+  say(`${name}: Stop pressed while a cell ran; the kernel is idle again`);
+  await runLast("Run All Above Selected Cell");
+  await runLast("Run Selected Cell and Do not Advance"); // at the last cell, plain Run adds a cell below
+  const restored = lastCellErrors(await saveAndRead(page, name));
+  if (restored.length) fail(`${name}: after Stop and Run All Above, the last cell fails: ${restored[0]}`);
+  say(`${name}: after Run All Above Selected Cell the last cell runs again without an error`);
+  // As the README says: Stop ends the process that holds the variables even when no cell runs, so the
+  // last cell, run on its own, fails.
+  await stop.click();
+  await finished(page, name);
+  await runLast("Run Selected Cell and Do not Advance"); // at the last cell, plain Run adds a cell below
+  const stopped = lastCellErrors(await saveAndRead(page, name));
+  if (!stopped.length) fail(`${name}: after Stop with no cell running, the last cell still ran: Stop kept the variables`);
+  say(`${name}: after Stop with no cell running, the last cell fails: ${stopped[0]}`);
+  await runLast("Run All Above Selected Cell");
+  await runLast("Run Selected Cell and Do not Advance");
+  const again = lastCellErrors(await saveAndRead(page, name));
+  if (again.length) fail(`${name}: after Stop and Run All Above, the last cell still fails: ${again[0]}`);
+  say(`${name}: and after Run All Above Selected Cell it runs again without an error`);
+} finally {
+  await browser.close();
+  await shutDownKernels();
+}
