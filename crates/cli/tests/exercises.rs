@@ -239,15 +239,24 @@ fn a_learner_who_makes_the_same_mistake_again_is_told_how_often_and_which_hint_t
     std::fs::write(dir.join(".progress.json"), "{\"layer_norm\": \"failed\", \"causal_mask\": \"passed\"}\n").unwrap();
     let (_, out, _) = anatomy(&dir, &["exercises", "list"]);
     assert!(out.contains("1 of 18 done"), "{out}");
-    let wrong = project_root().join("tests/exercise-mistakes/layer_norm/unbiased_variance.rs");
-    std::fs::copy(&wrong, dir.join("layer_norm.rs")).unwrap();
+    let wrong = std::fs::read_to_string(project_root().join("tests/exercise-mistakes/layer_norm/unbiased_variance.rs"))
+        .unwrap();
     let levels = find("layer_norm").unwrap().hint_levels().len();
     let mut said = Vec::new();
-    for _ in 0..3 {
+    // Three attempts, each a new version of the file with the same mistake; the first is checked twice
+    // unchanged, which is still one attempt.
+    for attempt in 0..3 {
+        std::fs::write(dir.join("layer_norm.rs"), format!("{wrong}\n// attempt {attempt}\n")).unwrap();
         let (code, out, _) = anatomy(&dir, &["exercises", "check", "layer_norm"]);
         assert_eq!(code, Some(1), "{out}");
         said.push(out.lines().find(|l| l.contains("again:")).map(|l| l.trim().to_string()));
+        if attempt == 0 {
+            let (_, out, _) = anatomy(&dir, &["exercises", "check", "layer_norm"]);
+            assert!(!out.contains("again:"), "the same file checked again is not a new attempt: {out}");
+        }
     }
+    let (_, out, _) = anatomy(&dir, &["exercises", "check", "layer_norm"]);
+    assert!(out.contains("again: 2 times before"), "checked unchanged, the third attempt says the same: {out}");
     assert_eq!(said[0], None, "the first time is not a repeat");
     let second = said[1].as_deref().unwrap_or_default();
     assert!(second.starts_with("`unbiased_variance` again: once before"), "{said:?}");

@@ -3,8 +3,9 @@
 //!
 //! Progress is the status of each exercise's last grading, kept in `exercises/.progress.json` (git-ignored):
 //! `anatomy exercises list` shows it without grading anything, and `watch` starts at the first exercise
-//! that has not passed. Beside each status, how many gradings ended in each named mistake: a learner who
-//! makes the same one again is told so, and which hint to read next.
+//! that has not passed. Beside each status, how many attempts ended in each named mistake: a learner who
+//! makes the same one again is told so, and which hint to read next. An attempt is a version of the file:
+//! checking an unchanged file again (or saving it unchanged in watch mode) does not count twice.
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
@@ -19,13 +20,15 @@ pub fn progress_file() -> PathBuf {
     super::exercises_dir().join(".progress.json")
 }
 
-/// What is kept of one exercise: the status of its last grading and, per mistake id, how many gradings
-/// ended in that mistake.
+/// What is kept of one exercise: the status of its last grading, per mistake id how many attempts ended
+/// in that mistake, and a fingerprint (MD5) of the file last graded, so that the same file is one attempt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     pub status: Status,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mistakes: BTreeMap<String, usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<String>,
 }
 
 /// An entry as a progress file may hold it: today's, or the bare status that files before mistakes were
@@ -45,7 +48,7 @@ pub fn entries() -> BTreeMap<String, Entry> {
         .into_iter()
         .map(|(name, s)| match s {
             Stored::Entry(e) => (name, e),
-            Stored::Status(status) => (name, Entry { status, mistakes: BTreeMap::new() }),
+            Stored::Status(status) => (name, Entry { status, mistakes: BTreeMap::new(), last: None }),
         })
         .collect()
 }
@@ -63,25 +66,42 @@ pub struct Repeat {
     pub earlier: usize,
 }
 
-/// Remembers the outcomes of grading the student's own files, counting each named mistake; returns the
-/// named mistakes that earlier gradings had made too.
+/// Remembers the outcomes of grading the student's own files, counting each named mistake once per
+/// version of the file; returns the named mistakes that earlier attempts had made too.
 pub fn record(outcomes: &[Outcome]) -> Result<Vec<Repeat>> {
     let mut progress = entries();
     let mut repeats = Vec::new();
     for o in outcomes {
-        let entry = progress.entry(o.name.to_string()).or_insert(Entry { status: o.status, mistakes: BTreeMap::new() });
+        let fingerprint =
+            super::find(o.name).ok().and_then(|e| fs::read(e.file()).ok()).map(|bytes| fingerprint(&bytes));
+        let entry = progress.entry(o.name.to_string()).or_insert(Entry {
+            status: o.status,
+            mistakes: BTreeMap::new(),
+            last: None,
+        });
+        let same_file = fingerprint.is_some() && entry.last == fingerprint;
         entry.status = o.status;
+        entry.last = fingerprint;
         if let Some(id) = &o.mistake {
             let count = entry.mistakes.entry(id.clone()).or_default();
-            let named = super::mistakes::NAMED.iter().any(|n| n.exercise == o.name && n.id == *id);
-            if named && *count > 0 {
-                repeats.push(Repeat { exercise: o.name, mistake: id.clone(), earlier: *count });
+            if !same_file {
+                *count += 1;
             }
-            *count += 1;
+            let named = super::mistakes::NAMED.iter().any(|n| n.exercise == o.name && n.id == *id);
+            // This attempt is counted: the ones before it are the rest.
+            if named && *count > 1 {
+                repeats.push(Repeat { exercise: o.name, mistake: id.clone(), earlier: *count - 1 });
+            }
         }
     }
     save(&progress)?;
     Ok(repeats)
+}
+
+/// The MD5 of a file's bytes, in hex: enough to tell one version of a learner's file from another.
+fn fingerprint(bytes: &[u8]) -> String {
+    use md5::{Digest, Md5};
+    format!("{:x}", Md5::digest(bytes))
 }
 
 impl Repeat {
