@@ -6,12 +6,11 @@ use anatomy_exercises::class::{check_output_folder, chosen, students, Class};
 use anatomy_exercises::course::{self, Course};
 use anatomy_exercises::gradebook::write_whole;
 use anatomy_exercises::grading;
-use anatomy_exercises::progress::{list_text, mark, relative};
+use anatomy_exercises::progress::{list_text, relative};
 use anatomy_exercises::sandbox::{self, Tier, Wanted};
-use anatomy_exercises::{self as exercises, progress, Outcome, Status};
+use anatomy_exercises::{self as exercises, progress};
 use anatomy_exercises::{report, similarity};
 use anyhow::Result;
-use serde::Serialize;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -85,6 +84,10 @@ enum Command {
         /// With --report: add the similarity report's pairs (see `similarity`).
         #[arg(long, requires = "report")]
         similarity: bool,
+        /// The due date (e.g. 2026-12-01T23:59:00Z): a student whose folder says they handed in later
+        /// (nbgrader's timestamp.txt) keeps the share of the points the course's [late] policy gives.
+        #[arg(long, value_name = "DATE", value_parser = course::parse_due)]
+        due: Option<course::OffsetDateTime>,
     },
     /// Make the class report again from saved grades (the JSON lines of `grade --json`), without grading:
     /// OUT/index.html, OUT/summary.json and each student's feedback.
@@ -135,14 +138,6 @@ fn sandbox_parser() -> impl clap::builder::TypedValueParser<Value = Wanted> {
         .map(|name| *Wanted::ALL.iter().find(|w| w.name() == name).expect("clap accepted only these names"))
 }
 
-#[derive(Serialize)]
-struct Report {
-    solutions: bool,
-    passed: usize,
-    total: usize,
-    exercises: Vec<Outcome>,
-}
-
 /// Returns whether everything asked for succeeded (the caller turns that into the exit code).
 pub fn run(args: Args) -> Result<bool> {
     match args.command {
@@ -178,11 +173,12 @@ pub fn run(args: Args) -> Result<bool> {
             no_sandbox,
             report,
             similarity,
+            due,
         } => {
             let chosen = chosen(&only)?;
             let course = Course::load(&course.unwrap_or_else(course::default_file))?;
             let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
-            let class = Class { chosen, course, tier, time_limit: Duration::from_secs(time_limit) };
+            let class = Class { chosen, course, tier, time_limit: Duration::from_secs(time_limit), due };
             let outputs =
                 Outputs { json, csv: csv.as_deref(), feedback: feedback.as_deref(), report: report.as_deref() };
             grade(&class, &submissions, outputs, similarity)
@@ -216,36 +212,14 @@ pub fn run(args: Args) -> Result<bool> {
 
 fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {
     let chosen = chosen(&name.into_iter().collect::<Vec<_>>())?;
-    let submissions = progress::to_check(&chosen, solutions)?;
-    let outcomes = grading::grade(&submissions)?;
+    let outcomes = grading::grade(&progress::to_check(&chosen, solutions)?)?;
     let repeats = if solutions { Vec::new() } else { progress::record(&outcomes)? };
-    let passed = outcomes.iter().filter(|o| o.status == Status::Passed).count();
-    let report = Report { solutions, passed, total: outcomes.len(), exercises: outcomes };
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print_report(&report, &repeats);
+    let report = progress::Checked::new(solutions, outcomes);
+    match json {
+        true => println!("{}", serde_json::to_string_pretty(&report)?),
+        false => print!("{}", report.text(&repeats)),
     }
     Ok(report.passed == report.total)
-}
-
-fn print_report(report: &Report, repeats: &[progress::Repeat]) {
-    let what = if report.solutions { "reference solutions" } else { "exercises" };
-    for o in &report.exercises {
-        let message = if o.status == Status::DoesNotCompile {
-            format!("does not compile:\n{}", o.message)
-        } else {
-            o.message.clone()
-        };
-        println!("{} {:<22} {message}", mark(Some(o.status)), o.name);
-        for r in repeats.iter().filter(|r| r.exercise == o.name) {
-            println!("  {}", r.words());
-        }
-    }
-    println!("{} of {} {what} passed", report.passed, report.total);
-    if let Some(o) = report.exercises.iter().find(|o| o.status != Status::Passed).filter(|_| !report.solutions) {
-        println!("{}", progress::next_line(exercises::find(o.name).expect("registered")));
-    }
 }
 
 /// What grading a class writes besides its table.

@@ -168,3 +168,118 @@ fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_
     assert!(err.contains("line 1 is not JSON"), "{err}");
     assert!(!nothing.exists());
 }
+
+/// A late policy with a due date: each student's hand-in time comes from nbgrader's `timestamp.txt` (at the
+/// top of their folder or one folder down); a late student keeps the policy's share of every point, in the
+/// JSON lines, the CSV, the feedback and the report, which lists who was late; a timestamp that is a link
+/// is not read. Without a policy, or with a due date that is not one, grading is refused in one line.
+#[test]
+fn late_hand_ins_keep_the_policys_share_and_the_report_lists_them() {
+    let dir = Scratch::new("class-late");
+    let class = dir.join("class");
+    let stamp = |student: &str, at: &str, text: &str| {
+        let folder = class.join(student).join(at);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("timestamp.txt"), text).unwrap();
+    };
+    for student in ["early", "two-days", "too-late", "no-time", "linked"] {
+        hand_in_solutions(&class.join(student));
+    }
+    stamp("early", "ps1", "2026-11-30 10:00:00.123456 UTC\n"); // nbgrader's submitted/STUDENT/ASSIGNMENT/
+    stamp("two-days", "", "2026-12-03 08:00:00 UTC"); // 32 hours late: two days begun
+    stamp("too-late", "", "2026-12-09T00:00:00Z"); // past max_days: nothing kept
+    std::fs::write(dir.join("early-stamp"), "2026-11-30 10:00:00 UTC").unwrap();
+    std::os::unix::fs::symlink(dir.join("early-stamp"), class.join("linked/timestamp.txt")).unwrap();
+    let course_text = std::fs::read_to_string(project_root().join("exercises/course.toml")).unwrap();
+    let course = dir.join("course.toml");
+    std::fs::write(&course, format!("{course_text}\n[late]\npenalty_per_day = 0.1\nmax_days = 3\n")).unwrap();
+    let (report, csv, feedback) = (dir.join("report"), dir.join("grades.csv"), dir.join("feedback"));
+    let grade = |extra: &[&str]| {
+        let mut args = vec!["exercises", "grade", class.to_str().unwrap(), "--only", "layer_norm", "--json"];
+        args.extend_from_slice(extra);
+        anatomy(&args)
+    };
+    let (code, out, err) = grade(&[
+        "--course",
+        course.to_str().unwrap(),
+        "--due",
+        "2026-12-01T23:59:00Z",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--feedback",
+        feedback.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let lines: BTreeMap<String, serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|l| (l["student"].as_str().unwrap().to_string(), l))
+        .collect();
+    let got: Vec<(&str, serde_json::Value, f64)> =
+        lines.iter().map(|(s, l)| (s.as_str(), l["days_late"].clone(), l["total_points"].as_f64().unwrap())).collect();
+    use serde_json::json;
+    assert_eq!(
+        got,
+        [
+            ("early", json!(0), 5.0),
+            ("linked", json!(null), 5.0),
+            ("no-time", json!(null), 5.0),
+            ("too-late", json!(8), 0.0),
+            ("two-days", json!(2), 4.0),
+        ]
+    );
+    assert_eq!(lines["early"]["handed_in"], "2026-11-30T10:00:00.123456Z");
+    assert_eq!(lines["two-days"]["points"]["layer_norm"], 4.0, "each exercise's points keep the share");
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let late = reader.headers().unwrap().iter().position(|h| h == "days late").expect("a days-late column");
+    let days: Vec<String> = reader.records().map(|r| r.unwrap()[late].to_string()).collect();
+    assert_eq!(days, ["0", "", "", "8", "2"]);
+    let two_days = std::fs::read_to_string(feedback.join("two-days.md")).unwrap();
+    assert!(two_days.contains("4 of 5 points") && two_days.contains("Submitted 2 days late: the course keeps 80 %"));
+    assert!(!std::fs::read_to_string(feedback.join("early.md")).unwrap().contains("late"));
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("summary.json")).unwrap()).unwrap();
+    let late = &summary["late"];
+    assert_eq!(late["due"], "2026-12-01T23:59:00Z");
+    assert_eq!(late["on_time"], 1);
+    let listed: Vec<(&str, u64, f64)> = late["late"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["student"].as_str().unwrap(), l["days"].as_u64().unwrap(), l["kept"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(listed, [("too-late", 8, 0.0), ("two-days", 2, 0.8)], "latest first");
+    assert_eq!(late["unknown"], json!(["linked", "no-time"]));
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(page.contains("<h2>Late hand-ins</h2>") && page.contains("1 on time, 2 late."), "{page}");
+
+    // Made again from the JSON lines with the same course file: the same summary.
+    let grades = dir.join("grades.jsonl");
+    std::fs::write(&grades, &out).unwrap();
+    let again = dir.join("again");
+    let (code, _, err) = anatomy(&[
+        "exercises",
+        "report",
+        grades.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--course",
+        course.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(report.join("summary.json")).unwrap(),
+        std::fs::read_to_string(again.join("summary.json")).unwrap()
+    );
+
+    // A due date without a policy, and a due date that is not a date: one line each, exit 1, nothing graded.
+    let (code, out, err) = grade(&["--due", "2026-12-01T23:59:00Z"]);
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains("--due needs a late policy: add a [late] table"), "{err}");
+    let (code, _, err) = grade(&["--course", course.to_str().unwrap(), "--due", "tomorrow"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("\"tomorrow\" is not a date") && err.lines().count() == 1, "{err}");
+}

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use time::OffsetDateTime;
 
 use super::course::Course;
 use super::gradebook::{write_whole, Gradebook, Row};
@@ -49,6 +50,9 @@ pub struct Class {
     pub tier: Tier,
     /// Wall time of one check.
     pub time_limit: Duration,
+    /// The due date, for the course's late policy: a student whose folder says they handed in later
+    /// (nbgrader's `timestamp.txt`) keeps the share of the points the policy gives.
+    pub due: Option<OffsetDateTime>,
 }
 
 /// A graded class: the rows of the students graded, in order, and — when the grader itself failed (not a
@@ -62,12 +66,15 @@ pub struct Graded {
 impl Class {
     /// The gradebook that turns this class's rows into text.
     pub fn book(&self) -> Gradebook<'_> {
-        Gradebook { chosen: &self.chosen, course: &self.course, tier: &self.tier }
+        Gradebook { chosen: &self.chosen, course: &self.course, tier: &self.tier, due: self.due }
     }
 
     /// Grades every student under `submissions`; `progress(graded, of)` is told after each one. A file a
     /// student did not hand in is graded as the untouched stub.
     pub fn grade(&self, submissions: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Graded> {
+        if self.due.is_some() && self.course.late.is_none() {
+            bail!("--due needs a late policy: add a [late] table (penalty_per_day, max_days) to the course file");
+        }
         let (who, folders): (Vec<String>, Vec<PathBuf>) = students(submissions)?.into_iter().unzip();
         let units = folders
             .iter()
@@ -85,7 +92,10 @@ impl Class {
         let rows = who
             .into_iter()
             .zip(graded.units)
-            .filter_map(|(student, outcomes)| Some(Row { student, outcomes: outcomes? }))
+            .zip(&folders)
+            .filter_map(|((student, outcomes), folder)| {
+                Some(Row { student, outcomes: outcomes?, handed_in: super::handin::handed_in(folder) })
+            })
             .collect();
         Ok(Graded { rows, failure: graded.failure, students: total })
     }

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
+pub use time::OffsetDateTime;
 
 use super::{Outcome, Status, EXERCISES};
 
@@ -23,8 +24,9 @@ pub struct Course {
     pub late: Option<Late>,
 }
 
-/// A late policy (`[late]` in the course file), applied where the platform gives a due date
-/// (Gradescope's `submission_metadata.json`):
+/// A late policy (`[late]` in the course file), applied where a due date and the hand-in's time are known:
+/// Gradescope's `submission_metadata.json`, or a class graded with `--due` whose folders carry nbgrader's
+/// `timestamp.txt`:
 ///
 /// ```toml
 /// [late]
@@ -49,6 +51,49 @@ impl Late {
             (1.0 - self.penalty_per_day * days as f64).max(0.0)
         }
     }
+
+    /// Whole days, rounded up, from the due date to a hand-in: 0 when on time.
+    pub fn days(handed_in: OffsetDateTime, due: OffsetDateTime) -> u32 {
+        let seconds = (handed_in - due).whole_seconds();
+        if seconds <= 0 {
+            0
+        } else {
+            (seconds as u64).div_ceil(86_400).min(u32::MAX as u64) as u32
+        }
+    }
+
+    /// What a student handed in `days` late reads (after their points).
+    pub fn words(&self, days: u32) -> String {
+        format!(
+            "Submitted {days} day{} late: the course keeps {:.0} % of the points (a {:.0} % penalty per day, \
+             nothing after {} days).",
+            if days == 1 { "" } else { "s" },
+            self.kept(days) * 100.0,
+            self.penalty_per_day * 100.0,
+            self.max_days
+        )
+    }
+}
+
+/// A point in time as a due date or a hand-in time is written: RFC 3339 (`2026-12-01T23:59:00Z`), or as
+/// nbgrader's `timestamp.txt` holds it (`2026-12-01 23:59:00.123456 UTC`, the fraction optional).
+pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
+    let text = text.trim();
+    let rfc3339 = |t: &str| OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).ok();
+    rfc3339(text).or_else(|| {
+        let (moment, zone) = text.rsplit_once(' ')?;
+        (zone == "UTC").then(|| rfc3339(&format!("{}Z", moment.replacen(' ', "T", 1))))?
+    })
+}
+
+/// A due date as `--due` takes it, or the one-line reason it is not one.
+pub fn parse_due(text: &str) -> Result<OffsetDateTime, String> {
+    parse_time(text).ok_or_else(|| format!("{text:?} is not a date: write it as RFC 3339, e.g. 2026-12-01T23:59:00Z"))
+}
+
+/// A point in time written as RFC 3339, as the JSON lines keep it.
+pub fn format_time(t: OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339).expect("a date within RFC 3339's years")
 }
 
 #[derive(Deserialize)]
@@ -107,5 +152,40 @@ impl Course {
             }
             _ => 0.0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_as_rfc_3339_or_as_nbgrader_writes_them() {
+        let at = |t: &str| parse_time(t).map(format_time);
+        assert_eq!(at("2026-12-01T23:59:00Z").as_deref(), Some("2026-12-01T23:59:00Z"));
+        assert_eq!(at("2026-12-01T23:59:00+01:00").as_deref(), Some("2026-12-01T23:59:00+01:00"));
+        assert_eq!(at("2026-12-01 23:59:00.250000 UTC\n").as_deref(), Some("2026-12-01T23:59:00.25Z"));
+        assert_eq!(at("2026-12-01 23:59:00 UTC").as_deref(), Some("2026-12-01T23:59:00Z"));
+        for wrong in ["2026-12-01 23:59:00 EST", "tomorrow", "", "2026-13-01T00:00:00Z", "2026-12-01"] {
+            assert_eq!(at(wrong), None, "{wrong:?}");
+        }
+        assert!(parse_due("tomorrow").unwrap_err().contains("e.g. 2026-12-01T23:59:00Z"));
+    }
+
+    #[test]
+    fn a_day_begun_late_counts_whole_and_the_policy_keeps_its_share() {
+        let due = parse_time("2026-12-01T23:59:00Z").unwrap();
+        let days = |t: &str| Late::days(parse_time(t).unwrap(), due);
+        assert_eq!(days("2026-11-01T00:00:00Z"), 0);
+        assert_eq!(days("2026-12-01T23:59:00Z"), 0, "on the minute is on time");
+        assert_eq!(days("2026-12-01T23:59:01Z"), 1);
+        assert_eq!(days("2026-12-02T23:59:00Z"), 1);
+        assert_eq!(days("2026-12-02T23:59:01Z"), 2);
+        let policy = Late { penalty_per_day: 0.25, max_days: 3 };
+        assert_eq!([0, 1, 3, 4].map(|d| policy.kept(d)), [1.0, 0.75, 0.25, 0.0]);
+        assert_eq!(
+            policy.words(1),
+            "Submitted 1 day late: the course keeps 75 % of the points (a 25 % penalty per day, nothing after 3 days)."
+        );
     }
 }

@@ -5,15 +5,18 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::course::Course;
+use time::OffsetDateTime;
+
+use super::course::{self, Course};
 use super::sandbox::Tier;
 use super::{find, mistakes, Exercise, Outcome, Status};
 
-/// One student's grades.
+/// One student's grades, and when they handed in, where the class folder says (nbgrader's `timestamp.txt`).
 #[derive(Debug, Clone)]
 pub struct Row {
     pub student: String,
     pub outcomes: Vec<Outcome>,
+    pub handed_in: Option<OffsetDateTime>,
 }
 
 impl Row {
@@ -23,17 +26,38 @@ impl Row {
     }
 }
 
-/// What a class was graded on: the exercises, their points and the sandbox.
+/// What a class was graded on: the exercises, their points, the sandbox and the due date, when one was
+/// given (with the course's late policy, a student handed in late keeps a share of every point).
 pub struct Gradebook<'a> {
     pub chosen: &'a [&'static Exercise],
     pub course: &'a Course,
     pub tier: &'a Tier,
+    pub due: Option<OffsetDateTime>,
 }
 
 impl Gradebook<'_> {
+    /// How many days (rounded up) after the due date the student handed in: `None` without a due date or
+    /// without the student's hand-in time.
+    pub fn days_late(&self, row: &Row) -> Option<u32> {
+        Some(course::Late::days(row.handed_in?, self.due?))
+    }
+
+    /// The share of the points a student keeps under the course's late policy (1 when on time or unknown).
+    pub fn kept(&self, row: &Row) -> f64 {
+        match (self.course.late, self.days_late(row)) {
+            (Some(policy), Some(days)) => policy.kept(days),
+            _ => 1.0,
+        }
+    }
+
+    /// What one of a student's outcomes earns, after the late penalty (to a hundredth of a point).
+    pub fn earned(&self, row: &Row, o: &Outcome) -> f64 {
+        (self.course.earned(o) * self.kept(row) * 100.0).round() / 100.0
+    }
+
     /// A student's points.
     pub fn total(&self, row: &Row) -> f64 {
-        row.outcomes.iter().map(|o| self.course.earned(o)).sum()
+        row.outcomes.iter().map(|o| self.earned(row, o)).sum()
     }
 
     /// The most a student can earn.
@@ -89,7 +113,7 @@ impl Gradebook<'_> {
         let mut earned = serde_json::Map::new();
         for o in &row.outcomes {
             object.insert(o.name.into(), o.status.words().into());
-            earned.insert(o.name.into(), self.course.earned(o).into());
+            earned.insert(o.name.into(), self.earned(row, o).into());
         }
         object.insert("passed".into(), row.passed().into());
         object.insert("total".into(), row.outcomes.len().into());
@@ -98,6 +122,11 @@ impl Gradebook<'_> {
         object.insert("max_points".into(), self.max_total().into());
         object.insert("sandbox".into(), (*self.tier != Tier::None).into());
         object.insert("sandbox_tier".into(), self.tier.name().into());
+        if let Some(due) = self.due {
+            object.insert("due".into(), course::format_time(due).into());
+            object.insert("handed_in".into(), row.handed_in.map(course::format_time).into());
+            object.insert("days_late".into(), self.days_late(row).into());
+        }
         let messages: serde_json::Map<String, serde_json::Value> = row
             .outcomes
             .iter()
@@ -119,13 +148,19 @@ impl Gradebook<'_> {
         let mut writer = csv::Writer::from_writer(Vec::new());
         let mut header = vec!["student".to_string()];
         header.extend(self.chosen.iter().map(|e| e.name.to_string()));
+        if self.due.is_some() {
+            header.push("days late".into());
+        }
         header.push("total".into());
         header.push("notes".into());
         writer.write_record(&header)?;
         for row in rows {
             // The student's name is the one cell a student chooses: never a formula (see spreadsheet_cell).
             let mut record = vec![spreadsheet_cell(&row.student).into_owned()];
-            record.extend(row.outcomes.iter().map(|o| points(self.course.earned(o))));
+            record.extend(row.outcomes.iter().map(|o| points(self.earned(row, o))));
+            if self.due.is_some() {
+                record.push(self.days_late(row).map(|d| d.to_string()).unwrap_or_default());
+            }
             record.push(points(self.total(row)));
             // What went wrong, exercise by exercise: "layer_norm: unbiased_variance; causal_mask: timed_out".
             let notes: Vec<String> =
@@ -153,9 +188,12 @@ impl Gradebook<'_> {
                 "| `{}` | {} | {}/{} |\n",
                 o.name,
                 o.status.words(),
-                points(self.course.earned(o)),
+                points(self.earned(row, o)),
                 points(self.course.max(o.name))
             );
+        }
+        if let (Some(policy), Some(days)) = (self.course.late, self.days_late(row).filter(|&d| d > 0)) {
+            text += &format!("\n{}\n", policy.words(days));
         }
         for o in row.outcomes.iter().filter(|o| o.status != Status::Passed) {
             text += &format!("\n## `{}`: {}\n\n", o.name, o.status.words());
@@ -195,7 +233,8 @@ impl Row {
                 mistake: text("mistakes"),
             });
         }
-        Ok(Row { student, outcomes })
+        let handed_in = line.get("handed_in").and_then(|v| v.as_str()).and_then(course::parse_time);
+        Ok(Row { student, outcomes, handed_in })
     }
 }
 

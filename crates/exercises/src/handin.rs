@@ -130,6 +130,25 @@ pub fn read_code(path: &Path, e: &crate::Exercise) -> Result<Vec<u8>, String> {
     }
 }
 
+/// When the student handed in, where the folder says: nbgrader's `timestamp.txt`, at the top of the student's
+/// folder or one folder down (`submitted/STUDENT/ASSIGNMENT/timestamp.txt`); the latest if several folders
+/// have one. `None` when no such file can be read as a time (read as any hand-in is: no link followed).
+pub fn handed_in(student: &Path) -> Option<time::OffsetDateTime> {
+    let at = |dir: &Path| {
+        let bytes = read_limited(&dir.join("timestamp.txt"), 256).ok()?;
+        crate::course::parse_time(std::str::from_utf8(&bytes).ok()?)
+    };
+    let mut folders = vec![student.to_path_buf()];
+    if let Ok(entries) = std::fs::read_dir(student) {
+        folders.extend(
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())),
+        );
+    }
+    folders.iter().filter_map(|dir| at(dir)).max()
+}
+
 /// The bytes of a handed-in file, or the one-line reason it is refused (a link, not a regular file, too
 /// large, unreadable).
 pub fn read(path: &Path) -> Result<Vec<u8>, String> {

@@ -98,6 +98,44 @@ pub fn record(outcomes: &[Outcome]) -> Result<Vec<Repeat>> {
     Ok(repeats)
 }
 
+/// What `anatomy exercises check` reports: each exercise's outcome, and how many passed (as `--json` prints it).
+#[derive(Debug, Serialize)]
+pub struct Checked {
+    pub solutions: bool,
+    pub passed: usize,
+    pub total: usize,
+    pub exercises: Vec<Outcome>,
+}
+
+impl Checked {
+    pub fn new(solutions: bool, outcomes: Vec<Outcome>) -> Checked {
+        let passed = outcomes.iter().filter(|o| o.status == Status::Passed).count();
+        Checked { solutions, passed, total: outcomes.len(), exercises: outcomes }
+    }
+
+    /// The report as a learner reads it: a line per exercise (with the mistakes made again), the count,
+    /// and what to do next.
+    pub fn text(&self, repeats: &[Repeat]) -> String {
+        let what = if self.solutions { "reference solutions" } else { "exercises" };
+        let mut text = String::new();
+        for o in &self.exercises {
+            let message = match o.status {
+                Status::DoesNotCompile => format!("does not compile:\n{}", o.message),
+                _ => o.message.clone(),
+            };
+            text += &format!("{} {:<22} {message}\n", mark(Some(o.status)), o.name);
+            for r in repeats.iter().filter(|r| r.exercise == o.name) {
+                text += &format!("  {}\n", r.words());
+            }
+        }
+        text += &format!("{} of {} {what} passed\n", self.passed, self.total);
+        if let Some(o) = self.exercises.iter().find(|o| o.status != Status::Passed).filter(|_| !self.solutions) {
+            text += &format!("{}\n", next_line(super::find(o.name).expect("registered")));
+        }
+        text
+    }
+}
+
 /// The MD5 of a file's bytes, in hex: enough to tell one version of a learner's file from another.
 fn fingerprint(bytes: &[u8]) -> String {
     use md5::{Digest, Md5};

@@ -37,6 +37,8 @@ pub struct Summary {
     pub stops: Vec<Mistake>,
     /// Pairs of students whose files matched, when the similarity report was asked for.
     pub similarity: Option<Vec<Similar>>,
+    /// Who handed in late, when the course has a late policy.
+    pub late: Option<Lateness>,
     /// Each student's file of feedback, relative to the report's folder.
     pub feedback: Vec<(String, String)>,
 }
@@ -70,6 +72,30 @@ pub struct Mistake {
     pub words: String,
     pub message: Option<String>,
     pub hint: Option<String>,
+}
+
+/// Late hand-ins under the course's policy: on time, late (with what they keep), and unknown (no hand-in
+/// time in the student's folder).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lateness {
+    /// The due date the class was graded against (RFC 3339), if one was given (`grade --due`).
+    pub due: Option<String>,
+    pub penalty_per_day: f64,
+    pub max_days: u32,
+    pub on_time: usize,
+    /// The students handed in after the due date, latest first.
+    pub late: Vec<LateHandIn>,
+    /// The students whose folder gives no hand-in time (no nbgrader `timestamp.txt`).
+    pub unknown: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LateHandIn {
+    pub student: String,
+    pub handed_in: String,
+    pub days: u32,
+    /// The share of the points kept.
+    pub kept: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,6 +198,28 @@ impl Summary {
                 })
                 .collect()
         });
+        let late = book.course.late.map(|policy| {
+            let mut late: Vec<LateHandIn> = rows
+                .iter()
+                .filter_map(|r| {
+                    let days = book.days_late(r).filter(|&d| d > 0)?;
+                    let handed_in = super::course::format_time(r.handed_in?);
+                    Some(LateHandIn { student: r.student.clone(), handed_in, days, kept: round(book.kept(r)) })
+                })
+                .collect();
+            late.sort_by(|a, b| b.handed_in.cmp(&a.handed_in));
+            Lateness {
+                due: book.due.map(super::course::format_time),
+                penalty_per_day: policy.penalty_per_day,
+                max_days: policy.max_days,
+                on_time: rows.iter().filter(|r| book.days_late(r) == Some(0)).count(),
+                late,
+                unknown: match book.due {
+                    Some(_) => rows.iter().filter(|r| r.handed_in.is_none()).map(|r| r.student.clone()).collect(),
+                    None => Vec::new(),
+                },
+            }
+        });
         Summary {
             students: n,
             exercises: book.chosen.iter().map(|e| e.name.to_string()).collect(),
@@ -181,6 +229,7 @@ impl Summary {
             mistakes: named,
             stops,
             similarity,
+            late,
             feedback: rows
                 .iter()
                 .map(|r| (r.student.clone(), format!("feedback/{}.md", file_name(&r.student))))
@@ -189,10 +238,19 @@ impl Summary {
     }
 }
 
-/// A graded class read back from the JSON lines of `anatomy exercises grade --json`: the exercises graded
-/// (those the first line names, in course order), the sandbox's tier (by name: all a line keeps) and the
-/// rows. A line that is not a grading's is refused with its number.
-pub fn read_lines(text: &str) -> Result<(Vec<&'static Exercise>, Tier, Vec<Row>)> {
+/// A graded class as the JSON lines of `anatomy exercises grade --json` keep it.
+pub struct Saved {
+    /// The exercises graded: those the first line names, in course order.
+    pub chosen: Vec<&'static Exercise>,
+    /// The sandbox's tier, by name (all a line keeps).
+    pub tier: Tier,
+    /// The due date, when the class was graded with one.
+    pub due: Option<time::OffsetDateTime>,
+    pub rows: Vec<Row>,
+}
+
+/// A graded class read back from its JSON lines. A line that is not a grading's is refused with its number.
+pub fn read_lines(text: &str) -> Result<Saved> {
     let lines: Vec<(usize, serde_json::Value)> = text
         .lines()
         .enumerate()
@@ -219,7 +277,8 @@ pub fn read_lines(text: &str) -> Result<(Vec<&'static Exercise>, Tier, Vec<Row>)
         .iter()
         .map(|(n, line)| Row::from_json(line, &chosen).with_context(|| format!("line {n}")))
         .collect::<Result<_>>()?;
-    Ok((chosen, tier, rows))
+    let due = first.get("due").and_then(|d| d.as_str()).and_then(super::course::parse_time);
+    Ok(Saved { chosen, tier, due, rows })
 }
 
 /// Makes the report again from a file of saved JSON lines (`grade --json`), into `out`, with the
@@ -227,8 +286,12 @@ pub fn read_lines(text: &str) -> Result<(Vec<&'static Exercise>, Tier, Vec<Row>)
 pub fn remake(grades: &Path, out: &Path, course: &super::course::Course, class: Option<&Path>) -> Result<Summary> {
     let text = std::fs::read_to_string(grades)
         .with_context(|| format!("cannot read {}: give the JSON lines of `grade --json`", grades.display()))?;
-    let (chosen, tier, rows) = read_lines(&text)?;
-    let book = Gradebook { chosen: &chosen, course, tier: &tier };
+    let Saved { chosen, tier, due, rows } = read_lines(&text)?;
+    ensure!(
+        due.is_none() || course.late.is_some(),
+        "the grades were given a due date but the course file has no [late] policy: give the course file they were graded with (--course)"
+    );
+    let book = Gradebook { chosen: &chosen, course, tier: &tier, due };
     let pairs = match class {
         Some(class) => Some(
             super::similarity::report::compare(&super::class::students(class)?, &chosen, super::similarity::THRESHOLD)?
@@ -549,8 +612,9 @@ pub fn page(s: &Summary) -> String {
         },
         true,
     );
-    body += "<section><h2>Late hand-ins</h2><p>A class folder carries no hand-in times: lateness is counted where the course platform \
-             gives them (Gradescope's <code>submission_metadata.json</code>, with the course's <code>[late]</code> policy).</p></section>";
+    if let Some(late) = &s.late {
+        body += &late_section(late);
+    }
     if let Some(pairs) = &s.similarity {
         let listed = pairs.iter().map(|p| {
             vec![
@@ -584,6 +648,38 @@ pub fn page(s: &Summary) -> String {
     )
 }
 
+/// Who handed in late, under the course's policy; without a due date, how to give one.
+fn late_section(late: &Lateness) -> String {
+    let policy = format!(
+        "The course keeps {:.0} % fewer points per day, or part of a day, late, and none after {} days.",
+        100.0 * late.penalty_per_day,
+        late.max_days
+    );
+    let Some(due) = &late.due else {
+        let intro = format!(
+            "{policy} This grading had no due date: grade with <code>--due 2026-12-01T23:59:00Z</code> to count late \
+             hand-ins from the hand-in times in the students' folders (nbgrader's <code>timestamp.txt</code>)."
+        );
+        return section("Late hand-ins", &intro, None, String::new(), true);
+    };
+    let unknown = match late.unknown.len() {
+        0 => String::new(),
+        n => format!(
+            " {n} with no hand-in time in their folder (no nbgrader <code>timestamp.txt</code>), counted on time: {}.",
+            escape(&late.unknown.join(", "))
+        ),
+    };
+    let intro = format!("Due {}. {policy} {} on time, {} late.{unknown}", escape(due), late.on_time, late.late.len());
+    let listed = late.late.iter().map(|l| {
+        vec![escape(&l.student), escape(&l.handed_in), l.days.to_string(), format!("{:.0} %", 100.0 * l.kept)]
+    });
+    let table = match late.late.is_empty() {
+        true => "<p>Nobody handed in late.</p>".into(),
+        false => table(&["student", "handed in", "days late", "points kept"], listed),
+    };
+    section("Late hand-ins", &intro, None, table, true)
+}
+
 const STYLE: &str = "body{font-family:sans-serif;max-width:1260px;margin:1em auto;padding:0 1em;color:#222;box-sizing:border-box}\
 h2{margin-top:1.6em;border-bottom:1px solid #ccc}.pair{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}\
 figure{margin:0 0 1em 0;flex:0 1 auto;max-width:100%}.pair .numbers{flex:1 1 420px;min-width:0}.numbers{overflow-wrap:anywhere}code{overflow-wrap:normal;word-break:keep-all}\
@@ -612,6 +708,7 @@ mod tests {
         let row = |student: &str, a: (Status, Option<&str>), b: (Status, Option<&str>)| Row {
             student: student.into(),
             outcomes: vec![outcome("layer_norm", a.0, a.1), outcome("causal_mask", b.0, b.1)],
+            handed_in: None,
         };
         let rows = vec![
             row("ada", (Status::Passed, None), (Status::Passed, None)),
@@ -629,7 +726,7 @@ mod tests {
     #[test]
     fn the_summary_counts_statuses_mistakes_and_points() {
         let (chosen, course, rows) = class();
-        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None };
+        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
         let s = Summary::new(&book, &rows, None);
         assert_eq!(s.students, 4);
         assert_eq!((s.statuses[0].passed, s.statuses[0].failed, s.statuses[0].not_done), (1, 2, 1));
@@ -655,7 +752,7 @@ mod tests {
     #[test]
     fn the_page_escapes_names_links_them_safely_and_titles_every_chart() {
         let (chosen, course, rows) = class();
-        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None };
+        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
         let html = page(&Summary::new(&book, &rows, None));
         assert!(!html.contains("<script"), "a student's name is text, never markup");
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -671,6 +768,21 @@ mod tests {
             "no address but the SVG namespace: nothing from the network"
         );
         assert!(!html.contains("src="), "nothing loaded: the page is self-contained");
+    }
+
+    #[test]
+    fn late_hand_ins_show_only_under_a_late_policy_and_say_how_to_count_them() {
+        let (chosen, mut course, rows) = class();
+        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+        let s = Summary::new(&book, &rows, None);
+        assert_eq!(s.late, None, "the course file has no [late] table");
+        assert!(!page(&s).contains("Late hand-ins"));
+        course.late = Some(course::Late { penalty_per_day: 0.1, max_days: 5 });
+        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+        let s = Summary::new(&book, &rows, None);
+        let late = s.late.as_ref().unwrap();
+        assert_eq!((late.due.as_deref(), late.on_time, late.late.len(), late.unknown.len()), (None, 0, 0, 0));
+        assert!(page(&s).contains("This grading had no due date: grade with <code>--due"));
     }
 
     #[test]

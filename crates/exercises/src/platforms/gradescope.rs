@@ -80,14 +80,7 @@ pub fn results_of(
         graded_in(tier)
     );
     if let Some((days, policy)) = late.filter(|(days, _)| *days > 0) {
-        output += &format!(
-            "\n\nSubmitted {days} day{} late: the course keeps {:.0} % of the points (a {:.0} % penalty per day, \
-             nothing after {} days).",
-            if days == 1 { "" } else { "s" },
-            policy.kept(days) * 100.0,
-            policy.penalty_per_day * 100.0,
-            policy.max_days
-        );
+        output += &format!("\n\n{}", policy.words(days));
     }
     json!({
         "score": round(earned),
@@ -109,7 +102,7 @@ fn lateness(root: &Path, course: &Course) -> Result<Option<(u32, Late)>> {
     let date = |v: &Value| -> Result<Option<time::OffsetDateTime>> {
         match v.as_str() {
             None => Ok(None),
-            Some(s) => time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
+            Some(s) => crate::course::parse_time(s)
                 .map(Some)
                 .with_context(|| format!("{}: {s:?} is not a date", path.display())),
         }
@@ -117,9 +110,7 @@ fn lateness(root: &Path, course: &Course) -> Result<Option<(u32, Late)>> {
     let (Some(created), Some(due)) = (date(&meta["created_at"])?, date(&meta["assignment"]["due_date"])?) else {
         return Ok(None);
     };
-    let seconds = (created - due).whole_seconds();
-    let days = if seconds <= 0 { 0 } else { (seconds as u64).div_ceil(86_400) as u32 };
-    Ok(Some((days, policy)))
+    Ok(Some((Late::days(created, due), policy)))
 }
 
 /// Writes the autograder zip `out`; returns what to tell the instructor.
