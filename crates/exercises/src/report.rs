@@ -432,19 +432,19 @@ fn points_chart(s: &Summary) -> String {
 /// Horizontal bars, one row per label; each row's segments stacked left to right in the legend's order.
 fn stacked_bars(
     title: &str,
-    x_desc: &str,
+    (x_desc, y_desc): (&str, &str),
     rows: &[(String, Vec<f64>)],
     legend: &[(&str, RGBColor)],
     x_max: f64,
 ) -> String {
     let height = 100 + 28 * rows.len().max(1) as u32;
     let n = rows.len().max(1) as f64;
-    svg(title, (680, height), |root| {
+    svg(title, (720, height), |root| {
         let Ok(mut chart) = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(42)
-            .y_label_area_size(280)
+            .y_label_area_size(320)
             .build_cartesian_2d(0f64..x_max.max(1.0), 0f64..n)
         else {
             return;
@@ -457,6 +457,7 @@ fn stacked_bars(
         let _ = chart
             .configure_mesh()
             .x_desc(x_desc)
+            .y_desc(y_desc)
             .label_style(("sans-serif", 15))
             .axis_desc_style(("sans-serif", 15))
             .y_labels(2 * rows.len() + 1)
@@ -526,7 +527,7 @@ pub fn page(s: &Summary) -> String {
     let chart = (!rows.is_empty()).then(|| {
         stacked_bars(
             "The most frequent mistakes",
-            "share of the class (%)",
+            ("share of the class (%)", "exercise: mistake"),
             &rows,
             &[("students who made it", FAILED)],
             rows.iter().map(|r| r.1[0]).fold(0.0, f64::max).max(10.0) * 1.1,
@@ -567,7 +568,7 @@ pub fn page(s: &Summary) -> String {
     body += &section(
         "Each exercise, in course order",
         "How many students passed, failed, handed in a file that does not compile, or left the stub untouched.",
-        Some(stacked_bars("Statuses per exercise", "students", &statuses, &legend, x_max)),
+        Some(stacked_bars("Statuses per exercise", ("students", "exercise"), &statuses, &legend, x_max)),
         table(
             &["exercise", "passed", "failed", "does not compile", "not done"],
             s.statuses.iter().map(|r| {
