@@ -318,7 +318,8 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
     let ended = |s: usize| search.ends.get(s).map_or(&[][..], Vec::as_slice);
     let rows = (0..steps).map(|s| alive(s) + ended(s).len()).max().unwrap_or(1).max(1) as f64;
     // Why the last column's open beams go no further: the search ends when as many outputs have ended
-    // as the beam is wide (those open beams are dropped), or at the length limit (they end there, unfinished).
+    // as the beam is wide and no open beam's sum is above theirs (those open beams are dropped), or at the
+    // length limit (they end there, unfinished).
     let open = search.steps.last().map_or(0, Vec::len);
     let ended_count: usize = search.ends.iter().map(Vec::len).sum();
     let why = match (open, search.hypotheses.iter().any(|h| !h.finished)) {
@@ -327,8 +328,8 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
             Some(format!("The length limit ends the search: its {open} open beams count as unfinished outputs."))
         }
         (_, false) => Some(format!(
-            "The search stops once {ended_count} outputs have ended (as many as the beam is wide): the {open} beams \
-             still open in the last column are dropped."
+            "The search stops once {ended_count} outputs have ended and no open beam's sum is above theirs (it could \
+             only fall): the {open} beams still open in the last column are dropped."
         )),
     };
     let caption = if why.is_some() { 22.0 } else { 0.0 };

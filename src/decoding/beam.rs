@@ -7,6 +7,13 @@
 //! `log p / lp(len)` with the GNMT length penalty `lp(len) = ((5 + len) / 6)^α`: α = 0 compares raw
 //! log-probabilities, larger α favours longer outputs. Width 1 is greedy decoding.
 //!
+//! The search stops when `width` outputs have ended and no beam still open has a higher summed
+//! log-probability than the lowest of the `width` best ended ones: a sum can only fall as tokens are
+//! added, so such a beam could not end above them (exactly so for α = 0; a length penalty could still
+//! favour a long beam, which is the rule's price). Stopping as soon as `width` outputs have ended, as
+//! fairseq does, can return a worse output than greedy decoding: poor beams that end early fill the quota
+//! while the best beam is one token from its end.
+//!
 //! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
 use anyhow::{ensure, Result};
 use tch::{Kind, Tensor};
@@ -71,6 +78,15 @@ pub fn length_penalty(len: usize, alpha: f64) -> f64 {
     ((5.0 + len as f64) / 6.0).powf(alpha)
 }
 
+/// Whether a beam still open has a higher summed log-probability than the lowest of the `width` best
+/// ended outputs (by score): only then may searching on change those.
+fn open_beam_can_win(finished: &[Hypothesis], open: &[BeamNode], width: usize) -> bool {
+    let mut scores: Vec<&Hypothesis> = finished.iter().filter(|h| h.finished).collect();
+    scores.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let lowest = scores.iter().take(width).map(|h| h.log_prob).fold(f64::INFINITY, f64::min);
+    open.iter().any(|b| b.log_prob > lowest)
+}
+
 /// Searches for the best output for one source sentence `[1, s]`.
 pub fn beam_search(
     model: &EncoderDecoder,
@@ -120,7 +136,7 @@ pub fn beam_search(
             }
         }
         ends.push(ended);
-        if finished.len() >= width || next.is_empty() {
+        if next.is_empty() || (finished.len() >= width && !open_beam_can_win(&finished, &next, width)) {
             steps.push(next);
             break;
         }
