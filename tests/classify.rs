@@ -1,4 +1,11 @@
 //! Chapter 12's pooling: one vector per text from the encoder's hidden states.
+//!
+//! Every test here holds the file's one random generator (`common::generator`) from its first line: most
+//! seed it and draw, and the others build models, which draws too. Without it, plain `cargo test` runs them
+//! side by side and one test's draws shift another's seeded ones (seen: the tokens' shares test got a head
+//! whose shares summed to −0.61 instead of more than 1 in absolute value).
+mod common;
+
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::classify::frozen::{train_head, HeadConfig, HeadOptions, TrainedHead};
 use transformer_anatomy::classify::{pool, Pooling};
@@ -20,6 +27,7 @@ fn by_hand(hidden: &[Vec<Vec<f64>>], mask: &[Vec<i64>]) -> Vec<Vec<f64>> {
 
 #[test]
 fn the_mean_leaves_padding_out_and_cls_is_the_first_position() {
+    let _generator = common::generator();
     tch::manual_seed(3);
     let hidden = Tensor::randn([3, 5, 4], (Kind::Float, Device::Cpu));
     let mask = Tensor::from_slice(&[1i64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0]).view([3, 5]);
@@ -44,6 +52,7 @@ fn the_mean_leaves_padding_out_and_cls_is_the_first_position() {
 /// survives a save and a load unchanged.
 #[test]
 fn the_head_learns_separable_features_and_saves_and_loads_unchanged() {
+    let _generator = common::generator();
     tch::manual_seed(5);
     let labels: Vec<usize> = (0..64).map(|i| i % 2).collect();
     let direction = Tensor::randn([1, 8], (Kind::Float, Device::Cpu));
@@ -73,6 +82,7 @@ fn the_head_learns_separable_features_and_saves_and_loads_unchanged() {
 /// near zero: the gradient reaches the head and the body, and the optimiser follows it.
 #[test]
 fn fine_tuning_overfits_one_batch() {
+    let _generator = common::generator();
     use transformer_anatomy::classify::data::{Example, Part};
     use transformer_anatomy::classify::fine_tune::{evaluate, fine_tune, FineTuneOptions};
     use transformer_anatomy::model_dir::resolve_model_dir;
@@ -118,6 +128,7 @@ fn fine_tuning_overfits_one_batch() {
 /// reference` (ids, and each pooled vector's first 16 numbers, sum and norm, to 1e-4).
 #[test]
 fn pooling_real_minilm_outputs_matches_hugging_face() {
+    let _generator = common::generator();
     use transformer_anatomy::classify::features::{batch, token_ids};
     use transformer_anatomy::model_dir::resolve_model_dir;
     use transformer_anatomy::{AttentionKind, BertModel, Pass, Tokenizer};
@@ -159,6 +170,7 @@ fn pooling_real_minilm_outputs_matches_hugging_face() {
 /// shares are added back by hand.
 #[test]
 fn the_tokens_shares_add_up_to_the_decision() {
+    let _generator = common::generator();
     use transformer_anatomy::classify::tokens_that_mattered;
     use transformer_anatomy::model_dir::resolve_model_dir;
     use transformer_anatomy::{AttentionKind, BertModel, Pass, Tokenizer};
@@ -202,6 +214,7 @@ fn the_tokens_shares_add_up_to_the_decision() {
 /// the same loss, the same clipped gradients and, after fused AdamW's update, the same loss again.
 #[test]
 fn one_fine_tuning_step_matches_hugging_face() {
+    let _generator = common::generator();
     use tch::nn;
     use transformer_anatomy::classify::features::{read_batch, token_ids};
     use transformer_anatomy::classify::fine_tune::train_step;
