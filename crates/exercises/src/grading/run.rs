@@ -184,7 +184,11 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
     let mut tape_closed = false;
     let mut fresh = false;
     while !tape_closed {
-        let left = cx.limits.time_per_check.saturating_sub(started.elapsed());
+        let mut left = cx.limits.time_per_check.saturating_sub(started.elapsed());
+        if stop.is_some() {
+            // Stopped for a flood: only the tape's last frames are still to be read.
+            left = left.min(Duration::from_secs(5));
+        }
         match events.recv_timeout(left) {
             Ok(Event::Frame(f)) => match f.tag {
                 tape::START if tape::number(&f.payload) == Some(expected as u32) && expected < tapes.len() => {
@@ -199,7 +203,7 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
                 }
                 tape::OUTPUT | tape::PANIC if current.is_some() => {
                     recorded_bytes += f.payload.len();
-                    if recorded_bytes > 64 << 20 {
+                    if recorded_bytes > 64 << 20 && stop.is_none() {
                         stop = Some("returned more data than any check asks for (over 64 MiB)".into());
                         break;
                     }
@@ -222,15 +226,23 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
                 _ => {}
             },
             Ok(Event::TapeClosed) => tape_closed = true,
+            // The output pipe and the tape are read by two threads, so the flood can be seen before the
+            // frames the probe wrote ahead of it (the previous check's DONE, the flooder's START): charged at
+            // once, a flood could fail the check before the flooder's. So the probe is stopped here and the
+            // tape read to its end; the check running then is the one that flooded.
             Ok(Event::Flood) => {
-                stop = Some(format!(
-                    "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
-                    cx.limits.output >> 10
-                ));
-                break;
+                if stop.is_none() {
+                    stop = Some(format!(
+                        "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
+                        cx.limits.output >> 10
+                    ));
+                    kill_group(&mut child);
+                }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                stop = Some(format!("timed out after {} s (an endless loop?)", cx.limits.time_per_check.as_secs()));
+                if stop.is_none() {
+                    stop = Some(format!("timed out after {} s (an endless loop?)", cx.limits.time_per_check.as_secs()));
+                }
                 break;
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
