@@ -10,7 +10,8 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-exercises": ROOT / "crates/exercises/src",
+CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-intake": ROOT / "crates/intake/src",
+          "anatomy-exercises": ROOT / "crates/exercises/src",
           "anatomy-cli": ROOT / "crates/cli/src"}
 CLI_LINES, FILE_LINES = 2000, 350
 EDGE = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)")

@@ -233,6 +233,36 @@ fn list_check_reset_and_the_solution_gate() {
 }
 
 #[test]
+fn files_past_the_graders_bounds_fail_alone_with_one_line_that_names_the_limit() {
+    let dir = scratch("bounds");
+    anatomy(&dir, &["exercises", "list"]);
+    let hostile = project_root().join("tests/hostile-class");
+    for e in ["warmup_schedule", "causal_mask", "shift_right", "mean_pooling"] {
+        std::fs::copy(hostile.join(format!("deep.{e}.rs")), dir.join(format!("{e}.rs"))).unwrap();
+    }
+    std::fs::copy(find("layer_norm").unwrap().solution_file(), dir.join("layer_norm.rs")).unwrap();
+    let (code, out, err) = anatomy(&dir, &["exercises", "check", "--json"]);
+    assert_eq!(code, Some(1), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let of = |name: &str| report["exercises"].as_array().unwrap().iter().find(|e| e["name"] == name).unwrap().clone();
+    assert_eq!(of("layer_norm")["status"], "passed");
+    for (e, limit) in [
+        ("warmup_schedule", "more than 64 levels deep"),
+        ("causal_mask", "more than 64 levels deep"),
+        ("shift_right", "16384 tokens"),
+        ("mean_pooling", "16384 tokens"),
+    ] {
+        let (status, message) = (of(e)["status"].clone(), of(e)["message"].as_str().unwrap_or_default().to_string());
+        assert_eq!(status, "failed", "{e}: {message}");
+        assert!(message.contains(limit) && !message.contains('\n'), "{e}: {message}");
+    }
+    let (code, out, _) = anatomy(&dir, &["exercises", "check", "warmup_schedule"]);
+    assert_eq!(code, Some(1));
+    let line = out.lines().next().unwrap();
+    assert!(line.starts_with("✗ warmup_schedule") && line.contains("warmup_schedule.rs:4: nests brackets"), "{out}");
+}
+
+#[test]
 fn a_learner_who_makes_the_same_mistake_again_is_told_how_often_and_which_hint_to_read() {
     let dir = scratch("repeats");
     // A progress file from before mistakes were counted: a bare status per exercise, still read.
@@ -393,6 +423,12 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
     let mistake = project_root().join("tests/exercise-mistakes/scaled_dot_product/no_scaling.rs");
     std::fs::copy(mistake, dir.join("scaled_dot_product.rs")).unwrap();
     wait_for(&rx, &mut seen, "are not scaled");
+
+    // A file nested past what the grader reads: one line that names the limit, and the watch goes on.
+    let deep = std::fs::read_to_string(project_root().join("tests/hostile-class/deep.warmup_schedule.rs")).unwrap();
+    let deep = deep.replace("pub fn learning_rate(step: u64, d_model: i64, warmup: u64) -> f64", "pub fn f() -> f64");
+    std::fs::write(dir.join("scaled_dot_product.rs"), deep).unwrap();
+    wait_for(&rx, &mut seen, "more than 64 levels deep");
 
     // The right one: passed, then the next exercise.
     let saved = Instant::now();

@@ -120,8 +120,11 @@ fn grade_the_hostile_class(tier: &str) {
                 expect = other.to_string();
             }
         }
+        // A kind of attack may take several exercises (`deep.*`): one student hands them all in.
         let student = class.join(kind);
-        hand_in_solutions(&student);
+        if !student.exists() {
+            hand_in_solutions(&student);
+        }
         std::fs::write(student.join(format!("{exercise}.rs")), text).unwrap();
         attacks.push(Attack { student: kind.to_string(), exercise, expect });
     }
@@ -166,6 +169,13 @@ fn grade_the_hostile_class(tier: &str) {
     let formulas = ["=SUM(A1:A9)", "+cmd|' -C calc'!A0", "@sum(1,2)", "-2+3", "\t=1"];
     for name in formulas {
         hand_in_solutions(&class.join(name));
+    }
+    // Two students whose folder names are not UTF-8 (Latin-1's "café" and "cafè", as a zip made on another
+    // system keeps them): decoded with replacement both were "caf\u{FFFD}", one row and one feedback file.
+    let latin1: [(&[u8], &str); 2] = [(b"caf\xe9", "caf\\xE9"), (b"caf\xe8", "caf\\xE8")];
+    for (bytes, _) in latin1 {
+        use std::os::unix::ffi::OsStrExt;
+        hand_in_solutions(&class.join(std::ffi::OsStr::from_bytes(bytes)));
     }
 
     let (csv, feedback) = (work.join("grades.csv"), work.join("feedback"));
@@ -267,9 +277,11 @@ fn grade_the_hostile_class(tier: &str) {
     let message = |student: &str, e: &str| rows[student]["messages"][e].as_str().unwrap_or_default().to_string();
 
     let mut problems = Vec::new();
-    // Every cell of `student` but `exercise`'s passes (its other files are the solutions).
+    // Every cell of `student` but `exercise`'s (and its other attacks') passes: its other files are the
+    // solutions.
+    let attacked = |student: &str, e: &str| attacks.iter().any(|a| a.student == student && a.exercise == e);
     let others_pass = |student: &str, exercise: &str, problems: &mut Vec<String>| {
-        for e in EXERCISES.iter().filter(|e| e.name != exercise) {
+        for e in EXERCISES.iter().filter(|e| e.name != exercise && !attacked(student, e.name)) {
             if status(student, e.name) != "passed" {
                 problems.push(format!(
                     "{student}/{}: {} {}",
@@ -346,6 +358,7 @@ fn grade_the_hostile_class(tier: &str) {
     let stops: std::collections::BTreeSet<&str> =
         summary["stops"].as_array().unwrap().iter().map(|m| m["mistake"].as_str().unwrap()).collect();
     let mut wanted = vec!["refused_hand_in", "refused_by_rules", "does_not_compile", "compile_limit", "timed_out"];
+    wanted.push("beyond_reading_limits");
     wanted.extend(["out_of_memory", "too_much_output", "forbidden_call", "crashed"]);
     for id in wanted {
         assert!(stops.contains(id), "{tier}: no {id} among the report's stops: {stops:?}");
@@ -420,10 +433,21 @@ fn grade_the_hostile_class(tier: &str) {
         }
     }
     for name in formulas {
-        assert!(records.iter().any(|r| r[0] == format!("'{name}")), "{name:?} not in the CSV as '{name}");
-        assert_eq!(rows[name]["total_points"], 105.0, "{name}");
-        assert!(feedback.join(format!("{name}.md")).is_file(), "{name}: no feedback file");
+        // A student's label shows a tab as `\u{9}` (crates/intake/src/names.rs): no longer a formula.
+        let label = name.replace('\t', "\\u{9}");
+        let cell = if label.starts_with(['=', '+', '-', '@']) { format!("'{label}") } else { label.clone() };
+        assert!(records.iter().any(|r| r[0] == cell), "{name:?} not in the CSV as {cell}");
+        assert_eq!(rows[&label]["total_points"], 105.0, "{name}");
+        assert!(feedback.join(format!("{label}.md")).is_file(), "{name}: no feedback file {label}.md");
     }
+    // Every student stays one: the two names that decode alike keep a row, a CSV record and a feedback file
+    // each, under labels that say their bytes.
+    for (_, label) in latin1 {
+        assert_eq!(rows[label]["total_points"], 105.0, "{label}");
+        assert_eq!(records.iter().filter(|r| &r[0] == label).count(), 1, "{label} in the CSV");
+        assert!(feedback.join(format!("{label}.md")).is_file(), "{label}: no feedback file");
+    }
+    assert_eq!(rows.len(), rows_count(&class), "a row per student folder");
     let honest_row = lines.iter().find(|l| l.starts_with("honest,")).unwrap();
     assert!(honest_row.ends_with(",105,"), "full marks and no notes: {honest_row}");
     assert!(honest_row.contains(",20,"), "cross_attention weighs 20: {honest_row}");

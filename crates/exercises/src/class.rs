@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use time::OffsetDateTime;
 
 use super::course::Course;
-use super::gradebook::{write_whole, Gradebook, Row};
+use super::gradebook::{feedback_files, write_whole, Gradebook, Row};
 use super::grading;
 use super::sandbox::{Limits, Tier};
 use super::{find, Exercise, EXERCISES};
@@ -22,7 +22,7 @@ pub fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
     }
 }
 
-/// A class folder's students, by name, in order: one folder each (the folders are the instructor's, so a
+/// A class folder's students, by label ([`anatomy_intake::names::label`]), in order: one folder each (the folders are the instructor's, so a
 /// folder that is a link is followed; what is inside is the student's, and read by `handin`). An nbgrader
 /// course folder (one with `nbgrader_config.py` and `submitted/`) stands for its `submitted/`.
 pub fn students(submissions: &Path) -> Result<Vec<(String, PathBuf)>> {
@@ -40,7 +40,8 @@ pub fn students(submissions: &Path) -> Result<Vec<(String, PathBuf)>> {
     if students.is_empty() {
         bail!("{} holds no student folders (one folder per student, with their exercise files)", submissions.display());
     }
-    Ok(students.into_iter().map(|s| (s.file_name().expect("a folder").to_string_lossy().to_string(), s)).collect())
+    // Each folder's name as its label: lossless, so that two folders are never one student.
+    Ok(students.into_iter().map(|s| (anatomy_intake::names::label(s.file_name().expect("a folder")), s)).collect())
 }
 
 /// What a class is graded on.
@@ -108,8 +109,8 @@ impl Class {
         }
         if let Some(dir) = feedback {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-            for row in rows {
-                write_whole(&dir.join(format!("{}.md", row.student)), &book.feedback(row))?;
+            for (row, name) in rows.iter().zip(feedback_files(rows)) {
+                write_whole(&dir.join(name), &book.feedback(row))?;
             }
         }
         Ok(())

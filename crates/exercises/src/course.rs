@@ -75,16 +75,7 @@ impl Late {
     }
 }
 
-/// A point in time as a due date or a hand-in time is written: RFC 3339 (`2026-12-01T23:59:00Z`), or as
-/// nbgrader's `timestamp.txt` holds it (`2026-12-01 23:59:00.123456 UTC`, the fraction optional).
-pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
-    let text = text.trim();
-    let rfc3339 = |t: &str| OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).ok();
-    rfc3339(text).or_else(|| {
-        let (moment, zone) = text.rsplit_once(' ')?;
-        (zone == "UTC").then(|| rfc3339(&format!("{}Z", moment.replacen(' ', "T", 1))))?
-    })
-}
+pub use anatomy_intake::times::parse_time;
 
 /// A due date as `--due` takes it, or the one-line reason it is not one.
 pub fn parse_due(text: &str) -> Result<OffsetDateTime, String> {

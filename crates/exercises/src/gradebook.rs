@@ -275,6 +275,29 @@ pub fn spreadsheet_cell(cell: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The feedback file of each row, in a feedback folder: the student's label and `.md` (with `_` for a `/`
+/// or NUL a label read back from JSON lines may hold, and `_` before a dot name), and where two such names
+/// differ only in case (one file on a case-insensitive disk, as macOS's and Windows' are by default),
+/// ` (2)`, ` (3)`… before the `.md` of the later ones: no student's feedback overwrites another's.
+pub fn feedback_files(rows: &[Row]) -> Vec<String> {
+    let mut taken = std::collections::BTreeSet::new();
+    rows.iter()
+        .map(|row| {
+            let mut stem: String = row.student.chars().map(|c| if c == '/' || c == '\0' { '_' } else { c }).collect();
+            if stem.is_empty() || stem == "." || stem == ".." {
+                stem.insert(0, '_');
+            }
+            let mut name = format!("{stem}.md");
+            let mut n = 1;
+            while !taken.insert(name.to_lowercase()) {
+                n += 1;
+                name = format!("{stem} ({n}).md");
+            }
+            name
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::spreadsheet_cell;

@@ -71,26 +71,7 @@ pub fn notebooks(student: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// The nbgrader solution cells of a notebook's bytes, as (`grade_id`, source): the cells whose metadata
-/// says `"solution": true`. Nothing else of the notebook is looked at, and nothing of it is run.
-pub fn solution_cells(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
-    let json: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("is not a notebook (not JSON: {e})"))?;
-    let cells = json["cells"].as_array().ok_or("is not a notebook (no cells)")?;
-    Ok(cells
-        .iter()
-        .filter(|c| c["cell_type"] == "code" && c["metadata"]["nbgrader"]["solution"] == true)
-        .filter_map(|c| {
-            let id = c["metadata"]["nbgrader"]["grade_id"].as_str()?.to_string();
-            let source = match &c["source"] {
-                serde_json::Value::Array(lines) => lines.iter().filter_map(|l| l.as_str()).collect(),
-                serde_json::Value::String(text) => text.clone(),
-                _ => String::new(),
-            };
-            Some((id, source))
-        })
-        .collect())
-}
+pub use anatomy_intake::cells::solution_cells;
 
 /// A solution cell as an exercise file: the cell's lines first, so that a line of the file is the same
 /// line of the cell, then the names the notebook's set-up cell gave it — `tch`'s items (as a glob, which
@@ -136,7 +117,7 @@ pub fn read_code(path: &Path, e: &crate::Exercise) -> Result<Vec<u8>, String> {
 pub fn handed_in(student: &Path) -> Option<time::OffsetDateTime> {
     let at = |dir: &Path| {
         let bytes = read_limited(&dir.join("timestamp.txt"), 256).ok()?;
-        crate::course::parse_time(std::str::from_utf8(&bytes).ok()?)
+        anatomy_intake::times::parse_time(std::str::from_utf8(&bytes).ok()?)
     };
     let mut folders = vec![student.to_path_buf()];
     if let Ok(entries) = std::fs::read_dir(student) {

@@ -26,7 +26,7 @@ pub mod platforms;
 pub mod probe;
 pub mod progress;
 pub mod report;
-pub mod rules;
+pub use anatomy_intake::rules;
 pub mod sandbox;
 pub mod similarity;
 

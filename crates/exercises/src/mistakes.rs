@@ -101,6 +101,7 @@ pub const STOPS: &[(&str, &str)] = &[
     ("refused_hand_in", "the file was refused as handed in (a link, not a regular file, too large)"),
     ("refused_by_rules", "the file uses something its exercise does not allow (the stubs' rules)"),
     ("not_utf8", "the file is not UTF-8 text"),
+    ("beyond_reading_limits", "the file nests deeper or runs longer than the grader reads (its bounds)"),
     ("does_not_compile", "the compiler found an error in the file"),
     ("compile_limit", "compiling it was stopped at a limit (time, memory, output size)"),
     ("timed_out", "the check ran out of time (an endless loop?)"),

@@ -16,7 +16,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::gradebook::{write_whole, Gradebook, Row};
+use super::gradebook::{feedback_files, write_whole, Gradebook, Row};
 use super::mistakes::{self, STOPS, UNNAMED};
 use super::sandbox::Tier;
 use super::similarity::{Evidence, Pair};
@@ -104,16 +104,6 @@ pub struct Similar {
     pub students: [String; 2],
     pub score: f64,
     pub evidence: String,
-}
-
-/// A student's name as a file name: the feedback's own rule (no folder separators, no dot names).
-fn file_name(student: &str) -> String {
-    let name: String = student.chars().map(|c| if c == '/' || c == '\0' { '_' } else { c }).collect();
-    if name.is_empty() || name == "." || name == ".." {
-        format!("_{name}")
-    } else {
-        name
-    }
 }
 
 impl Summary {
@@ -232,7 +222,8 @@ impl Summary {
             late,
             feedback: rows
                 .iter()
-                .map(|r| (r.student.clone(), format!("feedback/{}.md", file_name(&r.student))))
+                .zip(feedback_files(rows))
+                .map(|(r, file)| (r.student.clone(), format!("feedback/{file}")))
                 .collect(),
         }
     }
@@ -787,9 +778,25 @@ mod tests {
     }
 
     #[test]
-    fn a_name_with_a_slash_stays_in_the_feedback_folder() {
-        assert_eq!(file_name("a/../b"), "a_.._b");
-        assert_eq!(file_name(".."), "_..");
-        assert_eq!(file_name(""), "_");
+    fn a_name_with_a_slash_stays_in_the_feedback_folder_and_no_two_share_a_file() {
+        let rows: Vec<Row> = ["a/../b", "..", "", "Ana", "ana", "ANA", "a_.._b", "caf\\xE9", "caf\\xE8"]
+            .iter()
+            .map(|s| Row { student: s.to_string(), outcomes: Vec::new(), handed_in: None })
+            .collect();
+        let files = feedback_files(&rows);
+        assert_eq!(
+            files,
+            [
+                "a_.._b.md",
+                "_...md",
+                "_.md",
+                "Ana.md",
+                "ana (2).md",
+                "ANA (3).md",
+                "a_.._b (2).md",
+                "caf\\xE9.md",
+                "caf\\xE8.md"
+            ]
+        );
     }
 }

@@ -282,6 +282,10 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
                 outcomes[i] =
                     Some(failed(s, Status::Failed, format!("{shown}:{}: {}", r.line, r.message), "refused_by_rules"));
             }
+            Verdict::Beyond(r) => {
+                let why = format!("{shown}:{}: {}", r.line, r.message);
+                outcomes[i] = Some(failed(s, Status::Failed, why, "beyond_reading_limits"));
+            }
             Verdict::Unreadable(r) => {
                 unreadable.insert(i, format!("{shown}:{}: {}", r.line, r.message));
                 remaining.push(i);

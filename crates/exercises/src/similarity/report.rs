@@ -37,7 +37,10 @@ pub fn compare(
             let Some(file) = handin::find(folder, e.name) else { continue };
             match handin::read_code(&file, e).map(String::from_utf8) {
                 Ok(Ok(text)) if text != e.stub && !cells.contains(&text) => {
-                    entries.push(Entry { student: who.clone(), text })
+                    match anatomy_intake::bounds::check_text(&text) {
+                        Ok(Some(b)) => report.skipped.push(format!("{}:{}: {}", file.display(), b.line, b.message)),
+                        _ => entries.push(Entry { student: who.clone(), text }),
+                    }
                 }
                 Ok(Ok(_)) => {}
                 Ok(Err(_)) => report.skipped.push(format!("{}: not UTF-8 text", file.display())),

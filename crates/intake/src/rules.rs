@@ -27,6 +27,8 @@ use std::str::FromStr;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use syn::visit::Visit;
 
+use crate::bounds;
+
 /// A family of finished operations an exercise asks the student to write instead of call.
 #[derive(Debug)]
 pub struct Forbidden {
@@ -86,12 +88,21 @@ pub enum Verdict {
     /// The parser cannot read it (a syntax error, most likely): the compiler's message says more, and a
     /// file the compiler accepts but the parser cannot read is refused with this message.
     Unreadable(Refusal),
+    /// Past what the grader reads ([`bounds::MAX_DEPTH`], [`bounds::MAX_TOKENS`]): refused unread.
+    Beyond(Refusal),
 }
 
 /// Checks one file's text against the rules of an exercise: `uses` are the learner's crate's items its
 /// stub imports (paths below `transformer_anatomy::`), `forbidden` the finished operations it asks for.
+/// The file is measured first ([`bounds`]); within the limits it is parsed and walked on the reader's
+/// stack, so no file can overflow the grader's.
 pub fn check(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    bounds::on_reader_stack(|| read(text, uses, forbidden))
+        .unwrap_or_else(|message| Verdict::Beyond(Refusal { line: 1, message }))
+}
+
+fn read(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
     let tokens = match TokenStream::from_str(text) {
         Ok(t) => t,
         Err(e) => {
@@ -99,6 +110,9 @@ pub fn check(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
             return Verdict::Unreadable(Refusal { line, message: format!("the grader cannot read it: {e}") });
         }
     };
+    if let Err(b) = bounds::measure(&tokens) {
+        return Verdict::Beyond(Refusal { line: b.line, message: b.message });
+    }
     let file = match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(f) => f,
         Err(e) => {
@@ -171,7 +185,8 @@ fn allowance(uses: &[&str]) -> String {
 }
 
 /// The names a file's top-level `use` items bring into scope (renames by their new name; globs bring
-/// none that can clash). Empty when the file cannot be parsed: the compiler will say why.
+/// none that can clash). Empty when the file cannot be parsed, or is beyond the [`bounds`]: the compiler or
+/// the rules will say why.
 pub fn imported_names(text: &str) -> Vec<String> {
     fn names(tree: &syn::UseTree, out: &mut Vec<String>) {
         match tree {
@@ -182,15 +197,22 @@ pub fn imported_names(text: &str) -> Vec<String> {
             syn::UseTree::Group(g) => g.items.iter().for_each(|t| names(t, out)),
         }
     }
-    let mut out = Vec::new();
-    if let Ok(file) = syn::parse_file(text) {
-        for item in &file.items {
-            if let syn::Item::Use(u) = item {
-                names(&u.tree, &mut out);
+    let read = || {
+        let mut out = Vec::new();
+        let Ok(tokens) = TokenStream::from_str(text) else { return out };
+        if bounds::measure(&tokens).is_err() {
+            return out;
+        }
+        if let Ok(file) = syn::parse2::<syn::File>(tokens) {
+            for item in &file.items {
+                if let syn::Item::Use(u) = item {
+                    names(&u.tree, &mut out);
+                }
             }
         }
-    }
-    out
+        out
+    };
+    bounds::on_reader_stack(read).unwrap_or_default()
 }
 
 /// Every path a `use` tree imports: its segments, whether it is a glob, its line; and the places of the

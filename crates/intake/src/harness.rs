@@ -1,0 +1,85 @@
+//! The fuzzing harness's entry points: each takes arbitrary bytes, passes them through one of the ways
+//! student bytes come in, and panics if what comes out breaks a promise of this crate. libFuzzer drives
+//! them in `fuzz/` (`make fuzz`); `tests/corpus.rs` runs every file of the committed corpus through them
+//! in `cargo test`. A stack overflow aborts the process, which libFuzzer reports as a crash too.
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+use crate::bounds::{self, MAX_DEPTH, MAX_TOKENS};
+use crate::rules::{self, Verdict, ATTENTION, CROSS_ENTROPY, NORMS};
+use crate::{cells, names, similarity, times};
+
+/// An entry point: bytes in, a panic if a promise is broken.
+pub type Target = fn(&[u8]);
+
+/// The entry points, by the name of their fuzz target and corpus folder.
+pub const TARGETS: &[(&str, Target)] =
+    &[("rules", rules), ("notebook", notebook), ("similarity", similarity), ("time", time), ("names", names)];
+
+/// A hand-in file through the stubs' rules (as an exercise that imports one item and forbids all three
+/// families would read it) and the names it imports: a verdict, never a panic; a file is refused for the
+/// bounds exactly when [`bounds::check_text`] finds it beyond them, with a reason that names the limit.
+pub fn rules(bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else { return };
+    let verdict = rules::check(text, &["exercises::support::Projections"], &[&ATTENTION, &NORMS, &CROSS_ENTROPY]);
+    match (bounds::check_text(text), &verdict) {
+        (Ok(Some(_)), Verdict::Beyond(r)) => {
+            let limit = r.message.contains(&MAX_DEPTH.to_string()) || r.message.contains(&MAX_TOKENS.to_string());
+            assert!(limit, "a refusal for the bounds that names neither: {r:?}");
+        }
+        (Ok(Some(b)), other) => panic!("beyond the bounds ({b:?}) but read: {other:?}"),
+        // Within the bounds, the reader must finish: a panic of the parser comes back as Beyond.
+        (Ok(None), Verdict::Beyond(r)) => panic!("within the bounds but not read: {r:?}"),
+        _ => {}
+    }
+    rules::imported_names(text);
+}
+
+/// A notebook through the cell reader, then each solution cell through the rules.
+pub fn notebook(bytes: &[u8]) {
+    if let Ok(cells) = cells::solution_cells(bytes) {
+        for (_, source) in cells {
+            rules(source.as_bytes());
+        }
+    }
+}
+
+/// Two files (the bytes split at the first NUL, or in half) through the similarity tokenizer and
+/// comparison: a file is compared with itself at score 1 when it has enough fingerprints.
+pub fn similarity(bytes: &[u8]) {
+    let cut = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len() / 2);
+    let (a, b) =
+        (String::from_utf8_lossy(&bytes[..cut]), String::from_utf8_lossy(&bytes[(cut + 1).min(bytes.len())..]));
+    let entry = |student: &str, text: &str| similarity::Entry { student: student.into(), text: text.into() };
+    let entries = [entry("a", &a), entry("b", &b), entry("a again", &a)];
+    let pairs = similarity::compare("fuzzed", &entries, &[], 0.0);
+    for p in &pairs {
+        assert!((0.0..=1.0).contains(&p.score), "{p:?}");
+    }
+    let _ = bounds::check_text(&a);
+}
+
+/// A hand-in time: any time read back is written and read again to the same instant.
+pub fn time(bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else { return };
+    if let Some(t) = times::parse_time(text) {
+        let written = t.format(&time::format_description::well_known::Rfc3339);
+        if let Ok(written) = written {
+            assert_eq!(times::parse_time(&written), Some(t), "{text:?} → {written}");
+        }
+    }
+}
+
+/// A class folder's names (the bytes split at `/`, which no name holds): each label gives its name's
+/// bytes back, shows no control character, and two names share a label only if they are the same name.
+pub fn names(bytes: &[u8]) {
+    let mut seen: std::collections::BTreeMap<String, &[u8]> = std::collections::BTreeMap::new();
+    for name in bytes.split(|&b| b == b'/').filter(|n| !n.is_empty()) {
+        let label = names::label(OsStr::from_bytes(name));
+        assert!(!label.chars().any(char::is_control), "{label:?}");
+        assert_eq!(names::bytes_of(&label).as_deref(), Some(name), "{label:?}");
+        if let Some(other) = seen.insert(label.clone(), name) {
+            assert_eq!(other, name, "two names, one label {label:?}");
+        }
+    }
+}

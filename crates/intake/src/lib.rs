@@ -1,0 +1,18 @@
+//! # What the grader reads of a student's bytes, in its own process
+//!
+//! Before any sandbox starts, the grader reads what a student handed in: the stubs' rules parse each file
+//! ([`rules`]), a notebook's solution cells are taken out of its JSON ([`cells`]), the similarity report
+//! tokenizes every file ([`similarity`]), a hand-in's time is read ([`times`]) and every student folder's
+//! name becomes a label ([`names`]). A student decides these bytes, so none of them may decide how deep a
+//! reader recurses or how much it allocates ([`bounds`]), and no two students may end up with one label.
+//!
+//! This crate holds exactly that, and no LibTorch: the fuzzing harness (`fuzz/`, `make fuzz`) builds it
+//! alone and drives each of these entry points with bytes of its own making, and `tests/corpus.rs` runs
+//! the harness's corpus (every hostile file the project has, and what fuzzing found) in `cargo test`.
+pub mod bounds;
+pub mod cells;
+pub mod harness;
+pub mod names;
+pub mod rules;
+pub mod similarity;
+pub mod times;

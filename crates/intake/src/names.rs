@@ -1,0 +1,133 @@
+//! A student's name as the grader shows it: the name of their folder, which came from a learning
+//! platform's export or a zip file and so is bytes, not always UTF-8 (a zip written on another system
+//! keeps its own encoding), and not always visible (a zero-width space, a right-to-left override).
+//!
+//! [`label`] writes every folder name losslessly and visibly: UTF-8 text as it is, and in its place
+//!
+//! - `\xNN` for each byte that is not UTF-8 (`caf\xE9` is Latin-1's "café", `caf\xC3\xA9` would be UTF-8's
+//!   but is valid and so shown as `café`);
+//! - `\u{NNNN}` for a character that shows nothing or looks like a space: control characters, zero-width
+//!   and direction marks, other spaces than the ASCII one, and an ASCII space at either end;
+//! - `\\` for a backslash, so that the two escapes above cannot be forged by a name that spells them.
+//!
+//! Two different folder names therefore never share a label ([`bytes_of`] turns a label back into the
+//! folder name's bytes), and the table, the JSON lines, the CSV, the feedback files, the report and the
+//! similarity page, which all use the label, agree on it.
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+/// The label of a folder name (see the module's doc).
+pub fn label(name: &OsStr) -> String {
+    let bytes = name.as_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    let last = bytes.len();
+    let mut at = 0;
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let edge = at == 0 || at + c.len_utf8() == last;
+            match c {
+                '\\' => out.push_str("\\\\"),
+                ' ' if edge => out.push_str("\\u{20}"),
+                c if hidden(c) => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+                c => out.push(c),
+            }
+            at += c.len_utf8();
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+            at += 1;
+        }
+    }
+    out
+}
+
+/// The folder name's bytes a [`label`] stands for; `None` for text no label has.
+pub fn bytes_of(label: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(label.len());
+    let mut rest = label;
+    while let Some(c) = rest.chars().next() {
+        if c != '\\' {
+            let mut buffer = [0; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buffer).as_bytes());
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        rest = &rest[1..];
+        if let Some(after) = rest.strip_prefix('\\') {
+            out.push(b'\\');
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix('x') {
+            let hex = after.get(..2)?;
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = &after[2..];
+        } else {
+            let after = rest.strip_prefix("u{")?;
+            let end = after.find('}')?;
+            let c = char::from_u32(u32::from_str_radix(&after[..end], 16).ok()?)?;
+            let mut buffer = [0; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buffer).as_bytes());
+            rest = &after[end + 1..];
+        }
+    }
+    Some(out)
+}
+
+/// A character that shows nothing, or shows as a space, where a name is printed: written as an escape.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || (c.is_whitespace() && c != ' ')
+        || matches!(c as u32,
+            0xAD | 0x34F | 0x61C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
+            | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+            | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(bytes: &[u8]) -> String {
+        label(OsStr::from_bytes(bytes))
+    }
+
+    #[test]
+    fn names_that_decode_alike_keep_labels_apart() {
+        // Latin-1's é and è are both not UTF-8: decoded with replacement they were the same "caf\u{FFFD}".
+        assert_eq!(of(b"caf\xe9"), "caf\\xE9");
+        assert_eq!(of(b"caf\xe8"), "caf\\xE8");
+        assert_eq!(of("café".as_bytes()), "café");
+        assert_eq!(of(b"caf\xef\xbf\xbd"), "caf\u{FFFD}");
+        // Invisible and look-alike characters, and a name that spells an escape.
+        assert_eq!(of("ana\u{200B}".as_bytes()), "ana\\u{200B}");
+        assert_eq!(of("ana\u{A0}b".as_bytes()), "ana\\u{A0}b");
+        assert_eq!(of(b" ana "), "\\u{20}ana\\u{20}");
+        assert_eq!(of(b"a b"), "a b");
+        assert_eq!(of(b"caf\\xE9"), "caf\\\\xE9");
+        assert_eq!(of(b"tab\there"), "tab\\u{9}here");
+        assert_eq!(of("\u{202E}gpj.exe".as_bytes()), "\\u{202E}gpj.exe");
+    }
+
+    #[test]
+    fn every_label_gives_its_bytes_back() {
+        let names: [&[u8]; 9] = [
+            b"caf\xe9",
+            b"caf\\xE9",
+            b"\\",
+            b"\\u{20}",
+            b" ",
+            b"\xff\xfe\x00x",
+            "Zoë \u{200D}\u{FEFF}".as_bytes(),
+            b"=SUM(A1:A9)",
+            b"\xe2\x82",
+        ];
+        for name in names {
+            let shown = of(name);
+            assert_eq!(bytes_of(&shown).as_deref(), Some(name), "{shown}");
+        }
+        assert_eq!(bytes_of("\\q"), None);
+        assert_eq!(bytes_of("\\x4"), None);
+    }
+}
