@@ -14,7 +14,7 @@ else
 CARGO := cargo
 endif
 
-.PHONY: setup tour test notebooks book bench doctor grade handout clean-deps help
+.PHONY: setup tour test notebooks book bench doctor grade handout fuzz clean-deps help
 
 help:
 	@echo "make tour    walk through the chapter's steps (sets up on first use)"
@@ -23,6 +23,7 @@ help:
 	@echo "make book    the executed notebooks as a static site in target/book/ (readable offline)"
 	@echo "make bench   time the attention variants in release mode (BENCH_PYTORCH=1: against PyTorch too)"
 	@echo "make doctor  check LibTorch, CUDA and the model folder"
+	@echo "make fuzz FUZZ_SECONDS=N     fuzz the grader's intake readers, N seconds each (nightly, cargo-fuzz)"
 	@echo "make setup   only fetch LibTorch and the model (CUDA=1 for a CUDA build)"
 	@echo "make grade SUBMISSIONS=DIR   grade a class's exercises, each student sandboxed (see exercises/README.md)"
 	@echo "make handout DIR=DIR         write the students' copy (no solutions, no instructors' tests) and check it"
@@ -70,6 +71,12 @@ grade: setup
 
 handout: setup
 	@CLASSROOM=$(CLASSROOM) scripts/handout.sh "$(DIR)"
+
+# The grader's intake readers under libFuzzer, each for FUZZ_SECONDS (needs no LibTorch: crates/intake).
+FUZZ_SECONDS ?= 60
+fuzz:
+	scripts/fuzz.sh seed
+	scripts/fuzz.sh run $(FUZZ_SECONDS)
 
 doctor:
 	@[ -f .deps/libtorch/.complete-2.13.0 ] || [ -f .deps/venv-cuda/.complete-2.13.0 ] || \

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Writes the fuzzing harness's seed corpus into fuzz/corpus/TARGET/, one file per input named by its
+SHA-1 (as libFuzzer names what it keeps): every hostile, wrong and reference file the project keeps, and
+made-up nestings — past the bounds and within them — of each shape a recursive parser descends."""
+import hashlib
+import json
+import pathlib
+
+root = pathlib.Path(__file__).resolve().parent.parent
+corpus = root / "fuzz" / "corpus"
+
+
+def put(target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    folder = corpus / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+def rust_files():
+    for folder in ["tests/hostile-class", "tests/exercise-mistakes", "tests/similarity-class", "solutions",
+                   "crates/exercises/src/stubs"]:
+        yield from sorted((root / folder).rglob("*.rs"))
+
+
+# Shapes of nesting: (name, opening, innermost, closing), repeated n times.
+SHAPES = [
+    ("parens", "fn f() -> f64 {{ {o}1.0{c} }}", "(", ")"),
+    ("brackets", "fn f() {{ let x = {o}1{c}; }}", "[", "]"),
+    ("blocks", "fn f() {o}{c}", "{", "}"),
+    ("calls", "fn f() {{ g{o}{c}; }}", "(", ")"),
+    ("unary", "fn f() -> f64 {{ {o}1.0 }}", "- ", ""),
+    ("not", "fn f() -> bool {{ {o}true }}", "!", ""),
+    ("refs", "fn f(x: {o}f64) {{}}", "&", ""),
+    ("returns", "fn f() {{ {o}(); }}", "return ", ""),
+    ("closures", "fn f() {{ let g = {o}1; }}", "|| ", ""),
+    ("generics", "fn f(x: {o}f64{c}) {{}}", "Vec<", ">"),
+    ("fields", "fn f() {{ let y = x{o}; }}", ".a", ""),
+    ("casts", "fn f() {{ let y = 1.0{o}; }}", " as f64", ""),
+    ("else_if", "fn f(a: bool) {{ if a {{}} {o} }}", "else if a {} ", ""),
+    ("fn_pointers", "type T = {o}u8;", "fn() -> ", ""),
+    ("use_groups", "use {o}a{c};", "a::{", "}"),
+    ("use_paths", "use {o}a;", "a::", ""),
+    ("mixed", "fn f() {o}{c}", "{ ([", "]) }"),
+    ("macro_body", "macro_rules! m {{ () => {o}{c} }}", "{", "}"),
+]
+
+
+def nested(template, opening, closing, n):
+    return template.format(o=opening * n, c=closing * n)
+
+
+def main():
+    for path in rust_files():
+        put("rules", path.read_bytes())
+        put("similarity", path.read_bytes() + b"\0" + path.read_bytes())
+    for _, template, opening, closing in SHAPES:
+        for n in [10, 63, 64, 65, 300, 1000, 5000]:
+            put("rules", nested(template, opening, closing, n))
+    # The issue's own: a warm-up schedule whose one expression is about a thousand levels deep, 10 KB.
+    put("rules", "pub fn warmup_schedule(step: i64, d: i64, w: i64) -> f64 {\n    "
+        + "(" * 1000 + "1.0" + ")" * 1000 + "\n}\n")
+    homework = (root / "notebooks" / "homework-cross-attention.ipynb").read_bytes()
+    put("notebook", homework)
+    cells = json.loads(homework)
+    for n in [10, 127, 128, 129, 1000]:
+        put("notebook", '{"cells": ' + "[" * n + "]" * n + "}")
+    deep_cell = dict(cells)
+    deep_cell["cells"] = [{"cell_type": "code", "metadata": {"nbgrader": {"solution": True, "grade_id": "x"}},
+                           "source": ["fn f() -> f64 { " + "(" * 1000 + "1.0" + ")" * 1000 + " }"]}]
+    put("notebook", json.dumps(deep_cell))
+    for _, template, opening, closing in SHAPES[:4]:
+        put("similarity", nested(template, opening, closing, 1000) + "\0" + nested(template, opening, closing, 30))
+    for t in ["2026-12-01 23:59:00.250000 UTC", "2026-12-01 23:59:00 UTC", "2026-12-01T23:59:00Z",
+              "2026-12-01T23:59:00+01:00", "9999-12-31T23:59:60Z", "0000-01-01T00:00:00-23:59", "tomorrow", ""]:
+        put("time", t)
+    names = [b"caf\xe9", b"caf\xe8", "café".encode(), b"caf\\xE9", "ana\u200b".encode(), b"ana", b" ana ",
+             b"=SUM(A1:A9)", b"\t=1", "\u202egpj.exe".encode(), b"\xff\xfe", b"\\", b"Ana", b"ANA"]
+    put("names", b"/".join(names))
+    for name in names:
+        put("names", name)
+
+
+if __name__ == "__main__":
+    main()
