@@ -55,7 +55,7 @@ fn test<'a>(results: &'a Value, exercise: &str) -> &'a Value {
 /// The solutions, but a reader of a secret kept in `outside`, a shortcut (layer_norm), a link to the
 /// secret (causal_mask) and a compile-time bomb (mean_pooling: a macro that doubles until the compiler's
 /// memory runs out). Returns the secret's text.
-const HOSTILE: [&str; 4] = ["feed_forward", "layer_norm", "causal_mask", "mean_pooling"];
+const HOSTILE: [&str; 5] = ["feed_forward", "layer_norm", "causal_mask", "mean_pooling", "warmup_schedule"];
 
 /// What the compile-time bomb's test says.
 const BOMB_WORDS: &str = "compiling needed more than 2 GiB of memory";
@@ -76,6 +76,9 @@ fn hostile_submission(folder: &Path, outside: &Path) -> String {
     std::os::unix::fs::symlink(outside.join("secret.txt"), folder.join("causal_mask.rs")).unwrap();
     let bomb = project_root().join("tests/hostile-class/macro_bomb.mean_pooling.rs");
     std::fs::copy(bomb, folder.join("mean_pooling.rs")).unwrap();
+    // Nested past what the grader reads: once, this aborted the run and wrote no results.json at all.
+    let deep = project_root().join("tests/hostile-class/deep.warmup_schedule.rs");
+    std::fs::copy(deep, folder.join("warmup_schedule.rs")).unwrap();
     marker
 }
 
@@ -138,7 +141,9 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     // The compile-time bomb fails its own test with the limit it met; every other test is scored.
     let bomb = test(&results, "mean_pooling");
     assert!(bomb["output"].as_str().unwrap().contains(BOMB_WORDS), "{bomb}");
-    assert_eq!(results["score"], 105.0 - 5.0 - 5.0 - 5.0 - 5.0, "{results}");
+    let deep = test(&results, "warmup_schedule")["output"].as_str().unwrap().to_string();
+    assert!(deep.contains("warmup_schedule.rs:4: nests brackets more than 64 levels deep"), "{deep}");
+    assert_eq!(results["score"], 105.0 - 5.0 - 5.0 - 5.0 - 5.0 - 5.0, "{results}");
     let outside_files: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
     assert_eq!(outside_files.len(), 1, "something was written outside the submission");
 
@@ -199,7 +204,7 @@ fn the_gradescope_zip_holds_setup_run_autograder_and_the_course_without_solution
         listing.contains("course/Cargo.toml 0o644") && listing.contains("course/scripts/setup.sh 0o755"),
         "{listing}"
     );
-    assert!(listing.contains("course/crates/exercises/src/rules.rs"), "{listing}");
+    assert!(listing.contains("course/crates/intake/src/rules.rs"), "{listing}");
     assert!(!listing.contains("course/solutions/") && !listing.contains("course/tests/hostile-class/"), "{listing}");
     assert!(
         listing.contains("RUN exec anatomy exercises autograder run --root /autograder --only cross_attention"),
@@ -306,6 +311,8 @@ fn prairielearn_results_are_valid_for_every_kind_of_submission() {
     }
     let bomb = test(&results, "mean_pooling");
     assert!(bomb["message"].as_str().unwrap().contains(BOMB_WORDS), "{bomb}");
+    let deep = test(&results, "warmup_schedule")["message"].as_str().unwrap().to_string();
+    assert!(deep.contains("more than 64 levels deep"), "{deep}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "something was written outside the submission");
 
     // The homework as the released notebook, filled in: its solution cell is graded, out of 20.
@@ -358,7 +365,7 @@ fn the_prairielearn_folders_hold_the_image_and_a_question() {
     assert!(dockerfile.contains("docker build -t me/anatomy-grader ."));
     let syntax = Command::new("bash").args(["-n", out.join("image/setup.sh").to_str().unwrap()]).status().unwrap();
     assert!(syntax.success(), "setup.sh is not valid bash");
-    assert!(out.join("image/course/crates/exercises/src/rules.rs").is_file());
+    assert!(out.join("image/course/crates/intake/src/rules.rs").is_file());
     assert!(out.join("image/course/scripts/setup.sh").is_file());
     assert!(!out.join("image/course/solutions").exists() && !out.join("image/course/tests/hostile-class").exists());
     let info: Value = serde_json::from_str(&std::fs::read_to_string(out.join("question/info.json")).unwrap()).unwrap();

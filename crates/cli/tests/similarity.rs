@@ -103,6 +103,21 @@ fn links_are_not_followed_and_bad_input_gets_one_line() {
     assert!(out.is_empty(), "a link is not compared: {out}");
     assert!(err.contains("b/scaled_dot_product.rs is a symbolic link"), "{err}");
 
+    // Files past what the grader reads: not compared, each with one line that names the bound.
+    for (student, file) in [("c", "deep.warmup_schedule.rs"), ("d", "deep.shift_right.rs")] {
+        std::fs::create_dir_all(class.join(student)).unwrap();
+        let exercise = file.split('.').nth(1).unwrap();
+        std::fs::copy(
+            project_root().join("tests/hostile-class").join(file),
+            class.join(student).join(format!("{exercise}.rs")),
+        )
+        .unwrap();
+    }
+    let (code, _, err) = anatomy(&["exercises", "similarity", class.to_str().unwrap(), "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("c/warmup_schedule.rs:4: nests brackets more than 64 levels deep"), "{err}");
+    assert!(err.contains("d/shift_right.rs:6: is longer than the 16384 tokens"), "{err}");
+
     for (args, words) in [
         (vec!["--threshold", "2"], "--threshold must lie between 0 and 1"),
         (vec!["--only", "layer_nrom"], "no exercise named \"layer_nrom\""),
