@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up what the notebooks need, then runs them (part of `make test`) or starts Jupyter
 # (`make notebooks`). Everything lives in the project's git-ignored .deps/ folder:
-#   evcxr_jupyter      the Rust kernel (cargo install --locked, pinned version), built once into the
-#                      download cache beside the wheels (${ANATOMY_CACHE:-~/.cache/transformer-anatomy})
+#   evcxr_jupyter      the Rust kernel: the published crate (pinned version and sha256) with our patch
+#                      (scripts/evcxr/), built once into the download cache beside the wheels
+#                      (${ANATOMY_CACHE:-~/.cache/transformer-anatomy})
 #   .deps/venv-nb      nbclient, nbconvert, jupyter_client (pinned); jupyterlab for `launch`, `lab-check`
 #   .deps/jupyterlab-check  playwright-core for `lab-check` (pinned: scripts/jupyterlab/package-lock.json)
 #   .deps/jupyter      a project-local Jupyter data dir with the "rust" kernelspec
@@ -17,18 +18,52 @@
 #   scripts/notebooks.sh book     target/book/: the executed notebooks as static pages (after `run`)
 #   scripts/notebooks.sh lab-check [NOTEBOOK...]  two notebooks (03 and 10 unless named) opened, run
 #                                 together, saved and stopped in JupyterLab in headless Chromium
+#   scripts/notebooks.sh stress [--kernels K --cells C --hogs H]  count output that arrives after its
+#                                 cell's idle status (scripts/notebook-stress.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps="$root/.deps"
 evcxr_version=0.22.0
-evcxr_root="${ANATOMY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-anatomy}/evcxr-$evcxr_version"
+# The published crate, and its src/core.rs before and after our patch (scripts/evcxr/README.md says what
+# the patch changes and why): each is checked, so the kernel is exactly this source or is not built.
+evcxr_crate_sha256=3ce0d7b3058f68a9673df4f1266b641942fea0ec131881d095306e509a382764
+evcxr_core_sha256=12879330f76d475a83e77b64b242c26fa1b2b9e8a27e49be952315d9254ee77c
+evcxr_patched_core_sha256=b632c29fa0f458d8d0e3e26b87fa94ab60bd4293ca682c4e0a97759406a9d807
+evcxr_patch="$root/scripts/evcxr/output-sent-before-idle.patch"
+evcxr_build="patched-$(sha256sum "$evcxr_patch" | cut -c1-12)"
+# ANATOMY_EVCXR_UNPATCHED=1 builds (and uses) the published kernel as it is: only to measure what the
+# patch changes (scripts/notebook-stress.py).
+[[ ${ANATOMY_EVCXR_UNPATCHED:-0} == 1 ]] && evcxr_build=unpatched
+evcxr_root="${ANATOMY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-anatomy}/evcxr-$evcxr_version-$evcxr_build"
 evcxr="$evcxr_root/bin/evcxr_jupyter"
 say() { printf '[notebooks] %s\n' "$*"; }
 
 if [[ ! -f $evcxr_root/.complete ]]; then
-  say "installing evcxr_jupyter $evcxr_version into $evcxr_root (compiles from source once: about ten minutes)"
-  cargo install --locked --quiet --root "$evcxr_root" "evcxr_jupyter@$evcxr_version"
+  say "building evcxr_jupyter $evcxr_version ($evcxr_build) into $evcxr_root (compiles from source once: about ten minutes)"
+  src=$(mktemp -d)
+  trap 'rm -rf "$src"' EXIT
+  # The published crate, fetched by cargo from the registry it uses (as a dependency of an empty package).
+  mkdir -p "$src/fetch/src"
+  printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\nevcxr_jupyter = "=%s"\n' \
+    "$evcxr_version" >"$src/fetch/Cargo.toml"
+  touch "$src/fetch/src/lib.rs"
+  (cd "$src/fetch" && cargo fetch --quiet)
+  crate=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"evcxr_jupyter-$evcxr_version.crate" | head -n 1)
+  echo "$evcxr_crate_sha256  $crate" | sha256sum --check --quiet ||
+    { echo "$crate is not the published evcxr_jupyter $evcxr_version (sha256 differs)" >&2; exit 1; }
+  tar -xzf "$crate" -C "$src"
+  kernel_src="$src/evcxr_jupyter-$evcxr_version"
+  echo "$evcxr_core_sha256  $kernel_src/src/core.rs" | sha256sum --check --quiet
+  if [[ $evcxr_build != unpatched ]]; then
+    patch --quiet -p1 -d "$kernel_src" <"$evcxr_patch"
+    echo "$evcxr_patched_core_sha256  $kernel_src/src/core.rs" | sha256sum --check --quiet ||
+      { echo "the patched core.rs is not the one reviewed: $evcxr_patch" >&2; exit 1; }
+  fi
+  CARGO_TARGET_DIR="${ANATOMY_EVCXR_BUILD_DIR:-$src/target}" \
+    cargo install --locked --quiet --root "$evcxr_root" --path "$kernel_src"
   touch "$evcxr_root/.complete"
+  rm -rf "$src"
+  trap - EXIT
 fi
 
 if ! python3 -c "import ensurepip, venv" 2>/dev/null; then
@@ -177,5 +212,9 @@ case "${1:-run}" in
   lab-check)
     shift || true
     lab_check "$@" ;;
-  *) echo "usage: scripts/notebooks.sh run|launch|book|lab-check [NOTEBOOK...]" >&2; exit 2 ;;
+  stress)
+    shift || true
+    "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
+    "$venv/bin/python" "$root/scripts/notebook-stress.py" "$@" ;;
+  *) echo "usage: scripts/notebooks.sh run|launch|book|lab-check [NOTEBOOK...]|stress [OPTIONS]" >&2; exit 2 ;;
 esac

@@ -11,6 +11,13 @@ HTML comment does not hold:
     <!-- check: solved NAME -->            a homework's check cell says NAME passes when the notebook holds
                                            its solution, and "not done" in the released copy (todo!())
 
+Every IOPub message is recorded with its parent (RecordingClient): a message for a cell that arrives
+after that cell's "idle" status fails the notebook by name ("cell 2: 1 stream message arrived 180 ms
+after idle"), since Jupyter (nbclient here, JupyterLab for a learner) stops reading a cell's output at
+"idle" and drops whatever comes later; and a cell whose output is not complete within IOPUB_TIMEOUT of
+its reply fails too (nbclient only logs a warning by default). `--self-test` holds one line back until
+after its cell's "idle" and checks that the run fails by that name.
+
 Prints each notebook's time and its cells' times, and a closing line "N passed, M failed". Every executed
 notebook, outputs included, is written to target/executed-notebooks/ for `make book`. The run starts by
 warming the build every kernel copies (below); with no notebook named, it ends by running notebooks 01
@@ -27,9 +34,106 @@ import re
 import sys
 import time
 
+import asyncio
+import queue
+
 import nbformat
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from nbclient.exceptions import CellExecutionComplete, CellExecutionError
+from nbclient.util import ensure_async
+
+# A kernel's five ports, as jupyter_client's KernelManager names them.
+PORT_NAMES = ["shell_port", "iopub_port", "stdin_port", "hb_port", "control_port"]
+# Seconds a cell's output may take to be complete after the kernel's reply before the cell fails.
+IOPUB_TIMEOUT = 60
+# Seconds the last cell's late messages are waited for before the kernel is shut down.
+DRAIN = 0.5
+
+
+class RecordingClient(NotebookClient):
+    """nbclient's client, recording every IOPub message with its parent: `late` lists what arrived for a
+    cell after that cell's "idle" status, as (cell number, message type, milliseconds after idle, text).
+
+    nbclient reads IOPub only for the cell it runs and discards every other message unseen; this client
+    looks at each one first. Pinned to nbclient 0.11.0, whose _async_poll_output_msg it replaces."""
+
+    def __init__(self, *args, hold_back=None, **kwargs):
+        super().__init__(*args, iopub_timeout=IOPUB_TIMEOUT, raise_on_iopub_timeout=True, **kwargs)
+        self.late = []
+        self.idle = {}  # a finished cell's request id -> (cell number, when its idle status arrived)
+        self.numbers = {}  # a cell's request id -> its number among the code cells, from 1
+        # For --self-test: the text of a stream message to deliver only after its cell's idle status.
+        self.hold_back, self.held = hold_back, None
+
+    def record(self, msg):
+        parent = msg["parent_header"].get("msg_id")
+        if parent in self.idle:
+            number, idle = self.idle[parent]
+            text = msg["content"].get("text", "") if msg["msg_type"] == "stream" else ""
+            self.late.append((number, msg["msg_type"], (time.perf_counter() - idle) * 1000, text))
+
+    async def _async_poll_output_msg(self, parent_msg_id, cell, cell_index):
+        number = self.numbers.setdefault(parent_msg_id, len(self.numbers) + 1)
+        while True:
+            msg = await ensure_async(self.kc.iopub_channel.get_msg(timeout=None))
+            if self.hold_back and msg["msg_type"] == "stream" and self.hold_back in msg["content"].get("text", ""):
+                self.held, self.hold_back = msg, None
+                continue
+            self.record(msg)
+            if msg["parent_header"].get("msg_id") != parent_msg_id:
+                continue
+            try:
+                self.process_message(msg, cell, cell_index)
+            except CellExecutionComplete:
+                self.idle[parent_msg_id] = (number, time.perf_counter())
+                if self.held is not None:
+                    self.record(self.held)
+                    self.held = None
+                return
+
+    async def async_execute(self, **kwargs):
+        # After the last cell, its late messages are read for DRAIN seconds before the kernel is shut down.
+        last = max((i for i, c in enumerate(self.nb.cells) if c.cell_type == "code"), default=-1)
+        timing = self.on_cell_executed
+
+        async def executed(cell, cell_index, execute_reply):
+            if timing:
+                timing(cell=cell, cell_index=cell_index, execute_reply=execute_reply)
+            deadline = time.perf_counter() + DRAIN
+            while cell_index == last and (left := deadline - time.perf_counter()) > 0:
+                try:
+                    self.record(await ensure_async(self.kc.iopub_channel.get_msg(timeout=left)))
+                except queue.Empty:
+                    break
+
+        self.on_cell_executed = executed
+        return await super().async_execute(**kwargs)
+
+    def late_problems(self):
+        by_cell = {}
+        for number, kind, ms, text in self.late:
+            by_cell.setdefault(number, []).append((kind, ms, text))
+        problems = []
+        for number, messages in sorted(by_cell.items()):
+            kinds = ", ".join(sorted({k for k, _, _ in messages}))
+            first = min(ms for _, ms, _ in messages)
+            texts = [t.strip() for _, _, t in messages if t.strip()]
+            shown = f": {texts[0][:200]!r}" if texts else ""
+            problems.append(f"cell {number}: {len(messages)} {kinds} message(s) arrived {first:.0f} ms after "
+                            f"its idle status, which Jupyter drops{shown}")
+        return problems
+
+
+def new_client(nb, folder, ports=None, **kwargs):
+    """A RecordingClient for `nb` with the Rust kernel, started in `folder`; with `ports` (five, in
+    PORT_NAMES' order) the kernel listens on those instead of ports jupyter_client picks itself."""
+    client = RecordingClient(nb, timeout=1800, kernel_name="rust", resources={"metadata": {"path": folder}}, **kwargs)
+    if ports:
+        client.km = client.create_kernel_manager()
+        client.km.cache_ports = False
+        for name, port in zip(PORT_NAMES, ports):
+            setattr(client.km, name, port)
+    return client
 
 
 def output_text(cell):
@@ -50,16 +154,16 @@ def snapshot_lines(root, name):
     return [line for line in body.splitlines() if line.strip()]
 
 
-def check(path, root, keep=True):
+def check(path, root, keep=True, ports=None, hold_back=None):
     nb = nbformat.read(path, as_version=4)
     starts, timings = {}, []
-    client = NotebookClient(
+    client = new_client(
         nb,
-        timeout=1800,
-        kernel_name="rust",
-        resources={"metadata": {"path": os.path.dirname(path)}},
+        os.path.dirname(path),
+        ports,
         on_cell_start=lambda cell, cell_index: starts.__setitem__(cell_index, time.perf_counter()),
         on_cell_executed=lambda cell, cell_index, execute_reply: timings.append(time.perf_counter() - starts[cell_index]),
+        hold_back=hold_back,
     )
     began = time.perf_counter()
     problems = []
@@ -67,6 +171,7 @@ def check(path, root, keep=True):
         client.execute()
     except CellExecutionError as error:
         problems.append("a cell failed: " + "\n".join(str(error).splitlines()[-12:]))
+    problems.extend(client.late_problems())
     elapsed = time.perf_counter() - began
     code = [c for c in nb.cells if c.cell_type == "code"]
     text = "".join(output_text(c) for c in code)
@@ -141,15 +246,43 @@ def warm(folder):
 
 def side_by_side(paths, root):
     """Two kernels started at the same moment, each running its notebook to the end, as a learner with
-    two notebooks open does: each kernel must build in its own folder, or they break each other."""
+    two notebooks open does: each kernel must build in its own folder, or they break each other, and
+    each needs ports of its own."""
     import multiprocessing
 
+    from jupyter_client.connect import LocalPortCache
+
+    # Each kernel's ports are chosen here, once, from one cache: two forked processes choosing their own
+    # could pick the same free port, and the second kernel then died with "Address already in use".
+    cache = LocalPortCache.instance()
+    ports = [[cache.find_available_port("127.0.0.1") for _ in PORT_NAMES] for _ in paths]
     with multiprocessing.get_context("fork").Pool(len(paths)) as pool:
         began = time.perf_counter()
-        results = pool.starmap(check, [(p, root, False) for p in paths])
+        results = pool.starmap(check, [(p, root, False, kernel_ports) for p, kernel_ports in zip(paths, ports)])
     names = " and ".join(os.path.basename(p) for p in paths)
     print(f"[notebooks] side by side, started together: {names} in {time.perf_counter() - began:.0f} s", flush=True)
     return [f"side by side: {problem}" for problems in results for problem in problems]
+
+
+def self_test(root):
+    """The late-output check must be able to fail: a two-cell notebook runs twice, as it is (no problem
+    may be found) and with its first cell's last line held back until after that cell's idle status
+    (the run must fail, naming cell 1 and the line)."""
+    import tempfile
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('println!("first cell, first line");\nprintln!("first cell, last line");'),
+                nbformat.v4.new_code_cell('println!("second cell");')]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "late-output-self-test.ipynb")
+        nbformat.write(nb, path)
+        clean = check(path, root, keep=False)
+        late = check(path, root, keep=False, hold_back="first cell, last line")
+    wanted = [p for p in late if p.startswith("cell 1: 1 stream message(s) arrived") and "first cell, last line" in p]
+    if clean or not wanted:
+        print(f"[notebooks] FAILED self-test of the late-output check: as it is {clean}, held back {late}", flush=True)
+        sys.exit(1)
+    print(f"[notebooks] self-test: a line held back past its cell's idle status fails the run: {wanted[0]}", flush=True)
 
 
 def main():
@@ -163,6 +296,8 @@ def main():
     if not every:  # only the notebooks whose names start with these prefixes, e.g. "10"
         notebooks = [n for n in notebooks if any(os.path.basename(n).startswith(p) for p in sys.argv[2:])]
     warm(folder)
+    if every:
+        self_test(root)
     failed, failures = 0, []
     began = time.perf_counter()
     for path in notebooks:
