@@ -50,7 +50,7 @@ def run(args):
     missing = sum(1 for n, c in enumerate(code, 1)
                   if f"cell {n} last line" not in "".join(o.get("text", "") for o in c.get("outputs", [])))
     late_cells = {number for number, *_ in client.late}
-    return index, len(client.late), len(late_cells), missing, failure, time.perf_counter() - began
+    return index, len(client.late), len(late_cells), len(client.early), missing, failure, time.perf_counter() - began
 
 
 def main():
@@ -74,16 +74,17 @@ def main():
         for hog in hogs:
             hog.kill()
             hog.wait()
-    late = cells_late = missing = timeouts = 0
-    for index, n_late, n_cells, n_missing, failure, seconds in results:
-        print(f"kernel {index}: {n_late} late messages in {n_cells} cells, {n_missing} last lines missing from "
-              f"their cell, {seconds:.0f} s" + (f"; {failure}" if failure else ""), flush=True)
-        late, cells_late, missing = late + n_late, cells_late + n_cells, missing + n_missing
+    late = cells_late = early = missing = timeouts = 0
+    for index, n_late, n_cells, n_early, n_missing, failure, seconds in results:
+        print(f"kernel {index}: {n_late} late messages in {n_cells} cells, {n_early} early (under the next cell's "
+              f"name), {n_missing} last lines missing from their cell, {seconds:.0f} s"
+              + (f"; {failure}" if failure else ""), flush=True)
+        late, cells_late, early, missing = late + n_late, cells_late + n_cells, early + n_early, missing + n_missing
         timeouts += bool(failure and "Timeout" in failure)
     print(f"{args.kernels} kernels × {args.cells} cells ({args.hogs} CPU hogs, {args.lines + 1} lines and a "
           f"{args.size}² product a cell): "
-          f"{late} late messages in {cells_late} cells, {missing} last lines missing, {timeouts} output waits "
-          f"timed out")
+          f"{late} late messages in {cells_late} cells, {early} early ones, {missing} last lines missing from their "
+          f"cell, {timeouts} output waits timed out")
 
 
 if __name__ == "__main__":

@@ -48,25 +48,39 @@ PORT_NAMES = ["shell_port", "iopub_port", "stdin_port", "hb_port", "control_port
 IOPUB_TIMEOUT = 60
 # Seconds the last cell's late messages are waited for before the kernel is shut down.
 DRAIN = 0.5
+# A cell's output that arrives sooner than this after the kernel announced the cell (execute_input) came
+# before the cell could have run: evcxr compiles every cell first, which takes longer. It is the previous
+# cell's late output, sent under the new cell's name.
+EARLY = 0.05
 
 
 class RecordingClient(NotebookClient):
     """nbclient's client, recording every IOPub message with its parent: `late` lists what arrived for a
-    cell after that cell's "idle" status, as (cell number, message type, milliseconds after idle, text).
+    cell after that cell's "idle" status, as (cell number, message type, milliseconds after idle, text),
+    and `early` the output that arrived for a cell before it could have run (sooner than EARLY after its
+    execute_input): a late line of the cell before, which the kernel sent under the next cell's name.
 
     nbclient reads IOPub only for the cell it runs and discards every other message unseen; this client
     looks at each one first. Pinned to nbclient 0.11.0, whose _async_poll_output_msg it replaces."""
 
     def __init__(self, *args, hold_back=None, **kwargs):
         super().__init__(*args, iopub_timeout=IOPUB_TIMEOUT, raise_on_iopub_timeout=True, **kwargs)
-        self.late = []
+        self.late, self.early = [], []
+        self.announced = {}  # a cell's request id -> when its execute_input arrived
         self.idle = {}  # a finished cell's request id -> (cell number, when its idle status arrived)
         self.numbers = {}  # a cell's request id -> its number among the code cells, from 1
         # For --self-test: the text of a stream message to deliver only after its cell's idle status.
         self.hold_back, self.held = hold_back, None
 
-    def record(self, msg):
+    def record(self, msg, number=None):
         parent = msg["parent_header"].get("msg_id")
+        now = time.perf_counter()
+        if msg["msg_type"] == "execute_input":
+            self.announced[parent] = now
+        elif msg["msg_type"] == "stream" and number is not None and parent not in self.idle:
+            since = now - self.announced.get(parent, now + 1)
+            if since < EARLY:
+                self.early.append((number, since * 1000, msg["content"].get("text", "")))
         if parent in self.idle:
             number, idle = self.idle[parent]
             text = msg["content"].get("text", "") if msg["msg_type"] == "stream" else ""
@@ -79,8 +93,9 @@ class RecordingClient(NotebookClient):
             if self.hold_back and msg["msg_type"] == "stream" and self.hold_back in msg["content"].get("text", ""):
                 self.held, self.hold_back = msg, None
                 continue
-            self.record(msg)
-            if msg["parent_header"].get("msg_id") != parent_msg_id:
+            mine = msg["parent_header"].get("msg_id") == parent_msg_id
+            self.record(msg, number if mine else None)
+            if not mine:
                 continue
             try:
                 self.process_message(msg, cell, cell_index)
@@ -121,6 +136,10 @@ class RecordingClient(NotebookClient):
             shown = f": {texts[0][:200]!r}" if texts else ""
             problems.append(f"cell {number}: {len(messages)} {kinds} message(s) arrived {first:.0f} ms after "
                             f"its idle status, which Jupyter drops{shown}")
+        for number, ms, text in self.early:
+            when = "before" if ms < 0 else f"{ms:.0f} ms after"
+            problems.append(f"cell {number}: a line arrived {when} the kernel announced the cell, before it could have "
+                            f"run (the cell before's late output, under this cell's name): {text.strip()[:200]!r}")
         return problems
 
 
