@@ -164,10 +164,10 @@ fn pooling_real_minilm_outputs_matches_hugging_face() {
     }
 }
 
-/// With mean pooling, the shares `tokens_that_mattered` reports add up to the head's logit difference:
-/// spam's logit minus ham's, less the part that no token carries (the biases, and the scaling's shift),
-/// computed here from the head's own forward. [CLS] and [SEP] are left out of the list, so their two
-/// shares are added back by hand.
+/// With mean pooling, a text's decision splits exactly: the word pieces' shares `tokens_that_mattered`
+/// lists, plus the shares of [CLS] and [SEP] it reports apart, plus the head's constant (its bias
+/// difference less the centring on the training set's mean), equal spam's logit minus ham's to 1e-5 —
+/// the logits computed here from the head's own weights, in double precision, on the same hidden states.
 #[test]
 fn the_tokens_shares_add_up_to_the_decision() {
     let _generator = common::generator();
@@ -177,35 +177,45 @@ fn the_tokens_shares_add_up_to_the_decision() {
     let dir = resolve_model_dir(None).unwrap();
     let tokenizer = Tokenizer::from_model_dir(&dir).unwrap();
     let model = BertModel::from_pretrained(&dir, AttentionKind::Fused, Device::Cpu).unwrap();
-    // A head with made-up weights and scaling: any linear head must split this way.
+    // A head with made-up weights, bias and scaling: any linear head must split this way.
     tch::manual_seed(9);
     let x = Tensor::randn([16, 384], (Kind::Float, Device::Cpu));
     let labels: Vec<usize> = (0..16).map(|i| i % 2).collect();
     let options = HeadOptions { epochs: 2, ..HeadOptions::default() };
     let mut head = train_head((&x, &labels), (&x, &labels), options).unwrap();
-    tch::no_grad(|| head.classifier.ws.copy_(&Tensor::randn([2, 384], (Kind::Float, Device::Cpu))));
-    let w = &head.classifier.ws;
-    let direction = (w.get(1) - w.get(0)) / &head.scale; // [384]
+    tch::no_grad(|| {
+        head.classifier.ws.copy_(&Tensor::randn([2, 384], (Kind::Float, Device::Cpu)));
+        head.classifier.bs.as_mut().unwrap().copy_(&Tensor::from_slice(&[0.7f32, -1.3]));
+    });
     let text = "Win a free cruise today: click the link below to claim it";
-    let shares = tokens_that_mattered(&model, &tokenizer, text, 64, Pooling::Mean, &direction, 1).unwrap();
+    let shares = tokens_that_mattered(&model, &tokenizer, text, 64, Pooling::Mean, &head.direction(), 1).unwrap();
     let ids = transformer_anatomy::classify::features::token_ids(&tokenizer, text, 64).unwrap();
-    assert_eq!(shares.len(), ids.len() - 2, "every word piece but [CLS] and [SEP]");
+    assert_eq!(shares.tokens.len(), ids.len() - 2, "every word piece but [CLS] and [SEP]");
     let _no_grad = tch::no_grad_guard();
     let input = Tensor::from_slice(&ids).view([1, -1]);
-    let hidden = model.forward(&input, None, None, Pass::EVAL).unwrap().last_hidden_state.get(0); // [n, 384]
-    let n = ids.len() as f64;
-    let special = (hidden.get(0).dot(&direction) + hidden.get(-1).dot(&direction)).double_value(&[]) / n;
-    let listed: f64 = shares.iter().map(|(_, s)| s).sum();
-    let logits = head.logits(&hidden.mean_dim(0, true, Kind::Float)); // [1, 2]
-    let difference = (logits.get(0).get(1) - logits.get(0).get(0)).double_value(&[]);
-    let bias = head.classifier.bs.as_ref().unwrap();
-    let untied = (bias.get(1) - bias.get(0)).double_value(&[]) - head.shift.dot(&direction).double_value(&[]);
-    assert!(listed.abs() > 1.0, "shares large enough to tell a wrong count apart: {listed}");
-    assert!((listed + special + untied - difference).abs() < 1e-3, "{listed} + {special} + {untied} vs {difference}");
+    let hidden = model.forward(&input, None, None, Pass::WEIGHTS).unwrap().last_hidden_state.get(0); // [n, 384]
+    let double = |t: &Tensor| t.to_kind(Kind::Double);
+    let pooled = double(&hidden).mean_dim(0, false, Kind::Double); // [384]
+    let features = (pooled - double(&head.shift)) / double(&head.scale);
+    let logits = double(&head.classifier.ws).matmul(&features) + double(head.classifier.bs.as_ref().unwrap()); // [2]
+    let difference = (logits.get(1) - logits.get(0)).double_value(&[]);
+    let listed: f64 = shares.tokens.iter().map(|(_, s)| s).sum();
+    let constant = head.constant();
+    assert!(
+        listed.abs() > 1.0 && constant.abs() > 0.1,
+        "parts large enough to tell a dropped one: {listed}, {constant}"
+    );
+    let total = listed + shares.special + constant;
+    assert!(
+        (total - difference).abs() < 1e-5,
+        "{listed} + {} + {constant} = {total}, not {difference}",
+        shares.special
+    );
     // Sorted towards the label asked for; asking for ham turns every share's sign.
-    assert!(shares.windows(2).all(|p| p[0].1 >= p[1].1));
-    let towards_ham = tokens_that_mattered(&model, &tokenizer, text, 64, Pooling::Mean, &direction, 0).unwrap();
-    assert!((towards_ham[0].1 + shares.last().unwrap().1).abs() < 1e-6);
+    assert!(shares.tokens.windows(2).all(|p| p[0].1 >= p[1].1));
+    let towards_ham = tokens_that_mattered(&model, &tokenizer, text, 64, Pooling::Mean, &head.direction(), 0).unwrap();
+    assert!((towards_ham.tokens[0].1 + shares.tokens.last().unwrap().1).abs() < 1e-9);
+    assert!((towards_ham.special + shares.special).abs() < 1e-9);
 }
 
 /// One fine-tuning step, ours against Hugging Face's (`scripts/classify_pytorch.py step-reference` wrote

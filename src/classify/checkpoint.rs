@@ -114,21 +114,28 @@ impl Loaded {
 
     /// The tokens of `text` that moved the decision towards `label` most, strongest first
     /// ([`super::tokens_that_mattered`] with this checkpoint's pooling, length and head).
-    pub fn tokens_that_mattered(&self, text: &str, label: usize) -> Result<Vec<(String, f64)>> {
+    pub fn tokens_that_mattered(&self, text: &str, label: usize) -> Result<super::Shares> {
         let Loaded { config, tokenizer, body, .. } = self;
         super::tokens_that_mattered(body, tokenizer, text, config.max_len, config.pooling, &self.direction(), label)
     }
 
+    /// The part of spam's logit minus ham's that no token owns ([`super::frozen::TrainedHead::constant`];
+    /// a fine-tuned head reads its features as they are, so only its bias difference). With mean pooling,
+    /// a text's token shares (its words' and `[CLS]`'s and `[SEP]`'s) plus this give the logit difference.
+    pub fn constant(&self) -> f64 {
+        match &self.trained {
+            Trained::Frozen(head) => head.constant(),
+            Trained::FineTuned(classifier) => {
+                classifier.bs.as_ref().map(|b| (b.get(1) - b.get(0)).double_value(&[])).unwrap_or(0.0)
+            }
+        }
+    }
+
     /// What the head multiplies a pooled vector by to get spam's logit minus ham's: `[hidden]`.
     pub fn direction(&self) -> tch::Tensor {
-        let (weight, scale) = match &self.trained {
-            Trained::Frozen(head) => (&head.classifier.ws, Some(&head.scale)),
-            Trained::FineTuned(classifier) => (&classifier.ws, None),
-        };
-        let d = weight.get(1) - weight.get(0); // [hidden]
-        match scale {
-            Some(scale) => d / scale, // the frozen head reads (x - shift) / scale
-            None => d,
+        match &self.trained {
+            Trained::Frozen(head) => head.direction(), // it reads (x - shift) / scale
+            Trained::FineTuned(classifier) => classifier.ws.get(1) - classifier.ws.get(0),
         }
     }
 }

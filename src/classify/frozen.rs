@@ -103,6 +103,20 @@ impl TrainedHead {
         self.classifier.forward(&((features - &self.shift) / &self.scale))
     }
 
+    /// What the head multiplies a pooled vector by to get spam's logit minus ham's: `[hidden]` (the
+    /// weights' row difference, divided by the scaling it reads its features with).
+    pub fn direction(&self) -> Tensor {
+        (self.classifier.ws.get(1) - self.classifier.ws.get(0)) / &self.scale
+    }
+
+    /// The part of spam's logit minus ham's that no feature owns: the bias difference minus
+    /// `shift · direction` (the head centres each feature on the training set's mean), in double precision.
+    pub fn constant(&self) -> f64 {
+        let bias = self.classifier.bs.as_ref().map(|b| (b.get(1) - b.get(0)).double_value(&[])).unwrap_or(0.0);
+        let centring = self.shift.to_kind(Kind::Double).dot(&self.direction().to_kind(Kind::Double));
+        bias - centring.double_value(&[])
+    }
+
     /// The most probable label of each row.
     pub fn predict(&self, features: &Tensor) -> Vec<usize> {
         let _no_grad = tch::no_grad_guard();

@@ -33,12 +33,23 @@ pub fn pool(hidden: &Tensor, mask: &Tensor, pooling: Pooling) -> Tensor {
     }
 }
 
-/// The tokens of `text` that moved the decision most, strongest first, with their weights (special
-/// tokens left out). `direction` `[hidden]` is what the head multiplies a pooled vector by to get the
-/// spam logit minus the ham logit. With mean pooling the answer is exact: that difference is the mean of
-/// each token's `hᵢ · direction`, so each token's share is `hᵢ · direction / n` (positive: towards spam);
-/// the list is sorted towards `label`. With `[CLS]` pooling no such split exists, and the weights are the
-/// last layer's attention from `[CLS]` to each token, averaged over the heads: where the summary looked.
+/// What moved the decision on one text: its word pieces with their weights, strongest towards `label`
+/// first (special tokens left out), and — with mean pooling — what else the logit difference holds.
+#[derive(Debug, Clone)]
+pub struct Shares {
+    pub tokens: Vec<(String, f64)>,
+    /// The shares of `[CLS]` and `[SEP]` together, signed as the tokens are (0 with `[CLS]` pooling):
+    /// part of the mean, but not words of the message.
+    pub special: f64,
+}
+
+/// The tokens of `text` that moved the decision most ([`Shares`]). `direction` `[hidden]` is what the
+/// head multiplies a pooled vector by to get the spam logit minus the ham logit. With mean pooling the
+/// split is exact: that difference is the mean of each token's `hᵢ · direction`, plus the head's constant
+/// (see [`checkpoint::Loaded::constant`]), so each token's share is `hᵢ · direction / n` (positive:
+/// towards spam; the list is signed and sorted towards `label`), computed in double precision. With
+/// `[CLS]` pooling no such split exists, and the weights are the last layer's attention from `[CLS]` to
+/// each token, averaged over the heads: where the summary looked.
 pub fn tokens_that_mattered(
     model: &crate::BertModel,
     tokenizer: &crate::Tokenizer,
@@ -47,7 +58,7 @@ pub fn tokens_that_mattered(
     pooling: Pooling,
     direction: &Tensor,
     label: usize,
-) -> anyhow::Result<Vec<(String, f64)>> {
+) -> anyhow::Result<Shares> {
     let ids = features::token_ids(tokenizer, text, max_len)?;
     let n = ids.len() as i64;
     let input = Tensor::from_slice(&ids).view([1, n]).to_device(model.vs.device());
@@ -55,8 +66,8 @@ pub fn tokens_that_mattered(
     let out = model.encoder.try_forward(&input, None, None, crate::Pass::WEIGHTS)?;
     let weights = match pooling {
         Pooling::Mean => {
-            let hidden = out.last_hidden_state.get(0); // [n, h]
-            let share = hidden.matmul(&direction.to_kind(hidden.kind())) / n as f64; // [n]
+            let hidden = out.last_hidden_state.get(0).to_kind(Kind::Double); // [n, h]
+            let share = hidden.matmul(&direction.to_kind(Kind::Double)) / n as f64; // [n]
             if label == 1 {
                 share
             } else {
@@ -69,14 +80,16 @@ pub fn tokens_that_mattered(
         }
     };
     let weights = Vec::<f64>::try_from(&weights.to_kind(Kind::Double).to_device(tch::Device::Cpu))?;
-    let mut found: Vec<(String, f64)> = ids
-        .iter()
-        .zip(weights)
-        .filter_map(|(&id, w)| {
-            let token = tokenizer.id_to_token(id)?;
-            (!(token.starts_with('[') && token.ends_with(']'))).then_some((token, w))
-        })
-        .collect();
-    found.sort_by(|a, b| b.1.total_cmp(&a.1));
-    Ok(found)
+    let mut tokens = Vec::new();
+    let mut special = 0.0;
+    for (&id, w) in ids.iter().zip(weights) {
+        let Some(token) = tokenizer.id_to_token(id) else { continue };
+        match token.starts_with('[') && token.ends_with(']') {
+            true if pooling == Pooling::Mean => special += w,
+            true => {}
+            false => tokens.push((token, w)),
+        }
+    }
+    tokens.sort_by(|a, b| b.1.total_cmp(&a.1));
+    Ok(Shares { tokens, special })
 }

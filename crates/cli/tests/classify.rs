@@ -165,6 +165,10 @@ fn the_frozen_head_learns_on_a_small_subset_and_the_features_are_cached() {
     for t in &tokens {
         assert!(known.contains(&t["token"].as_str().unwrap()) && t["weight"].is_number(), "{t}");
     }
+    // With mean pooling, the rest of the logit difference comes with them: [CLS] and [SEP]'s shares and
+    // the head's constant (tests/classify.rs checks that the parts add up).
+    let line = serde_json::from_str::<Value>(&out).unwrap();
+    assert!(line["special_tokens"].is_number() && line["bias_and_centring"].is_number(), "{out}");
     // A head made for another label set, or for another body, is refused in one line.
     let (trained, config) = TrainedHead::load(&head, tch::Device::Cpu).unwrap();
     for (name, changed, says) in [

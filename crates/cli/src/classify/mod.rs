@@ -174,14 +174,19 @@ fn predict(
         let p = Vec::<f32>::try_from(&probabilities.get(i as i64).to_device(Device::Cpu))?;
         let label = if p[1] > p[0] { 1 } else { 0 };
         let config = &loaded.config;
-        let mut tokens = loaded.tokens_that_mattered(text, label)?;
-        tokens.truncate(5);
+        let shares = loaded.tokens_that_mattered(text, label)?;
+        // With mean pooling: the rest of the logit difference (towards the label), which no word owns.
+        let sign = if label == 1 { 1.0 } else { -1.0 };
+        let rest = (config.pooling == Pooling::Mean).then(|| (shares.special, sign * loaded.constant()));
+        let tokens = &shares.tokens[..shares.tokens.len().min(5)];
         if json {
             let tokens: Vec<_> = tokens.iter().map(|(t, w)| serde_json::json!({"token": t, "weight": w})).collect();
-            println!(
-                "{}",
-                serde_json::json!({"label": config.labels[label], "probability": p[label], "tokens": tokens})
-            );
+            let mut line = serde_json::json!({"label": config.labels[label], "probability": p[label], "tokens": tokens});
+            if let Some((special, constant)) = rest {
+                line["special_tokens"] = special.into();
+                line["bias_and_centring"] = constant.into();
+            }
+            println!("{line}");
         } else {
             let shown: String = text.chars().take(60).collect();
             let listed: Vec<String> = tokens.iter().map(|(t, w)| format!("{t} {w:+.3}")).collect();
@@ -191,6 +196,9 @@ fn predict(
                 Pooling::Cls => "[CLS]'s attention, last layer",
             };
             println!("  tokens that mattered most ({why}): {}", listed.join(", "));
+            if let Some((special, constant)) = rest {
+                println!("  not a word's: [CLS] and [SEP] {special:+.3}, bias and centring {constant:+.3}");
+            }
         }
     }
     Ok(())
