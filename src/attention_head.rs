@@ -1,4 +1,4 @@
-//! # Step 8a: one attention head
+//! # One attention head (`chapters/03-multi-head-attention.md`)
 //!
 //! In the earlier steps queries, keys and values were all the raw embeddings. A real head first projects
 //! each token vector three times, with three learned linear maps, into a smaller space of `head_dim`

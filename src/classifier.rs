@@ -1,4 +1,4 @@
-//! # Step 13: a classification head
+//! # A classification head (`chapters/07-encoder-and-classifier.md`, *A classification head*)
 //!
 //! To classify a whole text, one vector must stand for it. BERT-style models are trained so that the
 //! first token (`[CLS]` when special tokens are added) gathers what the task needs, so the head takes

@@ -1,4 +1,4 @@
-//! # Step 2: the configuration
+//! # The configuration (`chapters/01-tokenize.md`, *The configuration*)
 //!
 //! Every size in the chapter (768 hidden units, 12 heads, 30 522 tokens, …) comes from one place: the
 //! checkpoint's `config.json`. [`BertConfig`] holds the fields the chapter uses, reads them from such a

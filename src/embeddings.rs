@@ -1,8 +1,8 @@
-//! # Steps 3 and 11: embeddings
+//! # Embeddings (`chapters/01-tokenize.md`, *Token embeddings*; `chapters/06-positional-embeddings.md`)
 //!
 //! An embedding is a lookup table: token id `i` picks row `i` of a `vocab_size × hidden_size` matrix of
-//! learned numbers (step 3). Attention by itself does not know where a token stands — shuffle the
-//! tokens and it shuffles its outputs the same way — so the full [`Embeddings`] module (step 11) adds a
+//! learned numbers (chapter 1). Attention by itself does not know where a token stands — shuffle the
+//! tokens and it shuffles its outputs the same way — so the full [`Embeddings`] module (chapter 6) adds a
 //! second learned table indexed by position `0, 1, 2, …`, then normalizes each vector and applies
 //! dropout.
 //!
@@ -19,7 +19,7 @@ use crate::config::{BertConfig, Seq2SeqConfig};
 use crate::init;
 use crate::positional_encoding::sinusoidal_positions;
 
-/// Step 3: the token embedding table alone, at `word_embeddings` under the given path.
+/// `chapters/01-tokenize.md`, *Token embeddings*: the token embedding table alone, at `word_embeddings` under the given path.
 /// `[batch, seq]` ids become `[batch, seq, hidden_size]` vectors.
 pub fn token_embedding<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> nn::Embedding {
     init::embedding(p.borrow() / "word_embeddings", config.vocab_size, config.hidden_size)
@@ -59,7 +59,7 @@ pub fn check_ids(ids: &Tensor, vocab_size: i64, max_len: i64, positions: &str) -
     Ok(())
 }
 
-/// Step 11: token embeddings plus learned position embeddings, then LayerNorm and dropout.
+/// `chapters/06-positional-embeddings.md`: token embeddings plus learned position embeddings, then LayerNorm and dropout.
 ///
 /// Parameters at `word_embeddings`, `position_embeddings` and `LayerNorm` under the given path (Hugging
 /// Face BERT keeps them under `embeddings`). Real BERT checkpoints add a third table,

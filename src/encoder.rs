@@ -1,4 +1,4 @@
-//! # Step 12: the encoder
+//! # The encoder (`chapters/07-encoder-and-classifier.md`)
 //!
 //! The full encoder is the embeddings followed by `num_hidden_layers` identical encoder layers, each
 //! refining every token's vector with information from the others. Its output has the same shape as the

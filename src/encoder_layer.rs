@@ -1,4 +1,4 @@
-//! # Step 10: the encoder layer
+//! # The encoder layer (`chapters/05-layer-norm-and-encoder-layer.md`)
 //!
 //! One encoder layer is multi-head self-attention followed by the feed-forward layer, each wrapped in a
 //! skip connection (the sub-layer's output is *added* to its input) and a layer normalization (each token

@@ -1,4 +1,4 @@
-//! # Step 9: the position-wise feed-forward layer
+//! # The position-wise feed-forward layer (`chapters/04-feed-forward.md`)
 //!
 //! Attention mixes information *between* tokens; the feed-forward layer then works on each token on its
 //! own. It is a two-layer network: widen the vector to `intermediate_size` (four times the hidden size in

@@ -1,4 +1,4 @@
-//! # Step 8c: multi-head attention, the fast way
+//! # Multi-head attention, the fast way (`chapters/03-multi-head-attention.md`, *The same layer, fused*)
 //!
 //! Running twelve small heads one after another means 36 small matrix products. Since every head reads
 //! the same input, their query projections can be stacked into one `hidden × hidden` matrix (likewise

@@ -26,21 +26,21 @@
 //! ```
 
 // The chapter's steps, in its order.
-pub mod tokenize; // step 1
-pub mod config; // step 2
+pub mod tokenize; // chapters/01-tokenize.md
+pub mod config; // chapters/01-tokenize.md
 pub mod init; // PyTorch's default initialisation, for every step's parameters
-pub mod embeddings; // steps 3 and 11
-pub mod scaled_dot_product; // steps 4–7
-pub mod attention; // the one attention call (steps 8 and 15)
-pub mod attention_head; // step 8
-pub mod multi_head_attention; // step 8
-pub mod fused_attention; // step 8
-pub mod feed_forward; // step 9
-pub mod residual; // step 10
-pub mod encoder_layer; // step 10
-pub mod encoder; // step 12
-pub mod classifier; // step 13
-pub mod masks; // step 14
+pub mod embeddings; // chapters/01-tokenize.md, chapters/06-positional-embeddings.md
+pub mod scaled_dot_product; // chapters/02-self-attention.md
+pub mod attention; // the one attention call (chapters/03-multi-head-attention.md, chapters/08-decoder-and-masking.md)
+pub mod attention_head; // chapters/03-multi-head-attention.md
+pub mod multi_head_attention; // chapters/03-multi-head-attention.md
+pub mod fused_attention; // chapters/03-multi-head-attention.md
+pub mod feed_forward; // chapters/04-feed-forward.md
+pub mod residual; // chapters/05-layer-norm-and-encoder-layer.md
+pub mod encoder_layer; // chapters/05-layer-norm-and-encoder-layer.md
+pub mod encoder; // chapters/07-encoder-and-classifier.md
+pub mod classifier; // chapters/07-encoder-and-classifier.md
+pub mod masks; // chapters/08-decoder-and-masking.md
 
 // The decoder side and the original encoder-decoder Transformer.
 pub mod positional_encoding;

@@ -1,4 +1,4 @@
-//! # Step 14: masks — the causal mask, and padding
+//! # Masks — the causal mask, and padding (`chapters/08-decoder-and-masking.md`)
 //!
 //! A decoder that writes text one token at a time must not peek at the tokens it has not written yet.
 //! The causal mask is a lower-triangular matrix of ones: row `i` may attend to positions `0..=i` only.

@@ -1,4 +1,4 @@
-//! # Step 8b: multi-head attention, the chapter's way
+//! # Multi-head attention, the chapter's way (`chapters/03-multi-head-attention.md`)
 //!
 //! One head can only focus on one kind of relation at a time, so the layer runs several heads side by
 //! side, each on its own `hidden_size / heads` slice, concatenates their outputs back to the hidden size

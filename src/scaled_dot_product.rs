@@ -1,4 +1,4 @@
-//! # Steps 4–7: scaled dot-product attention, one operation at a time
+//! # Scaled dot-product attention, one operation at a time (`chapters/02-self-attention.md`)
 //!
 //! Attention lets every token build its new vector as a weighted average of all the value vectors in the
 //! sequence. The weights come from comparing the token's query with every key: a dot product, scaled by
@@ -13,7 +13,7 @@
 //! notebook `notebooks/02-self-attention.ipynb`.
 use tch::Tensor;
 
-/// Step 4: how well each query matches each key, `q · kᵀ / √d_k`.
+/// The recipe's step 2, *scores*: how well each query matches each key, `q · kᵀ / √d_k`.
 ///
 /// For 3-D inputs this is exactly the chapter's `torch.bmm(query, key.transpose(1, 2)) / sqrt(dim_k)`;
 /// with a head axis it uses `matmul`, which batches over every leading axis.
@@ -31,12 +31,12 @@ pub fn apply_mask(scores: &Tensor, mask: &Tensor) -> Tensor {
     scores.masked_fill(&mask.eq(0), f64::NEG_INFINITY)
 }
 
-/// Step 5: turns each row of scores into weights that are positive and sum to 1 (a softmax over the keys).
+/// The recipe's step 3, *weights*: turns each row of scores into weights that are positive and sum to 1 (a softmax over the keys).
 pub fn attention_weights(scores: &Tensor) -> Tensor {
     scores.softmax(-1, scores.kind()) // [batch, s_q, s_k], rows sum to 1
 }
 
-/// Step 5 with a mask: positions where `mask` is 0 get weight exactly 0.
+/// *Weights* with a mask (*Masks, and the row that may look at nothing*): positions where `mask` is 0 get weight exactly 0.
 ///
 /// A row whose every position is masked (a query that may look at nothing, such as a padding token under
 /// a padding mask) has no meaningful softmax: `0/0` would make it NaN and poison every later layer. We
@@ -51,7 +51,7 @@ pub fn masked_attention_weights(scores: &Tensor, mask: &Tensor) -> Tensor {
     weights.masked_fill(&blind_rows, 0.0)
 }
 
-/// Step 6: each query's output is the weighted sum of the value vectors, `weights · v`.
+/// The recipe's step 4, *weighted sum*: each query's output is the weighted sum of the value vectors, `weights · v`.
 pub fn attend(weights: &Tensor, value: &Tensor) -> Tensor {
     if weights.dim() == 3 {
         weights.bmm(value) // [batch, s_q, d_v]
@@ -60,7 +60,7 @@ pub fn attend(weights: &Tensor, value: &Tensor) -> Tensor {
     }
 }
 
-/// Steps 4–6 together, returning the output and the attention weights (for pictures and tests).
+/// The recipe's steps 2–4 together, returning the output and the attention weights (for pictures and tests).
 pub fn attention_with_weights(query: &Tensor, key: &Tensor, value: &Tensor, mask: Option<&Tensor>) -> (Tensor, Tensor) {
     attention_with_dropout(query, key, value, mask, 0.0, false)
 }
@@ -85,7 +85,7 @@ pub fn attention_with_dropout(
     (output, weights)
 }
 
-/// Step 7: the whole of scaled dot-product attention, `softmax(q kᵀ / √d_k + mask) · v`.
+/// The whole of scaled dot-product attention, `softmax(q kᵀ / √d_k + mask) · v`.
 ///
 /// ```
 /// use tch::{Device, Kind, Tensor};

@@ -1,4 +1,4 @@
-//! # Step 1: from text to token ids
+//! # From text to token ids (`chapters/01-tokenize.md`)
 //!
 //! A transformer never sees letters: a tokenizer first cuts the text into WordPiece tokens from a fixed
 //! vocabulary and replaces each by its row number in the embedding table. This module wraps the

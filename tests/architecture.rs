@@ -33,3 +33,79 @@ fn every_path_architecture_md_names_exists() {
     }
     assert!(missing.is_empty(), "ARCHITECTURE.md names paths that do not exist: {missing:?}");
 }
+
+/// Code names the chapter it implements by its file (`chapters/NN-name.md`), and a section of it by its
+/// heading in italics right after (`chapters/01-tokenize.md`, *Token embeddings*), never by a step count
+/// of its own: every chapter so named must exist, and so must every section, as a heading of that file.
+/// The old numbering ("Step 8a", "steps 3 and 11") is gone and may not come back.
+#[test]
+fn every_chapter_and_section_a_comment_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    for dir in ["src", "crates/intake/src", "crates/exercises/src", "crates/cli/src"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    let (mut named, mut problems) = (0, Vec::new());
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| l.trim_start().starts_with("//") || l.contains("// "))
+        {
+            let shown = format!("{}:{}", file.strip_prefix(root).unwrap().display(), n + 1);
+            let comment = &line[line.find("//").unwrap()..];
+            // The old numbering: a module's heading or its line in lib.rs naming a step.
+            let lower = comment.to_lowercase();
+            let numbered = |prefix: &str| {
+                lower.strip_prefix(prefix).is_some_and(|r| r.trim_start_matches('s').starts_with(|c: char| c == ' '))
+                    && lower[prefix.len()..]
+                        .trim_start_matches('s')
+                        .trim_start()
+                        .starts_with(|c: char| c.is_ascii_digit())
+            };
+            let heading = numbered("//! # step") || numbered("/// step");
+            if heading || (line.trim_start().starts_with("pub mod") && lower.starts_with("// step")) {
+                problems.push(format!("{shown}: a step number of its own: {comment}"));
+            }
+            let mut rest = comment;
+            while let Some(at) = rest.find("chapters/") {
+                rest = &rest[at..];
+                let end = rest.find(".md").map(|e| e + 3).unwrap_or(rest.len());
+                let chapter = &rest[..end];
+                // A pattern (`chapters/NN-name.md`, `chapters/*.md`) names no chapter.
+                let name = chapter.trim_start_matches("chapters/");
+                if !(name.starts_with(|c: char| c.is_ascii_digit()) || name.starts_with("homework"))
+                    || name.starts_with("NN")
+                {
+                    rest = &rest[end..];
+                    continue;
+                }
+                named += 1;
+                match std::fs::read_to_string(root.join(chapter)) {
+                    Err(_) => problems.push(format!("{shown}: no chapter {chapter}")),
+                    Ok(body) => {
+                        let after = rest[end..].trim_start_matches(['`', ',', ' ']);
+                        if let Some(section) = after.strip_prefix('*').and_then(|s| s.split('*').next()) {
+                            let heading =
+                                body.lines().any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == section);
+                            if !heading {
+                                problems.push(format!("{shown}: {chapter} has no section *{section}*"));
+                            }
+                        }
+                    }
+                }
+                rest = &rest[end..];
+            }
+        }
+    }
+    assert!(named >= 20, "only {named} chapter names found in comments");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -55,9 +55,10 @@ impl TrainOptions {
     /// ≥ 99 % exact match on `copy` and `reverse` and ≥ 95 % on `dates`.
     pub fn for_task(task: Task) -> Self {
         // Measured with seed 1: copy reaches 98.5 % with warm-up 100 but 99.9 % with 200; reverse 99.6 % with 100.
-        // Over seeds 1-20 the last weights alone fall as low as 93.4 % (copy) and 96.6 % (reverse): the end
+        // Over seeds 1-20 the last weights alone fall as low as 96.4 % (copy) and 94.3 % (reverse): the end
         // of a run is noisy. Averaging the last 5 of its 20 snapshots (as the paper's base models did) gives
-        // 100 % on all twenty seeds for both, for about 15 % more time (`anatomy train --seeds 1-20`).
+        // 99.9-100 % (copy) and 100 % (reverse) on all twenty, at about the same time (`anatomy train
+        // --seeds 1-20`, chapters/10-training.md).
         let (steps, d_model, warmup) = match task {
             Task::Copy => (300, 32, 200),
             Task::Reverse => (300, 32, 100),

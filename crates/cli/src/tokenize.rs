@@ -1,4 +1,4 @@
-//! `anatomy tokenize`: step 1 on its own.
+//! `anatomy tokenize`: the first step of `chapters/01-tokenize.md` on its own.
 use anyhow::Result;
 use transformer_anatomy::{model_dir::resolve_model_dir, Tokenizer};
 
