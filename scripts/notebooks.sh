@@ -28,7 +28,7 @@ evcxr_version=0.22.0
 # the patch changes and why): each is checked, so the kernel is exactly this source or is not built.
 evcxr_crate_sha256=3ce0d7b3058f68a9673df4f1266b641942fea0ec131881d095306e509a382764
 evcxr_core_sha256=12879330f76d475a83e77b64b242c26fa1b2b9e8a27e49be952315d9254ee77c
-evcxr_patched_core_sha256=b632c29fa0f458d8d0e3e26b87fa94ab60bd4293ca682c4e0a97759406a9d807
+evcxr_patched_core_sha256=37887a444e7d41ea7655335bbe0274c97b4244e59193059186fb8aba40f3c80e
 evcxr_patch="$root/scripts/evcxr/output-sent-before-idle.patch"
 evcxr_build="patched-$(sha256sum "$evcxr_patch" | cut -c1-12)"
 # ANATOMY_EVCXR_UNPATCHED=1 builds (and uses) the published kernel as it is: only to measure what the

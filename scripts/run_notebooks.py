@@ -40,7 +40,7 @@ import queue
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionComplete, CellExecutionError
-from nbclient.util import ensure_async
+from nbclient.util import ensure_async, run_sync
 
 # A kernel's five ports, as jupyter_client's KernelManager names them.
 PORT_NAMES = ["shell_port", "iopub_port", "stdin_port", "hb_port", "control_port"]
@@ -66,6 +66,7 @@ class RecordingClient(NotebookClient):
     def __init__(self, *args, hold_back=None, **kwargs):
         super().__init__(*args, iopub_timeout=IOPUB_TIMEOUT, raise_on_iopub_timeout=True, **kwargs)
         self.late, self.early = [], []
+        self.drained = False  # whether the last cell's late messages were waited for
         self.announced = {}  # a cell's request id -> when its execute_input arrived
         self.idle = {}  # a finished cell's request id -> (cell number, when its idle status arrived)
         self.numbers = {}  # a cell's request id -> its number among the code cells, from 1
@@ -115,6 +116,7 @@ class RecordingClient(NotebookClient):
             if timing:
                 timing(cell=cell, cell_index=cell_index, execute_reply=execute_reply)
             deadline = time.perf_counter() + DRAIN
+            self.drained = self.drained or cell_index == last
             while cell_index == last and (left := deadline - time.perf_counter()) > 0:
                 try:
                     self.record(await ensure_async(self.kc.iopub_channel.get_msg(timeout=left)))
@@ -123,6 +125,9 @@ class RecordingClient(NotebookClient):
 
         self.on_cell_executed = executed
         return await super().async_execute(**kwargs)
+
+    # nbclient binds `execute` to its own `async_execute` where it defines it: bind it to this one.
+    execute = run_sync(async_execute)
 
     def late_problems(self):
         by_cell = {}
@@ -191,6 +196,8 @@ def check(path, root, keep=True, ports=None, hold_back=None):
     except CellExecutionError as error:
         problems.append("a cell failed: " + "\n".join(str(error).splitlines()[-12:]))
     problems.extend(client.late_problems())
+    if not problems and not client.drained:
+        problems.append("the last cell's late output was not waited for (the runner's drain did not run)")
     elapsed = time.perf_counter() - began
     code = [c for c in nb.cells if c.cell_type == "code"]
     text = "".join(output_text(c) for c in code)
