@@ -82,12 +82,13 @@ pub fn tokens_that_mattered(
     let weights = Vec::<f64>::try_from(&weights.to_kind(Kind::Double).to_device(tch::Device::Cpu))?;
     let mut tokens = Vec::new();
     let mut special = 0.0;
-    for (&id, w) in ids.iter().zip(weights) {
-        let Some(token) = tokenizer.id_to_token(id) else { continue };
-        match token.starts_with('[') && token.ends_with(']') {
-            true if pooling == Pooling::Mean => special += w,
-            true => {}
-            false => tokens.push((token, w)),
+    // `token_ids` puts [CLS] first and [SEP] last; any other piece, [UNK] included, is the message's.
+    let last = ids.len() - 1;
+    for (i, (&id, w)) in ids.iter().zip(weights).enumerate() {
+        match (i == 0 || i == last, tokenizer.id_to_token(id)) {
+            (true, _) if pooling == Pooling::Mean => special += w,
+            (true, _) | (false, None) => {}
+            (false, Some(token)) => tokens.push((token, w)),
         }
     }
     tokens.sort_by(|a, b| b.1.total_cmp(&a.1));

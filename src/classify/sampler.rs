@@ -5,9 +5,10 @@
 //! only their order: every epoch saw the same batches, most of them all ham or all spam.
 //!
 //! Both samplers here reshuffle every epoch, so every example is seen once per epoch in new company.
-//! [`Sampler::Random`] cuts the shuffled list into batches as it is. [`Sampler::Grouped`] (as Hugging
-//! Face's length-grouped sampler) cuts the shuffled list into megabatches of [`MEGABATCH`] batches, sorts
-//! each megabatch by length, cuts it into batches and shuffles the order of all the epoch's batches: a
+//! [`Sampler::Random`] cuts the shuffled list into batches as it is. [`Sampler::Grouped`] (after Hugging
+//! Face's length-grouped sampler, which however never shuffles its batches) cuts the shuffled list into
+//! megabatches of [`MEGABATCH`] batches, sorts each megabatch by length, cuts it into batches and
+//! shuffles the order of all the epoch's batches: a
 //! batch holds messages of similar length drawn from a random slice of the corpus, not from one slice of
 //! the sorted corpus. The shuffles use LibTorch's generator, which `fine_tune` seeds.
 use serde::{Deserialize, Serialize};

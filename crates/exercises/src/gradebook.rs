@@ -80,7 +80,7 @@ impl Gradebook<'_> {
             let passed = row.passed();
             text += &format!(
                 "| {} | {} | {passed}/{} | {}/{} |\n",
-                row.student,
+                anatomy_intake::names::markdown(&row.student),
                 cells.join(" | "),
                 row.outcomes.len(),
                 points(self.total(row)),
@@ -176,7 +176,7 @@ impl Gradebook<'_> {
         let mut text = format!(
             "# Feedback for {}\n\n{} of {} points; {} of {} exercises passed (graded in the {} sandbox).\n\n| exercise | \
              status | points |\n| --- | --- | --- |\n",
-            row.student,
+            anatomy_intake::names::markdown(&row.student),
             points(self.total(row)),
             points(self.max_total()),
             row.passed(),
@@ -286,6 +286,14 @@ pub fn feedback_files(rows: &[Row]) -> Vec<String> {
             let mut stem: String = row.student.chars().map(|c| if c == '/' || c == '\0' { '_' } else { c }).collect();
             if stem.is_empty() || stem == "." || stem == ".." {
                 stem.insert(0, '_');
+            }
+            // A file name holds at most 255 bytes, and a label can be four times its folder's name: a
+            // long one is cut and told apart by the MD5 of the whole label.
+            if stem.len() > 180 {
+                use md5::{Digest, Md5};
+                let cut = (0..=180).rev().find(|&i| stem.is_char_boundary(i)).unwrap_or(0);
+                stem = format!("{}~{:.8x}", &stem[..cut], Md5::digest(row.student.as_bytes()));
+                stem.truncate(cut + 9);
             }
             let mut name = format!("{stem}.md");
             let mut n = 1;

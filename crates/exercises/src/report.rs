@@ -798,5 +798,11 @@ mod tests {
                 "caf\\xE8.md"
             ]
         );
+        // Two long labels that differ only at their end: each file name within the 255 bytes a name may
+        // have, and apart.
+        let long =
+            |last: &str| Row { student: format!("{}{last}", "é".repeat(150)), outcomes: Vec::new(), handed_in: None };
+        let files = feedback_files(&[long("a"), long("b")]);
+        assert!(files.iter().all(|f| f.len() <= 200) && files[0] != files[1], "{files:?}");
     }
 }

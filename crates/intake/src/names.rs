@@ -41,7 +41,8 @@ pub fn label(name: &OsStr) -> String {
     out
 }
 
-/// The folder name's bytes a [`label`] stands for; `None` for text no label has.
+/// The folder name's bytes a [`label`] stands for: `bytes_of(&label(name))` is always `name`. `None` for
+/// text that is not well formed as a label (it also reads a few forms `label` never writes, such as `\x41`).
 pub fn bytes_of(label: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(label.len());
     let mut rest = label;
@@ -73,6 +74,21 @@ pub fn bytes_of(label: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// A label as Markdown text (a table cell, a heading): a backslash before each mark that would change
+/// what it shows — `\\` (so that the label's own escapes render as written), `|` (which would split a
+/// table's cell), `` ` ``, `*`, `[`, `]`, `<` and `>` — and nothing else, so that ordinary names stay as
+/// they are.
+pub fn markdown(label: &str) -> String {
+    let mut out = String::with_capacity(label.len());
+    for c in label.chars() {
+        if "\\|`*[]<>".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A character that shows nothing, or shows as a space, where a name is printed: written as an escape.
@@ -108,6 +124,14 @@ mod tests {
         assert_eq!(of(b"caf\\xE9"), "caf\\\\xE9");
         assert_eq!(of(b"tab\there"), "tab\\u{9}here");
         assert_eq!(of("\u{202E}gpj.exe".as_bytes()), "\\u{202E}gpj.exe");
+    }
+
+    #[test]
+    fn a_label_in_markdown_renders_as_itself() {
+        assert_eq!(markdown("student03-bob"), "student03-bob");
+        assert_eq!(markdown("caf\\xE9"), "caf\\\\xE9");
+        assert_eq!(markdown("+cmd|' -C calc'!A0"), "+cmd\\|' -C calc'!A0");
+        assert_eq!(markdown("<b>*x*</b>"), "\\<b\\>\\*x\\*\\</b\\>");
     }
 
     #[test]

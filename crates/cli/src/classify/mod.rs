@@ -64,7 +64,8 @@ enum Command {
         /// Read one message from a UTF-8 file instead.
         #[arg(long, value_name = "FILE", conflicts_with = "texts")]
         file: Option<PathBuf>,
-        /// One JSON object per text: `{"label", "probability", "tokens": [{"token", "weight"}, ...]}`.
+        /// One JSON object per text: `{"label", "probability", "tokens": [{"token", "weight"}, ...]}`, with
+        /// mean pooling also `"special_tokens"` and `"bias_and_centring"` (chapter 12).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -181,7 +182,8 @@ fn predict(
         let tokens = &shares.tokens[..shares.tokens.len().min(5)];
         if json {
             let tokens: Vec<_> = tokens.iter().map(|(t, w)| serde_json::json!({"token": t, "weight": w})).collect();
-            let mut line = serde_json::json!({"label": config.labels[label], "probability": p[label], "tokens": tokens});
+            let mut line =
+                serde_json::json!({"label": config.labels[label], "probability": p[label], "tokens": tokens});
             if let Some((special, constant)) = rest {
                 line["special_tokens"] = special.into();
                 line["bias_and_centring"] = constant.into();

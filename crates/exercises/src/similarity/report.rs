@@ -90,8 +90,8 @@ impl Report {
                     p.regions.iter().map(|[a, b]| format!("{}–{} ↔ {}–{}", a[0], a[1], b[0], b[1])).collect();
                 text += &format!(
                     "| {} and {} | {:.2} | {} | {} | {} |\n",
-                    p.students[0],
-                    p.students[1],
+                    anatomy_intake::names::markdown(&p.students[0]),
+                    anatomy_intake::names::markdown(&p.students[1]),
                     p.score,
                     p.shared,
                     evidence_words(p),
