@@ -94,6 +94,16 @@ def main():
         else:
             os.makedirs(folder)
     os.environ["EVCXR_TMPDIR"] = folder
+    # LibTorch's two OpenMP threads meet at a barrier after every operation, and the one that arrives first
+    # spins up to 300,000 times before it sleeps. Jupyter starts each kernel in a session of its own, and
+    # Linux shares the CPU between sessions (autogroup): with one busy program in another session (a
+    # browser tab, `yes >/dev/null`), the spinning thread used up its session's share while its partner
+    # waited for the CPU, and chapter 10's 300 training steps took 420 s instead of 4.4. Spinning 1,000
+    # times, the count libgomp itself uses when threads outnumber CPUs, they took 10.1 s beside that
+    # program and cost 8-12 % alone (4.5 s against 4.0 and 5.2 against 4.8, measured in turn). A count
+    # or wait policy of your own is kept.
+    if "GOMP_SPINCOUNT" not in os.environ and "OMP_WAIT_POLICY" not in os.environ:
+        os.environ["GOMP_SPINCOUNT"] = "1000"
     if folder == WARM:
         os.execv(evcxr, [evcxr, "--control_file", connection_file])
     # evcxr runs as a child, so that its copy of the build is removed when it ends (Jupyter's shutdown,

@@ -41,8 +41,13 @@ pub fn ready_line() -> String {
             ))
         })
         .unwrap_or_else(|e| format!("missing ({e:#})"));
+    // scripts/kernel.py sets GOMP_SPINCOUNT for the kernel: how long a LibTorch thread spins at a barrier
+    // before it sleeps, which decides how a notebook fares beside a busy program.
+    let spin = std::env::var("GOMP_SPINCOUNT")
+        .map(|n| format!("GOMP_SPINCOUNT={n}"))
+        .unwrap_or_else(|_| "libgomp's spin count".into());
     format!(
-        "ready: LibTorch {version} on the {device}, {} threads · model {model}\n{STOP_NOTE}",
+        "ready: LibTorch {version} on the {device}, {} threads ({spin}) · model {model}\n{STOP_NOTE}",
         tch::get_num_threads()
     )
 }
