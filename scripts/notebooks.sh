@@ -174,6 +174,14 @@ lab_check() {
   done
   node "$node_dir/check.mjs" "http://127.0.0.1:$port" "$token" "$lab_work" "$root/target/jupyterlab" \
     "${names[@]}" || status=$?
+  # What each kernel's threads were doing when the check failed (a kernel that never replied shows
+  # where it waits), if gdb is there: to read, not to judge.
+  if [[ $status != 0 ]] && command -v gdb >/dev/null; then
+    for pid in $(pgrep -f 'bin/evcxr_jupyter' || true); do
+      say "threads of evcxr_jupyter $pid ($(tr '\0' ' ' </proc/$pid/cmdline 2>/dev/null | cut -c1-80)):"
+      timeout 60 gdb -p "$pid" -batch -ex "thread apply all bt 12" 2>/dev/null | grep -E '^(#|Thread)' | cut -c1-200 || true
+    done
+  fi
   kill "$lab_pid" 2>/dev/null; wait "$lab_pid" 2>/dev/null || true
   lab_pid=
   # A kernel JupyterLab had to kill (its shutdown took over 5 s on a busy machine) could not remove its
@@ -202,7 +210,7 @@ case "${1:-run}" in
       [[ -e $mine/$(basename "$nb") ]] || cp "$nb" "$mine/"
     done
     say "starting JupyterLab on localhost in my-notebooks/ (your copies: edit and save freely;"
-    say "  'anatomy notebooks reset NAME' restores one). Open the URL it prints, then 01-tokenize.ipynb."
+    say "  'anatomy notebooks reset NAME' restores one). Open the URL it prints, then 00-overview.ipynb."
     say "Several notebooks can run at once: each kernel builds in its own copy of the warmed build."
     say "Stop (the square button) restarts a kernel's Rust process: variables are gone; Run > Run All Above"
     say "  Selected Cell brings them back."

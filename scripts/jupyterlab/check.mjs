@@ -48,13 +48,14 @@ async function kernelState(name) {
   return session ? session.kernel.execution_state : "no session";
 }
 
-async function until(what, seconds, test) {
+// Waits for `test` to hold; past `seconds`, fails with what `state` (if given) says of the page then.
+async function until(what, seconds, test, state) {
   const end = Date.now() + seconds * 1000;
   while (Date.now() < end) {
     if (await test()) return;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  fail(`${what}: not within ${seconds} s`);
+  fail(`${what}: not within ${seconds} s${state ? `; ${await state()}` : ""}`);
 }
 
 async function menu(page, top, item) {
@@ -62,14 +63,24 @@ async function menu(page, top, item) {
   await page.locator(".lm-Menu-itemLabel", { hasText: new RegExp(`^${item}$`) }).first().click();
 }
 
-// Finished: no cell waits or runs ([*]) and the kernel has been idle for three seconds running.
+// Finished: no cell waits or runs ([*]) and the kernel has been idle for three seconds running. If it
+// never is, the failure says which cells still show [*] and what the server says of the kernel, and a
+// screenshot of the page goes to SHOTS/NAME-unfinished.png.
 async function finished(page, name) {
   let idleFor = 0;
+  const state = async () => {
+    const prompts = await page.locator(".jp-InputPrompt").allTextContents();
+    const waiting = prompts.flatMap((p, i) => (p.includes("[*]") ? [i + 1] : []));
+    const file = path.join(shots, name.replace(/\.ipynb$/, "-unfinished.png"));
+    await page.screenshot({ path: file, fullPage: true }).catch(() => {});
+    return `code cells showing [*]: ${JSON.stringify(waiting)} of ${prompts.length} drawn; the server says the ` +
+      `kernel is ${await kernelState(name)}; prompts ${JSON.stringify(prompts)}; ${file}`;
+  };
   await until(`${name}: Run All to finish`, RUN_ALL_SECONDS, async () => {
     const running = await page.locator(".jp-InputPrompt", { hasText: "[*]" }).count();
     idleFor = running === 0 && (await kernelState(name)) === "idle" ? idleFor + 1 : 0;
     return idleFor >= 3;
-  });
+  }, state);
 }
 
 // Each notebook in a browser window of its own, with a workspace (JupyterLab's layout) of its own, so
@@ -177,9 +188,12 @@ try {
   };
   await last.locator(".jp-InputArea-prompt").click();
   await menu(page, "Run", "Run All Above Selected Cell");
-  await until(`${name}: the cells to start`, 30, async () => (await kernelState(name)) === "busy");
+  // Running or queued: a cell shows [*]. (The kernel's own state is idle for a moment between two queued
+  // cells, so it cannot say whether the cells have ended: read so, a loaded machine failed this once.)
+  const queued = async () => (await page.locator(".jp-InputPrompt", { hasText: "[*]" }).count()) > 0;
+  await until(`${name}: the cells to start`, 30, queued);
   await page.waitForTimeout(2000);
-  if ((await kernelState(name)) !== "busy") fail(`${name}: the cells ended before Stop could be pressed`);
+  if (!(await queued())) fail(`${name}: the cells ended before Stop could be pressed`);
   const stop = page.locator('jp-button[data-command="notebook:interrupt-kernel"], button[data-command="notebook:interrupt-kernel"]').first();
   await stop.click();
   await finished(page, name); // the cells queued behind the stopped one still run
