@@ -12,6 +12,7 @@ use tch::{Kind, Tensor};
 
 use crate::config::BertConfig;
 use crate::html::{escape, Html};
+use crate::overview::Branch;
 
 const STYLE: &str = "font-family: ui-monospace, monospace; font-size: 12px; border-collapse: collapse;";
 const CELL: &str = "padding: 1px 6px; text-align: right; border: 1px solid rgba(127,127,127,0.3);";
@@ -158,7 +159,7 @@ pub fn mask_grid(mask: &Tensor) -> Html {
 /// One model of the transformer family tree: the data behind [`transformer_families`].
 pub struct FamilyMember {
     pub model: &'static str,
-    pub branch: &'static str,
+    pub branch: Branch,
     pub year: u16,
     pub key_idea: &'static str,
 }
@@ -167,111 +168,111 @@ pub struct FamilyMember {
 pub const FAMILY: &[FamilyMember] = &[
     FamilyMember {
         model: "Transformer",
-        branch: "encoder-decoder",
+        branch: Branch::EncoderDecoder,
         year: 2017,
         key_idea: "attention alone, no recurrence, for translation",
     },
     FamilyMember {
         model: "GPT",
-        branch: "decoder",
+        branch: Branch::Decoder,
         year: 2018,
         key_idea: "pretrain a causal language model, then fine-tune",
     },
-    FamilyMember { model: "BERT", branch: "encoder", year: 2018, key_idea: "predict masked tokens from both sides" },
+    FamilyMember { model: "BERT", branch: Branch::Encoder, year: 2018, key_idea: "predict masked tokens from both sides" },
     FamilyMember {
         model: "GPT-2",
-        branch: "decoder",
+        branch: Branch::Decoder,
         year: 2019,
         key_idea: "a larger model and corpus: tasks without fine-tuning",
     },
     FamilyMember {
         model: "RoBERTa",
-        branch: "encoder",
+        branch: Branch::Encoder,
         year: 2019,
         key_idea: "BERT trained longer, on more data, without next-sentence prediction",
     },
     FamilyMember {
         model: "DistilBERT",
-        branch: "encoder",
+        branch: Branch::Encoder,
         year: 2019,
         key_idea: "a smaller student trained to imitate BERT",
     },
-    FamilyMember { model: "T5", branch: "encoder-decoder", year: 2019, key_idea: "every task as text in, text out" },
+    FamilyMember { model: "T5", branch: Branch::EncoderDecoder, year: 2019, key_idea: "every task as text in, text out" },
     FamilyMember {
         model: "BART",
-        branch: "encoder-decoder",
+        branch: Branch::EncoderDecoder,
         year: 2019,
         key_idea: "learn to repair deliberately corrupted text",
     },
     FamilyMember {
         model: "MiniLM",
-        branch: "encoder",
+        branch: Branch::Encoder,
         year: 2020,
         key_idea: "distil the teacher's attention patterns into a small model",
     },
     FamilyMember {
         model: "GPT-3",
-        branch: "decoder",
+        branch: Branch::Decoder,
         year: 2020,
         key_idea: "scale; learn new tasks from a few examples in the prompt",
     },
     FamilyMember {
         model: "DeBERTa",
-        branch: "encoder",
+        branch: Branch::Encoder,
         year: 2020,
         key_idea: "separate content and relative-position attention",
     },
     FamilyMember {
         model: "XLM",
-        branch: "encoder",
+        branch: Branch::Encoder,
         year: 2019,
         key_idea: "many languages in one model; masked tokens across a sentence and its translation",
     },
     FamilyMember {
         model: "XLM-R",
-        branch: "encoder",
+        branch: Branch::Encoder,
         year: 2019,
         key_idea: "RoBERTa's recipe on web text in 100 languages, no translations needed",
     },
     FamilyMember {
         model: "ALBERT",
-        branch: "encoder",
+        branch: Branch::Encoder,
         year: 2019,
         key_idea: "fewer parameters: a small embedding, one set of weights shared by all layers",
     },
     FamilyMember {
         model: "ELECTRA",
-        branch: "encoder",
+        branch: Branch::Encoder,
         year: 2020,
         key_idea: "spot the tokens a small generator replaced: every position teaches",
     },
     FamilyMember {
         model: "CTRL",
-        branch: "decoder",
+        branch: Branch::Decoder,
         year: 2019,
         key_idea: "control codes at the start of the prompt steer style and topic",
     },
     FamilyMember {
         model: "GPT-Neo",
-        branch: "decoder",
+        branch: Branch::Decoder,
         year: 2021,
         key_idea: "an open re-creation of GPT-3's design at smaller sizes",
     },
     FamilyMember {
         model: "GPT-J",
-        branch: "decoder",
+        branch: Branch::Decoder,
         year: 2021,
         key_idea: "a 6-billion-parameter open GPT-style model",
     },
     FamilyMember {
         model: "M2M-100",
-        branch: "encoder-decoder",
+        branch: Branch::EncoderDecoder,
         year: 2020,
         key_idea: "translate directly between any two of 100 languages",
     },
     FamilyMember {
         model: "BigBird",
-        branch: "encoder-decoder",
+        branch: Branch::EncoderDecoder,
         year: 2020,
         key_idea: "sparse attention, so inputs can be thousands of tokens long",
     },
@@ -284,14 +285,14 @@ pub fn transformer_families() -> Html {
         html,
         r#"<tr><th style="{CELL}">branch</th><th style="{CELL}">year</th><th style="{CELL}">model</th><th style="{CELL}">key idea</th></tr>"#
     );
-    for branch in ["encoder", "decoder", "encoder-decoder"] {
+    for branch in Branch::ALL {
         let mut members: Vec<&FamilyMember> = FAMILY.iter().filter(|m| m.branch == branch).collect();
         members.sort_by_key(|m| m.year);
         for m in members {
             let _ = write!(
                 html,
                 r#"<tr><td style="{CELL}; text-align:left">{}</td><td style="{CELL}">{}</td><td style="{CELL}; text-align:left"><b>{}</b></td><td style="{CELL}; text-align:left">{}</td></tr>"#,
-                m.branch, m.year, m.model, m.key_idea
+                m.branch.name(), m.year, m.model, m.key_idea
             );
         }
     }

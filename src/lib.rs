@@ -26,6 +26,7 @@
 //! ```
 
 // The chapter's steps, in its order.
+pub mod overview; // chapters/00-overview.md
 pub mod tokenize; // chapters/01-tokenize.md
 pub mod config; // chapters/01-tokenize.md
 pub mod init; // PyTorch's default initialisation, for every step's parameters

@@ -14,7 +14,7 @@ use transformer_anatomy::{causal_mask, BertConfig};
 fn every_chapter_has_its_notebook_and_they_are_in_sync() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let pairs = chapter_notebooks(root).unwrap();
-    assert_eq!(pairs.len(), 13, "one notebook per chapter section, and the homework's");
+    assert_eq!(pairs.len(), 14, "the overview, one notebook per chapter section, and the homework's");
     for (chapter, notebook) in pairs {
         let committed = std::fs::read_to_string(&notebook).unwrap_or_default();
         let markdown = std::fs::read_to_string(&chapter).unwrap();
