@@ -212,7 +212,7 @@ pub const EXERCISES: &[Exercise] = &[
     ),
     exercise!(
         "mean_pooling",
-        "07-encoder-and-classifier",
+        "12-spam-filter",
         false,
         ["mean_pooling" / 2],
         "one vector per text for chapter 12's head: the mean over the real tokens, padding left out"

@@ -10,7 +10,7 @@
 //!   there are. A text with no real token must give 0, not NaN: divide by that count clamped to at
 //!   least `1e-9`, as sentence-transformers does.
 //!
-//! Chapter: `chapters/07-encoder-and-classifier.md` (the head's input), `src/classify/` (chapter 12).
+//! Chapter: `chapters/12-spam-filter.md`, *One vector per message* (code: `src/classify/`).
 //! Check: `anatomy exercises check mean_pooling`; hints: `exercises/hints/mean_pooling.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
