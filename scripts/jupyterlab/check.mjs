@@ -96,6 +96,13 @@ async function open(browser, name, window) {
   if (await news.waitFor({ timeout: 5000 }).then(() => true, () => false))
     await page.getByRole("button", { name: "No", exact: true }).click();
   await until(`${name}: its kernel to start`, 180, async () => (await kernelState(name)) === "idle");
+  // The page's own connection to that kernel, as the status bar shows it ("Rust | Idle"): a learner
+  // runs cells once it says Idle. On a loaded fresh machine a page once stayed "Unknown" while the
+  // server had the kernel idle, and Run All's cells then waited ([*]) for a connection that never came.
+  const status = page.locator(".jp-StatusBar-TextItem", { hasText: /\|/ }).first();
+  const shown = async () => ((await status.textContent().catch(() => "")) ?? "").trim();
+  await until(`${name}: the page's connection to its kernel`, 180, async () => /\| Idle$/.test(await shown()),
+    async () => `the status bar says "${await shown()}", the server says the kernel is ${await kernelState(name)}`);
   say(`${name}: opened, kernel idle`);
   return { page, errors, name };
 }
