@@ -178,7 +178,12 @@ pub const FAMILY: &[FamilyMember] = &[
         year: 2018,
         key_idea: "pretrain a causal language model, then fine-tune",
     },
-    FamilyMember { model: "BERT", branch: Branch::Encoder, year: 2018, key_idea: "predict masked tokens from both sides" },
+    FamilyMember {
+        model: "BERT",
+        branch: Branch::Encoder,
+        year: 2018,
+        key_idea: "predict masked tokens from both sides",
+    },
     FamilyMember {
         model: "GPT-2",
         branch: Branch::Decoder,
@@ -197,7 +202,12 @@ pub const FAMILY: &[FamilyMember] = &[
         year: 2019,
         key_idea: "a smaller student trained to imitate BERT",
     },
-    FamilyMember { model: "T5", branch: Branch::EncoderDecoder, year: 2019, key_idea: "every task as text in, text out" },
+    FamilyMember {
+        model: "T5",
+        branch: Branch::EncoderDecoder,
+        year: 2019,
+        key_idea: "every task as text in, text out",
+    },
     FamilyMember {
         model: "BART",
         branch: Branch::EncoderDecoder,
@@ -292,7 +302,10 @@ pub fn transformer_families() -> Html {
             let _ = write!(
                 html,
                 r#"<tr><td style="{CELL}; text-align:left">{}</td><td style="{CELL}">{}</td><td style="{CELL}; text-align:left"><b>{}</b></td><td style="{CELL}; text-align:left">{}</td></tr>"#,
-                m.branch.name(), m.year, m.model, m.key_idea
+                m.branch.name(),
+                m.year,
+                m.model,
+                m.key_idea
             );
         }
     }

@@ -149,9 +149,16 @@ pub fn figure() -> Html {
         width / 2.0,
         escape(TITLE)
     );
-    for (side, blocks, label) in [(Side::Encoder, &encoder, "encoder: reads the whole source at once"), (Side::Decoder, &decoder, "decoder: writes one token at a time")] {
+    for (side, blocks, label) in [
+        (Side::Encoder, &encoder, "encoder: reads the whole source at once"),
+        (Side::Decoder, &decoder, "decoder: writes one token at a time"),
+    ] {
         let x0 = x(side);
-        let _ = write!(svg, r#"<text x="{}" y="60" text-anchor="middle" font-size="15" font-weight="bold">{label}</text>"#, x0 + box_w / 2.0);
+        let _ = write!(
+            svg,
+            r#"<text x="{}" y="60" text-anchor="middle" font-size="15" font-weight="bold">{label}</text>"#,
+            x0 + box_w / 2.0
+        );
         // The frame around the repeated layer, with its "× N".
         let repeated: Vec<usize> = blocks.iter().enumerate().filter(|(_, b)| b.repeated).map(|(r, _)| r).collect();
         if let (Some(&first), Some(&last)) = (repeated.first(), repeated.last()) {

@@ -67,7 +67,12 @@ fn the_figure_has_its_title_every_block_and_colours_that_differ_in_grey() {
     let (e, d) = (ENCODER_COLOURS, DECODER_COLOURS);
     assert!((luminance(e.fill) - luminance(d.fill)).abs() > 0.4, "the two sides look alike in grey");
     for c in [e, d] {
-        assert!(contrast(c.fill, c.text) >= 4.5, "text on {:?}: contrast {:.2} < 4.5", c.fill, contrast(c.fill, c.text));
+        assert!(
+            contrast(c.fill, c.text) >= 4.5,
+            "text on {:?}: contrast {:.2} < 4.5",
+            c.fill,
+            contrast(c.fill, c.text)
+        );
     }
     // The formula against WCAG's own end points.
     assert!((contrast((0, 0, 0), (255, 255, 255)) - 21.0).abs() < 1e-9);
