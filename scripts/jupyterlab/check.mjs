@@ -63,6 +63,9 @@ async function menu(page, top, item) {
   await page.locator(".lm-Menu-itemLabel", { hasText: new RegExp(`^${item}$`) }).first().click();
 }
 
+// How many of a page's cells wait or run: they show [*].
+const waitingCells = (page) => page.locator(".jp-InputPrompt", { hasText: "[*]" }).count();
+
 // Finished: no cell waits or runs ([*]) and the kernel has been idle for three seconds running. If it
 // never is, the failure says which cells still show [*] and what the server says of the kernel, and a
 // screenshot of the page goes to SHOTS/NAME-unfinished.png.
@@ -77,7 +80,7 @@ async function finished(page, name) {
       `kernel is ${await kernelState(name)}; prompts ${JSON.stringify(prompts)}; ${file}`;
   };
   await until(`${name}: Run All to finish`, RUN_ALL_SECONDS, async () => {
-    const running = await page.locator(".jp-InputPrompt", { hasText: "[*]" }).count();
+    const running = await waitingCells(page);
     idleFor = running === 0 && (await kernelState(name)) === "idle" ? idleFor + 1 : 0;
     return idleFor >= 3;
   }, state);
@@ -197,7 +200,7 @@ try {
   await menu(page, "Run", "Run All Above Selected Cell");
   // Running or queued: a cell shows [*]. (The kernel's own state is idle for a moment between two queued
   // cells, so it cannot say whether the cells have ended: read so, a loaded machine failed this once.)
-  const queued = async () => (await page.locator(".jp-InputPrompt", { hasText: "[*]" }).count()) > 0;
+  const queued = async () => (await waitingCells(page)) > 0;
   await until(`${name}: the cells to start`, 30, queued);
   await page.waitForTimeout(2000);
   if (!(await queued())) fail(`${name}: the cells ended before Stop could be pressed`);
