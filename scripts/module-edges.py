@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Lists the `crate::` edges between the top modules of each crate (a file or folder under src/) and fails on
-a cycle: no module may import a module that imports it back, however long the way round. Doc comments and
-ordinary comments do not count (a doc link is not an import). Also holds the command line to its size,
-the thin-binary rule (issue 35): at most CLI_LINES lines in all, no file above FILE_LINES, counted as
-`wc -l` counts (every line of every .rs file under crates/cli/src). Part of `make test`:
-`scripts/module-edges.py`."""
+"""Lists the edges between the top modules of each crate (a file or folder under src/) and fails on a
+cycle: no module may import a module that imports it back, however long the way round. An edge is any path
+that starts at `crate::`, `super::` or `self::` and resolves, from the file it is written in, to another
+top module: grouped imports (`use super::{a, b::c}`, over several lines too), `super::super::`, and a
+folder's `mod.rs` (whose `super::` is the crate root) all count. Comments, string literals and doc links
+do not (a doc link is not an import). Also holds the command line to its size, the thin-binary rule
+(issue 35): at most CLI_LINES lines in all, no file above FILE_LINES, counted as `wc -l` counts (every line
+of every .rs file under crates/cli/src). Part of `make test`: `scripts/module-edges.py`; with
+`--crate NAME=DIR` arguments it checks those source folders instead (the test of a known circle,
+tests/architecture.rs, does)."""
 import pathlib
 import re
 import sys
@@ -14,31 +18,82 @@ CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-intake": ROOT / "crates/
           "anatomy-exercises": ROOT / "crates/exercises/src",
           "anatomy-cli": ROOT / "crates/cli/src"}
 CLI_LINES, FILE_LINES = 2000, 350
-EDGE = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)")
-SUPER = re.compile(r"\bsuper::([a-z_][a-z0-9_]*)")
+# Comments, strings (raw ones too) and char literals, removed before paths are read. A lifetime ('a) is
+# not a char literal: a char literal closes within one character or one escape.
+NOISE = re.compile(r"""//[^\n]*|/\*.*?\*/|r(#*)".*?"\1|b?"(?:\\.|[^"\\])*"|b?'(?:\\.|[^'\\])'""", re.S)
+SUPER = re.compile(r"\s*super\s*::")
+START = re.compile(r"\b(crate|super|self)\s*::")
+IDENT = re.compile(r"(r#)?([A-Za-z_][A-Za-z0-9_]*)")
+AS = re.compile(r"as\s+[A-Za-z_][A-Za-z0-9_]*")
 
 
-def top_module(src: pathlib.Path, file: pathlib.Path) -> str:
-    part = file.relative_to(src).parts[0]
-    return part[:-3] if part.endswith(".rs") else part
+def module_path(src: pathlib.Path, file: pathlib.Path) -> list:
+    parts = list(file.relative_to(src).parts)
+    parts[-1] = parts[-1][:-3]
+    if parts[-1] in ("mod", "lib", "main"):
+        parts.pop()
+    return parts
+
+
+def skip_space(code: str, at: int) -> int:
+    while at < len(code) and code[at].isspace():
+        at += 1
+    return at
+
+
+def read_tree(code: str, at: int):
+    """The paths of a use tree that starts at `at` (just after a `::`), as lists of segments, and where the
+    tree ends: `a::b`, `{a, b::{c, d}}`, `*` and `a as b` are read; anything else ends the path there."""
+    at = skip_space(code, at)
+    if code.startswith("{", at):
+        paths, at = [], at + 1
+        while True:
+            at = skip_space(code, at)
+            if at >= len(code) or code.startswith("}", at):
+                return paths or [[]], at + 1
+            inner, after = read_tree(code, at)
+            paths += inner
+            at = skip_space(code, after)
+            if (alias := AS.match(code, at)):
+                at = skip_space(code, alias.end())
+            if code.startswith(",", at):
+                at += 1
+            elif not code.startswith("}", at):
+                return paths or [[]], at
+    m = IDENT.match(code, at)
+    if not m:
+        return [[]], at
+    after = skip_space(code, m.end())
+    if code.startswith("::", after):
+        inner, end = read_tree(code, after + 2)
+        return [[m.group(2)] + p for p in inner], end
+    return [[m.group(2)]], m.end()
 
 
 def edges(src: pathlib.Path) -> dict:
     graph: dict = {}
+    tops = {p.stem if p.suffix == ".rs" else p.name for p in src.iterdir()} - {"lib", "main"}
     for file in sorted(src.rglob("*.rs")):
-        module = top_module(src, file)
-        if module in ("lib", "main"):
+        here = module_path(src, file)
+        if not here:
             continue
-        nested = len(file.relative_to(src).parts) > 1
-        for line in file.read_text().splitlines():
-            code = line.split("//", 1)[0]
-            found = set(EDGE.findall(code))
-            # A top-level file's `super::x` is the crate root's x; inside a folder, super:: stays inside.
-            if not nested:
-                found |= set(SUPER.findall(code))
-            for target in found - {module}:
-                if (src / f"{target}.rs").exists() or (src / target).is_dir():
-                    graph.setdefault(module, set()).add(target)
+        code = NOISE.sub(lambda m: " " * len(m.group(0)), file.read_text())
+        for start in START.finditer(code):
+            # A path written inside another (`a::crate::b` cannot be; `x.super::` neither): only a path's
+            # first segment starts one.
+            before = code[:start.start()].rstrip()
+            if before.endswith("::"):
+                continue
+            base = [] if start.group(1) == "crate" else list(here)
+            at = start.end()
+            if start.group(1) == "super":
+                base = base[:-1]
+            while (more := SUPER.match(code, at)):
+                base, at = base[:-1], more.end()
+            for path in read_tree(code, at)[0]:
+                full = [s for s in base + path if s != "self"]
+                if full and full[0] in tops and full[0] != here[0]:
+                    graph.setdefault(here[0], set()).add(full[0])
     return graph
 
 
@@ -65,24 +120,32 @@ def cycle(graph: dict):
     return None
 
 
-failed = False
-for crate, src in CRATES.items():
-    graph = edges(src)
-    found = cycle(graph)
-    count = sum(len(v) for v in graph.values())
-    if found:
-        print(f"{crate}: a cycle of imports: {' → '.join(found)}")
+def main(args: list) -> int:
+    crates = dict(a.split("=", 1) for a in args[1:] if a != "--crate") if len(args) > 1 else CRATES
+    failed = False
+    for crate, src in crates.items():
+        graph = edges(pathlib.Path(src))
+        found = cycle(graph)
+        count = sum(len(v) for v in graph.values())
+        if found:
+            print(f"{crate}: a cycle of imports: {' → '.join(found)}")
+            failed = True
+        else:
+            print(f"{crate}: {count} edges between its top modules, no cycle")
+    if len(args) > 1:
+        return 1 if failed else 0
+    cli_src = ROOT / "crates/cli/src"
+    cli = [(len(f.read_text().splitlines()), str(f.relative_to(cli_src))) for f in cli_src.rglob("*.rs")]
+    total = sum(n for n, _ in cli)
+    above = [f"{name} ({n})" for n, name in sorted(cli, reverse=True) if n > FILE_LINES]
+    print(f"anatomy-cli: {total} lines in {len(cli)} files (at most {CLI_LINES}); files above {FILE_LINES}: "
+          + (", ".join(above) or "none"))
+    if total > CLI_LINES or above:
+        print("anatomy-cli: the command line only parses and prints: move the work into a library "
+              "(see ARCHITECTURE.md)")
         failed = True
-    else:
-        print(f"{crate}: {count} edges between its top modules, no cycle")
-cli_src = ROOT / "crates/cli/src"
-cli = [(len(f.read_text().splitlines()), str(f.relative_to(cli_src))) for f in cli_src.rglob("*.rs")]
-total = sum(n for n, _ in cli)
-above = [f"{name} ({n})" for n, name in sorted(cli, reverse=True) if n > FILE_LINES]
-print(f"anatomy-cli: {total} lines in {len(cli)} files (at most {CLI_LINES}); files above {FILE_LINES}: "
-      + (", ".join(above) or "none"))
-if total > CLI_LINES or above:
-    print("anatomy-cli: the command line only parses and prints: move the work into a library "
-          "(see ARCHITECTURE.md)")
-    failed = True
-sys.exit(1 if failed else 0)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

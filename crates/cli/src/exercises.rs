@@ -2,10 +2,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anatomy_exercises::class::{check_output_folder, chosen, students, Class};
+use anatomy_exercises::class::{check_output_folder, chosen, Class};
 use anatomy_exercises::course::{self, Course};
 use anatomy_exercises::gradebook::write_whole;
 use anatomy_exercises::grading;
+use anatomy_exercises::handin::students;
 use anatomy_exercises::progress::{list_text, relative};
 use anatomy_exercises::sandbox::{self, Tier, Wanted};
 use anatomy_exercises::{self as exercises, progress};

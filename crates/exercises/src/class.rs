@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use super::course::Course;
 use super::gradebook::{feedback_files, write_whole, Gradebook, Row};
 use super::grading;
+use super::handin::students;
 use super::sandbox::{Limits, Tier};
 use super::{find, Exercise, EXERCISES};
 use super::{report, similarity};
@@ -20,28 +21,6 @@ pub fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
         true => Ok(EXERCISES.iter().collect()),
         false => only.iter().map(|n| find(n)).collect(),
     }
-}
-
-/// A class folder's students, by label ([`anatomy_intake::names::label`]), in order: one folder each (the folders are the instructor's, so a
-/// folder that is a link is followed; what is inside is the student's, and read by `handin`). An nbgrader
-/// course folder (one with `nbgrader_config.py` and `submitted/`) stands for its `submitted/`.
-pub fn students(submissions: &Path) -> Result<Vec<(String, PathBuf)>> {
-    let nbgrader = submissions.join("submitted");
-    let submissions = match submissions.join("nbgrader_config.py").is_file() && nbgrader.is_dir() {
-        true => nbgrader.as_path(),
-        false => submissions,
-    };
-    let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
-        .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    students.sort();
-    if students.is_empty() {
-        bail!("{} holds no student folders (one folder per student, with their exercise files)", submissions.display());
-    }
-    // Each folder's name as its label: lossless, so that two folders are never one student.
-    Ok(students.into_iter().map(|s| (anatomy_intake::names::label(s.file_name().expect("a folder")), s)).collect())
 }
 
 /// What a class is graded on.

@@ -13,6 +13,30 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use anyhow::{bail, Context, Result};
+
+/// A class folder's students, by label ([`anatomy_intake::names::label`]), in order: one folder each (the folders are the instructor's, so a
+/// folder that is a link is followed; what is inside is the student's, and read by [`read`]). An nbgrader
+/// course folder (one with `nbgrader_config.py` and `submitted/`) stands for its `submitted/`.
+pub fn students(submissions: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let nbgrader = submissions.join("submitted");
+    let submissions = match submissions.join("nbgrader_config.py").is_file() && nbgrader.is_dir() {
+        true => nbgrader.as_path(),
+        false => submissions,
+    };
+    let mut students: Vec<PathBuf> = std::fs::read_dir(submissions)
+        .with_context(|| format!("{} is not a folder of student folders", submissions.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    students.sort();
+    if students.is_empty() {
+        bail!("{} holds no student folders (one folder per student, with their exercise files)", submissions.display());
+    }
+    // Each folder's name as its label: lossless, so that two folders are never one student.
+    Ok(students.into_iter().map(|s| (anatomy_intake::names::label(s.file_name().expect("a folder")), s)).collect())
+}
+
 /// The largest exercise file read: a solution is a few kilobytes.
 pub const MAX_FILE: u64 = 1 << 20;
 

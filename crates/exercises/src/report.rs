@@ -285,8 +285,12 @@ pub fn remake(grades: &Path, out: &Path, course: &super::course::Course, class: 
     let book = Gradebook { chosen: &chosen, course, tier: &tier, due };
     let pairs = match class {
         Some(class) => Some(
-            super::similarity::report::compare(&super::class::students(class)?, &chosen, super::similarity::THRESHOLD)?
-                .pairs,
+            super::similarity::report::compare(
+                &super::handin::students(class)?,
+                &chosen,
+                super::similarity::THRESHOLD,
+            )?
+            .pairs,
         ),
         None => None,
     };

@@ -1,0 +1,5 @@
+use super::{
+    b::Beam,
+};
+
+pub struct Alpha(pub Beam);

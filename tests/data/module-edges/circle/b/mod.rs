@@ -1,0 +1,5 @@
+pub struct Beam;
+
+pub fn alpha() -> super::a::Alpha {
+    super::a::Alpha(Beam)
+}

@@ -1,0 +1,1 @@
+pub struct Beam(pub super::a::Alpha);
