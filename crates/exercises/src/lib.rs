@@ -332,34 +332,41 @@ pub struct Outcome {
     pub mistake: Option<String>,
 }
 
+/// A check's verdict: its status, the message, and the named mistake when the check recognised one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    pub status: Status,
+    pub message: String,
+    pub mistake: Option<checks::Mistake>,
+}
+
 /// Runs a check, turning a panic into a status: `todo!()` means "not done", anything else a failure
 /// with the panic's message. The default panic report is silenced meanwhile.
-pub fn run_check(check: impl FnOnce() -> checks::CheckResult) -> (Status, String) {
+pub fn run_check(check: impl FnOnce() -> checks::CheckResult) -> Checked {
     let previous_hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));
     let result = panic::catch_unwind(AssertUnwindSafe(check));
     panic::set_hook(previous_hook);
-    match result {
-        Ok(Ok(())) => (Status::Passed, "passed".to_string()),
-        Ok(Err(message)) => (Status::Failed, message),
+    let (status, message, mistake) = match result {
+        Ok(Ok(())) => (Status::Passed, "passed".to_string(), None),
+        Ok(Err(failure)) => (Status::Failed, failure.message, failure.mistake),
         Err(payload) => {
             if let Some(tape::Stopped(why)) = payload.downcast_ref::<tape::Stopped>() {
-                return (Status::Failed, why.clone());
+                return Checked { status: Status::Failed, message: why.clone(), mistake: None };
             }
             let text = panic_text(&*payload);
             if let Some(rest) =
                 text.strip_prefix("not yet implemented").or_else(|| text.strip_prefix("not implemented"))
             {
                 let what = rest.trim_start_matches(':').trim();
-                (
-                    Status::NotDone,
-                    if what.is_empty() { "not done yet".into() } else { format!("not done yet ({what})") },
-                )
+                let message = if what.is_empty() { "not done yet".into() } else { format!("not done yet ({what})") };
+                (Status::NotDone, message, None)
             } else {
-                (Status::Failed, format!("panicked: {}", tidy_panic(&text)))
+                (Status::Failed, format!("panicked: {}", tidy_panic(&text)), None)
             }
         }
-    }
+    };
+    Checked { status, message, mistake }
 }
 
 /// A panic's message, whatever its payload type.

@@ -24,11 +24,11 @@ pub struct Verdict {
 /// `todo!()` still in the body is "not done", any other panic a failure with its message.
 pub fn check(name: &str, check: impl FnOnce() -> CheckResult) -> Verdict {
     let exercise = find(name).unwrap_or_else(|e| panic!("{e}"));
-    let (status, message) = run_check(check);
+    let checked = run_check(check);
     Verdict {
         exercise: exercise.name,
-        status,
-        message,
+        status: checked.status,
+        message: checked.message,
         hints: exercise.hint_levels(),
         refused: exercise.forbids.iter().map(|f| f.what).collect(),
     }

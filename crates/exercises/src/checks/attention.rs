@@ -3,8 +3,30 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, parts, randn, CheckResult, TRANSPOSE};
+use super::{
+    call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, expect_shape_said, named, parts, randn, told,
+    CheckResult, Mistake, KEYS_NOT_TRANSPOSED, TRANSPOSE,
+};
 use transformer_anatomy::exercises::support::Projections;
+
+/// The named mistakes of `scaled_dot_product`.
+pub const SCALED_DOT_PRODUCT: &[Mistake] = &[NO_SCALING, DIVIDED_BY_D, KEYS_NOT_TRANSPOSED, SOFTMAX_OVER_QUERIES];
+const NO_SCALING: Mistake = Mistake("no_scaling");
+const DIVIDED_BY_D: Mistake = Mistake("divided_by_d");
+const SOFTMAX_OVER_QUERIES: Mistake = Mistake("softmax_over_queries");
+
+/// The named mistakes of `attention_head`.
+pub const ATTENTION_HEAD: &[Mistake] = &[KEYS_FROM_QUERY_MAP, VALUES_FROM_KEY_MAP];
+const KEYS_FROM_QUERY_MAP: Mistake = Mistake("keys_from_query_map");
+const VALUES_FROM_KEY_MAP: Mistake = Mistake("values_from_key_map");
+
+/// The named mistakes of `split_heads`.
+pub const SPLIT_HEADS: &[Mistake] =
+    &[HEADS_LEFT_BEHIND_TOKENS, MERGED_WITHOUT_TRANSPOSE, VIEW_OF_NON_CONTIGUOUS, VIEW_WITHOUT_TRANSPOSE];
+const HEADS_LEFT_BEHIND_TOKENS: Mistake = Mistake("heads_left_behind_tokens");
+const MERGED_WITHOUT_TRANSPOSE: Mistake = Mistake("merged_without_transpose");
+const VIEW_OF_NON_CONTIGUOUS: Mistake = Mistake("view_of_non_contiguous");
+const VIEW_WITHOUT_TRANSPOSE: Mistake = Mistake("view_without_transpose");
 
 /// softmax(q kᵀ / scale) over `axis`, in f64: the reference and its classic variations.
 fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {
@@ -26,12 +48,21 @@ pub fn scaled_dot_product(f: &dyn Fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tens
         &weights(&q, &k, root_d, -1),
         1e-5,
         &[
-            (weights(&q, &k, 1.0, -1), "the scores are not scaled: divide q · kᵀ by √d before the softmax"),
-            (weights(&q, &k, d as f64, -1), "the scores are divided by d; the chapter divides by √d"),
+            (
+                weights(&q, &k, 1.0, -1),
+                named(NO_SCALING, "the scores are not scaled: divide q · kᵀ by √d before the softmax"),
+            ),
+            (
+                weights(&q, &k, d as f64, -1),
+                named(DIVIDED_BY_D, "the scores are divided by d; the chapter divides by √d"),
+            ),
             (
                 weights(&q, &k, root_d, 1),
-                "the softmax runs over the queries (axis 1); each query's row must sum to 1 over the keys: \
-                 softmax over the last axis (-1)",
+                named(
+                    SOFTMAX_OVER_QUERIES,
+                    "the softmax runs over the queries (axis 1); each query's row must sum to 1 over the keys: \
+                     softmax over the last axis (-1)",
+                ),
             ),
         ],
     )?;
@@ -47,7 +78,8 @@ pub fn attention_head(f: &dyn Fn(&Tensor, &Projections) -> Tensor) -> CheckResul
     let vs = nn::VarStore::new(Device::Cpu);
     let p = Projections::new(&vs.root(), d_model, head_dim);
     let x = randn(&[batch, seq, d_model]);
-    let output = call(|| f(&x, &p), &[TRANSPOSE])?;
+    // The keys not transposed are told here but not counted by name: the course names them in the other two.
+    let output = call(|| f(&x, &p), &[(TRANSPOSE.0, told(TRANSPOSE.1.words))])?;
     expect_shape("output", &output, &[batch, seq, head_dim], ": [batch, seq, head_dim], one vector per token")?;
     let (q, k, v) = (p.query.forward(&x), p.key.forward(&x), p.value.forward(&x));
     let sdpa = |q: &Tensor, k: &Tensor, v: &Tensor, scale: Option<f64>| {
@@ -59,9 +91,15 @@ pub fn attention_head(f: &dyn Fn(&Tensor, &Projections) -> Tensor) -> CheckResul
         &sdpa(&q, &k, &v, None),
         1e-5,
         &[
-            (sdpa(&q, &k, &k, None), "the values come from the key map; use `projections.value` for them"),
-            (sdpa(&q, &q, &v, None), "the keys come from the query map; use `projections.key` for them"),
-            (sdpa(&q, &k, &v, Some(1.0)), "the scores are not scaled: divide by √head_dim"),
+            (
+                sdpa(&q, &k, &k, None),
+                named(VALUES_FROM_KEY_MAP, "the values come from the key map; use `projections.value` for them"),
+            ),
+            (
+                sdpa(&q, &q, &v, None),
+                named(KEYS_FROM_QUERY_MAP, "the keys come from the query map; use `projections.key` for them"),
+            ),
+            (sdpa(&q, &k, &v, Some(1.0)), told("the scores are not scaled: divide by √head_dim")),
         ],
     )
 }
@@ -92,11 +130,14 @@ fn the_split(split: &dyn Fn(&Tensor, i64) -> Tensor, x: &Tensor, expected: &Tens
     let (batch, seq, hidden) = x.size3().expect("3 axes");
     let head_dim = hidden / heads;
     let split_x = call(|| split(x, heads), &[])?;
-    expect_shape(
+    expect_shape_said(
         "split_heads([2, 3, 20], 4)",
         &split_x,
         &[batch, heads, seq, head_dim],
-        ": [batch, heads, seq, head_dim] — view as [batch, seq, heads, head_dim], then swap axes 1 and 2",
+        named(
+            HEADS_LEFT_BEHIND_TOKENS,
+            ": [batch, heads, seq, head_dim] — view as [batch, seq, heads, head_dim], then swap axes 1 and 2",
+        ),
     )?;
     expect_close_or_name(
         "split_heads",
@@ -105,9 +146,12 @@ fn the_split(split: &dyn Fn(&Tensor, i64) -> Tensor, x: &Tensor, expected: &Tens
         0.0,
         &[(
             x.reshape([batch, heads, seq, head_dim]),
-            "a view straight to [batch, heads, seq, head_dim] without transpose: view keeps the memory \
-             order, so a 'head' holds pieces of several tokens; view as [batch, seq, heads, head_dim], then \
-             transpose(1, 2)",
+            named(
+                VIEW_WITHOUT_TRANSPOSE,
+                "a view straight to [batch, heads, seq, head_dim] without transpose: view keeps the memory \
+                 order, so a 'head' holds pieces of several tokens; view as [batch, seq, heads, head_dim], then \
+                 transpose(1, 2)",
+            ),
         )],
     )
 }
@@ -118,7 +162,11 @@ fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, x: &Tensor, expected: &Tensor) -
         || merge(expected),
         &[(
             "view size is not compatible",
-            "after a transpose the tensor is not contiguous: call `.contiguous()` before `.view`, or use `.reshape`",
+            named(
+                VIEW_OF_NON_CONTIGUOUS,
+                "after a transpose the tensor is not contiguous: call `.contiguous()` before `.view`, or use \
+                 `.reshape`",
+            ),
         )],
     )?;
     expect_shape("merge_heads", &merged, &[batch, seq, hidden], ": back to [batch, seq, heads · head_dim]")?;
@@ -129,7 +177,10 @@ fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, x: &Tensor, expected: &Tensor) -
         0.0,
         &[(
             expected.reshape([batch, seq, hidden]),
-            "merged without transposing back: transpose(1, 2) first, so that each token's heads sit side by side",
+            named(
+                MERGED_WITHOUT_TRANSPOSE,
+                "merged without transposing back: transpose(1, 2) first, so that each token's heads sit side by side",
+            ),
         )],
     )
 }

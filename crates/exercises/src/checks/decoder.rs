@@ -4,8 +4,8 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{
-    call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, expect_shape, parts, randn, CheckResult,
-    TRANSPOSE,
+    call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, expect_shape, named, parts, randn, told,
+    CheckResult, Failure, Mistake, Said, KEYS_NOT_TRANSPOSED, TRANSPOSE,
 };
 use transformer_anatomy::attention::Pass;
 use transformer_anatomy::config::{Activation, BertConfig, LayerNormPlacement};
@@ -13,6 +13,36 @@ use transformer_anatomy::exercises::support::{DecoderLayerParts, Projections};
 use transformer_anatomy::inspect::max_abs_diff;
 use transformer_anatomy::masks::{decoder_mask, padding_mask};
 use transformer_anatomy::{Attention, TransformerDecoderLayer};
+
+/// The named mistakes of `causal_mask`.
+pub const CAUSAL_MASK: &[Mistake] = &[MASK_AFTER_SOFTMAX, MASK_IGNORED, MASK_MULTIPLIED, NO_DIAGONAL, UPPER_TRIANGLE];
+const MASK_AFTER_SOFTMAX: Mistake = Mistake("mask_after_softmax");
+const MASK_IGNORED: Mistake = Mistake("mask_ignored");
+const MASK_MULTIPLIED: Mistake = Mistake("mask_multiplied");
+const NO_DIAGONAL: Mistake = Mistake("no_diagonal");
+const UPPER_TRIANGLE: Mistake = Mistake("upper_triangle");
+
+/// The named mistakes of `cross_attention`, the homework.
+pub const CROSS_ATTENTION: &[Mistake] =
+    &[KEYS_NOT_TRANSPOSED, PADDING_IGNORED, QUERIES_FROM_THE_ENCODER, SCALED_BY_D, SELF_ATTENTION_INSTEAD];
+const PADDING_IGNORED: Mistake = Mistake("padding_ignored");
+const QUERIES_FROM_THE_ENCODER: Mistake = Mistake("queries_from_the_encoder");
+const SCALED_BY_D: Mistake = Mistake("scaled_by_d");
+const SELF_ATTENTION_INSTEAD: Mistake = Mistake("self_attention_instead");
+
+/// The named mistakes of `decoder_layer`.
+pub const DECODER_LAYER: &[Mistake] =
+    &[CROSS_ATTENTION_FORGOTTEN, NO_SKIP_CONNECTIONS, NO_TARGET_MASK, POST_LAYER_NORM];
+const CROSS_ATTENTION_FORGOTTEN: Mistake = Mistake("cross_attention_forgotten");
+const NO_SKIP_CONNECTIONS: Mistake = Mistake("no_skip_connections");
+const NO_TARGET_MASK: Mistake = Mistake("no_target_mask");
+const POST_LAYER_NORM: Mistake = Mistake("post_layer_norm");
+
+/// The named mistakes of `sinusoidal_positions`.
+pub const SINUSOIDAL_POSITIONS: &[Mistake] = &[HALVES_NOT_INTERLEAVED, I_INSTEAD_OF_2I, SIN_COS_SWAPPED];
+const HALVES_NOT_INTERLEAVED: Mistake = Mistake("halves_not_interleaved");
+const I_INSTEAD_OF_2I: Mistake = Mistake("i_instead_of_2i");
+const SIN_COS_SWAPPED: Mistake = Mistake("sin_cos_swapped");
 
 /// `causal_mask`: the mask's entries one by one, then the masked softmax against a softmax of each row's
 /// allowed part.
@@ -31,15 +61,21 @@ fn the_mask(causal_mask: &dyn Fn(i64, Device) -> Tensor) -> CheckResult {
         expect_shape(&format!("causal_mask({n}, ..)"), &mask, &[n, n], "")?;
         let ones = Tensor::ones([n, n], (Kind::Float, Device::Cpu));
         if n > 1 && close(&mask.to_kind(Kind::Float), &ones.triu(0), 0.0) {
-            return Err(format!(
-                "causal_mask({n}, ..) is the upper triangle (triu): row i would see the future and not the past; keep \
-                 the lower one (tril)"
+            return Err(Failure::named(
+                UPPER_TRIANGLE,
+                format!(
+                    "causal_mask({n}, ..) is the upper triangle (triu): row i would see the future and not the past; \
+                     keep the lower one (tril)"
+                ),
             ));
         }
         if close(&mask.to_kind(Kind::Float), &ones.tril(-1), 0.0) {
-            return Err(format!(
-                "causal_mask({n}, ..) leaves out the diagonal: a position may attend to itself, so row i sees columns \
-                 0..=i (tril(0), not tril(-1))"
+            return Err(Failure::named(
+                NO_DIAGONAL,
+                format!(
+                    "causal_mask({n}, ..) leaves out the diagonal: a position may attend to itself, so row i sees \
+                     columns 0..=i (tril(0), not tril(-1))"
+                ),
             ));
         }
         for i in 0..n {
@@ -49,7 +85,8 @@ fn the_mask(causal_mask: &dyn Fn(i64, Device) -> Tensor) -> CheckResult {
                     return Err(format!(
                         "causal_mask({n}, ..)[{i}][{j}] is {got}, expected {want}: row i (a query) may see columns 0..=i, \
                          the diagonal included"
-                    ));
+                    )
+                    .into());
                 }
             }
         }
@@ -64,23 +101,32 @@ fn the_masked_softmax(masked_softmax: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> Ch
     let weights = masked_softmax(&scores, &mask);
     expect_shape("masked_softmax(scores, mask)", &weights, &[batch, n, n], "")?;
     if close(&weights, &scores.softmax(-1, Kind::Float), 1e-6) {
-        return Err("masked_softmax: the mask is not applied — these are the weights of the plain softmax, future \
-                    positions included"
-            .into());
+        return Err(Failure::named(
+            MASK_IGNORED,
+            "masked_softmax: the mask is not applied — these are the weights of the plain softmax, future \
+             positions included"
+                .into(),
+        ));
     }
     if close(&weights, &(&scores * &mask).softmax(-1, Kind::Float), 1e-6) {
-        return Err("masked_softmax: the scores were multiplied by the mask; a zeroed score still gets weight \
-                    (exp(0) = 1): set blocked scores to -inf before the softmax (`masked_fill`)"
-            .into());
+        return Err(Failure::named(
+            MASK_MULTIPLIED,
+            "masked_softmax: the scores were multiplied by the mask; a zeroed score still gets weight \
+             (exp(0) = 1): set blocked scores to -inf before the softmax (`masked_fill`)"
+                .into(),
+        ));
     }
     let sums = weights.sum_dim_intlist(-1, false, Kind::Double);
     let future_zero =
         weights.masked_select(&mask.eq(0).expand([batch, n, n], false)).abs().max().double_value(&[]) == 0.0;
     if future_zero && !super::close(&sums, &sums.ones_like(), 1e-5) {
-        return Err("masked_softmax: the future weights are 0 but the rows no longer sum to 1 — the mask was applied \
-                    after the softmax; block the scores with -inf before it, so the softmax shares 1 among the \
-                    allowed positions"
-            .into());
+        return Err(Failure::named(
+            MASK_AFTER_SOFTMAX,
+            "masked_softmax: the future weights are 0 but the rows no longer sum to 1 — the mask was applied \
+             after the softmax; block the scores with -inf before it, so the softmax shares 1 among the \
+             allowed positions"
+                .into(),
+        ));
     }
     for b in 0..batch {
         for i in 0..n {
@@ -90,7 +136,8 @@ fn the_masked_softmax(masked_softmax: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> Ch
                     return Err(format!(
                         "masked_softmax: weight {w:.4} at batch {b}, row {i}, future column {j}; it must be exactly 0 \
                          (set blocked scores to -inf before the softmax: a score of 0 still gets weight)"
-                    ));
+                    )
+                    .into());
                 }
             }
             // Row i is a softmax over columns 0..=i only.
@@ -120,10 +167,14 @@ pub fn cross_attention(
         let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
         let expect_rectangular = |weights: &Tensor| {
             // The two ways round that come out square or transposed, named when the shape shows them.
-            let named = match weights.size().as_slice() {
-                [_, a, b] if (*a, *b) == (s, t) && s != t => "; the queries come from the encoder here",
-                [_, a, b] if (*a, *b) == (t, t) && s != t => "; the keys come from the decoder here (self-attention)",
-                _ => "",
+            let (which, mistake) = match weights.size().as_slice() {
+                [_, a, b] if (*a, *b) == (s, t) && s != t => {
+                    ("; the queries come from the encoder here", Some(QUERIES_FROM_THE_ENCODER))
+                }
+                [_, a, b] if (*a, *b) == (t, t) && s != t => {
+                    ("; the keys come from the decoder here (self-attention)", Some(SELF_ATTENTION_INSTEAD))
+                }
+                _ => ("", None),
             };
             expect_shape(
                 &format!("weights for {t} target and {s} source positions"),
@@ -131,9 +182,10 @@ pub fn cross_attention(
                 &[batch, t, s],
                 &format!(
                     ": one row per target position (the queries come from the decoder), one column per source \
-                     position (keys from the encoder){named}"
+                     position (keys from the encoder){which}"
                 ),
             )
+            .map_err(|failure| Failure { mistake, ..failure })
         };
         // First without a mask, so that a shape mistake is reported as one.
         expect_rectangular(
@@ -150,9 +202,13 @@ pub fn cross_attention(
         if s > 1 {
             let leaked = weights.get(0).narrow(1, s - 1, 1).abs().max().double_value(&[]);
             if leaked != 0.0 {
-                return Err(format!(
-                    "the padded source position gets weight {leaked:.4}; it must be exactly 0 (mask it with -inf before \
-                     the softmax; the [batch, s] mask needs a middle axis to broadcast over the target positions)"
+                return Err(Failure::named(
+                    PADDING_IGNORED,
+                    format!(
+                        "the padded source position gets weight {leaked:.4}; it must be exactly 0 (mask it with -inf \
+                         before the softmax; the [batch, s] mask needs a middle axis to broadcast over the target \
+                         positions)"
+                    ),
                 ));
             }
         }
@@ -171,8 +227,11 @@ pub fn cross_attention(
             &sdpa(None),
             1e-5,
             &[
-                (sdpa(Some(1.0 / head_dim as f64)), "the scores are divided by head_dim; divide by √head_dim"),
-                (sdpa(Some(1.0)), "the scores are not scaled: divide by √head_dim"),
+                (
+                    sdpa(Some(1.0 / head_dim as f64)),
+                    named(SCALED_BY_D, "the scores are divided by head_dim; divide by √head_dim"),
+                ),
+                (sdpa(Some(1.0)), told("the scores are not scaled: divide by √head_dim")),
             ],
         )?;
     }
@@ -224,15 +283,20 @@ pub fn decoder_layer(
     let later_changed = Tensor::cat(&[x.narrow(1, 0, 3), randn(&[2, 3, h])], 1);
     let diff = max_abs_diff(&run(&later_changed, &memory).narrow(1, 0, 3), &out.narrow(1, 0, 3));
     if diff > 1e-5 {
-        return Err(format!(
-            "the outputs at positions 0..3 changed (by {diff:.3e}) when only later target tokens changed: the \
-             self-attention must get the target mask"
+        return Err(Failure::named(
+            NO_TARGET_MASK,
+            format!(
+                "the outputs at positions 0..3 changed (by {diff:.3e}) when only later target tokens changed: the \
+                 self-attention must get the target mask"
+            ),
         ));
     }
     if max_abs_diff(&run(&x, &randn(&[2, 4, h])), &out) < 1e-6 {
-        return Err("the output does not depend on the encoder output: cross-attention takes its keys and values \
-                    from memory"
-            .into());
+        return Err(Failure::named(
+            CROSS_ATTENTION_FORGOTTEN,
+            "the output does not depend on the encoder output: cross-attention takes its keys and values from memory"
+                .into(),
+        ));
     }
     let expected = layer.forward(&x, &memory, Some(&target_mask), Some(&source_mask), false, None).hidden_state;
     // Two classic arrangements of the same parts, to name them when they come out.
@@ -249,14 +313,19 @@ pub fn decoder_layer(
         parts.feed_forward.forward(&parts.norm_3.forward(&y))
     };
     if close(&out, &post_ln, 1e-5) {
-        return Err("decoder_layer: this is the post-layer-norm arrangement, norm(x + sublayer(x)); this layer is \
-                    pre-LN: x + sublayer(norm(x))"
-            .into());
+        return Err(Failure::named(
+            POST_LAYER_NORM,
+            "decoder_layer: this is the post-layer-norm arrangement, norm(x + sublayer(x)); this layer is pre-LN: \
+             x + sublayer(norm(x))"
+                .into(),
+        ));
     }
     if close(&out, &no_skips, 1e-5) {
-        return Err("decoder_layer: the skip connections are missing: add x back after each sub-layer, \
-                    x + sublayer(norm(x))"
-            .into());
+        return Err(Failure::named(
+            NO_SKIP_CONNECTIONS,
+            "decoder_layer: the skip connections are missing: add x back after each sub-layer, x + sublayer(norm(x))"
+                .into(),
+        ));
     }
     expect_close(
         "decoder_layer output",
@@ -269,7 +338,7 @@ pub fn decoder_layer(
 }
 
 /// The three classic wrong tables, built in `f64`, named when the student's table is one of them.
-fn sinusoidal_mistake(pe: &Tensor, max_len: i64, d_model: i64) -> &'static str {
+fn sinusoidal_mistake(pe: &Tensor, max_len: i64, d_model: i64) -> Option<Said> {
     let pos = Tensor::arange(max_len, (Kind::Double, Device::Cpu)).unsqueeze(1); // [max_len, 1]
     let i = Tensor::arange(d_model / 2, (Kind::Double, Device::Cpu)); // [d/2]
     let angle = |exponent: &Tensor| &pos / (exponent * (10000f64.ln() / d_model as f64)).exp(); // [max_len, d/2]
@@ -279,15 +348,18 @@ fn sinusoidal_mistake(pe: &Tensor, max_len: i64, d_model: i64) -> &'static str {
     let variants = [
         (
             Tensor::cat(&[right.sin(), right.cos()], 1),
-            ": the columns are in two halves (all sines, then all cosines); interleave them",
+            named(
+                HALVES_NOT_INTERLEAVED,
+                ": the columns are in two halves (all sines, then all cosines); interleave them",
+            ),
         ),
         (
             interleave(&wrong_power.sin(), &wrong_power.cos()),
-            ": the exponent uses i where the formula has 2i (the pair index times 2)",
+            named(I_INSTEAD_OF_2I, ": the exponent uses i where the formula has 2i (the pair index times 2)"),
         ),
-        (interleave(&right.cos(), &right.sin()), ": the sines and cosines are swapped"),
+        (interleave(&right.cos(), &right.sin()), named(SIN_COS_SWAPPED, ": the sines and cosines are swapped")),
     ];
-    variants.iter().find(|(table, _)| close(&got, table, 1e-4)).map_or("", |(_, words)| words)
+    variants.iter().find(|(table, _)| close(&got, table, 1e-4)).map(|(_, said)| *said)
 }
 
 /// `sinusoidal_positions`: entries against the formula evaluated in `f64`.
@@ -298,7 +370,7 @@ pub fn sinusoidal_positions(sinusoidal_positions: &dyn Fn(i64, i64, Device) -> T
         let pe = sinusoidal_positions(max_len, d_model, Device::Cpu);
         expect_shape(&format!("sinusoidal_positions({max_len}, {d_model}, ..)"), &pe, &[max_len, d_model], "")?;
         if !pe.is_floating_point() {
-            return Err(format!("the table must hold floating-point numbers, got {:?}", pe.kind()));
+            return Err(format!("the table must hold floating-point numbers, got {:?}", pe.kind()).into());
         }
         for pos in [0, 1, 3, max_len / 2, max_len - 1] {
             for i in 0..d_model / 2 {
@@ -306,12 +378,16 @@ pub fn sinusoidal_positions(sinusoidal_positions: &dyn Fn(i64, i64, Device) -> T
                 for (column, want, formula) in [(2 * i, angle.sin(), "sin"), (2 * i + 1, angle.cos(), "cos")] {
                     let got = pe.double_value(&[pos, column]);
                     if (got - want).abs() > 1e-4 {
-                        return Err(format!(
-                            "PE[{pos}][{column}] is {got:.5}, expected {formula}({pos} / 10000^({}/{d_model})) = {want:.5} \
-                             (even columns hold sines, odd columns cosines, interleaved){}",
-                            2 * i,
-                            sinusoidal_mistake(&pe, max_len, d_model)
-                        ));
+                        let said = sinusoidal_mistake(&pe, max_len, d_model);
+                        return Err(Failure {
+                            message: format!(
+                                "PE[{pos}][{column}] is {got:.5}, expected {formula}({pos} / 10000^({}/{d_model})) = \
+                                 {want:.5} (even columns hold sines, odd columns cosines, interleaved){}",
+                                2 * i,
+                                said.map_or("", |s| s.words)
+                            ),
+                            mistake: said.and_then(|s| s.mistake),
+                        });
                     }
                 }
             }

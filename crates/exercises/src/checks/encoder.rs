@@ -3,8 +3,43 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, expect_close_or_name, expect_shape, randn, CheckResult};
+use super::{
+    call, expect_close_or_name, expect_shape, expect_shape_said, named, randn, told, CheckResult, Failure, Mistake,
+};
 use transformer_anatomy::init;
+
+/// The named mistakes of `feed_forward`.
+pub const FEED_FORWARD: &[Mistake] = &[LINEAR_2_TWICE, NO_ACTIVATION, RELU];
+const LINEAR_2_TWICE: Mistake = Mistake("linear_2_twice");
+const NO_ACTIVATION: Mistake = Mistake("no_activation");
+const RELU: Mistake = Mistake("relu");
+
+/// The named mistakes of `layer_norm`.
+pub const LAYER_NORM: &[Mistake] = &[EPS_OUTSIDE_THE_ROOT, NO_SCALE_AND_SHIFT, OVER_THE_TOKENS, UNBIASED_VARIANCE];
+const EPS_OUTSIDE_THE_ROOT: Mistake = Mistake("eps_outside_the_root");
+const NO_SCALE_AND_SHIFT: Mistake = Mistake("no_scale_and_shift");
+const OVER_THE_TOKENS: Mistake = Mistake("over_the_tokens");
+const UNBIASED_VARIANCE: Mistake = Mistake("unbiased_variance");
+
+/// The named mistakes of `embeddings`.
+pub const EMBEDDINGS: &[Mistake] = &[LAYER_NORM_TWICE, NO_LAYER_NORM, POSITIONS_FROM_ONE, TOKEN_IDS_AS_POSITIONS];
+const LAYER_NORM_TWICE: Mistake = Mistake("layer_norm_twice");
+const NO_LAYER_NORM: Mistake = Mistake("no_layer_norm");
+const POSITIONS_FROM_ONE: Mistake = Mistake("positions_from_one");
+const TOKEN_IDS_AS_POSITIONS: Mistake = Mistake("token_ids_as_positions");
+
+/// The named mistakes of `classifier_head`.
+pub const CLASSIFIER_HEAD: &[Mistake] = &[EVERY_TOKEN, LAST_TOKEN, MEAN_POOLING_INSTEAD];
+const EVERY_TOKEN: Mistake = Mistake("every_token");
+const LAST_TOKEN: Mistake = Mistake("last_token");
+const MEAN_POOLING_INSTEAD: Mistake = Mistake("mean_pooling");
+
+/// The named mistakes of `mean_pooling`.
+pub const MEAN_POOLING: &[Mistake] = &[NO_CLAMP, PADDING_AVERAGED, SEQUENCE_LENGTH, WRONG_AXIS];
+const NO_CLAMP: Mistake = Mistake("no_clamp");
+const PADDING_AVERAGED: Mistake = Mistake("padding_averaged");
+const SEQUENCE_LENGTH: Mistake = Mistake("sequence_length");
+const WRONG_AXIS: Mistake = Mistake("wrong_axis");
 
 /// `x · Wᵀ + b` of a linear map, in f64.
 fn affine(x: &Tensor, linear: &nn::Linear) -> Tensor {
@@ -31,8 +66,11 @@ pub fn feed_forward(f: &dyn Fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> 
         || f(&x, &l1, &l2),
         &[(
             "cannot be multiplied",
-            "a linear map got input of the wrong width: linear_1 maps hidden → intermediate and linear_2 \
-             intermediate → hidden, each applied once (the book's printed listing applies linear_2 twice)",
+            named(
+                LINEAR_2_TWICE,
+                "a linear map got input of the wrong width: linear_1 maps hidden → intermediate and linear_2 \
+                 intermediate → hidden, each applied once (a miscopied listing of the book's applies linear_2 twice)",
+            ),
         )],
     )?;
     expect_shape("output", &out, &[batch, seq, hidden], ": the same shape as the input")?;
@@ -44,11 +82,14 @@ pub fn feed_forward(f: &dyn Fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> 
         &then(gelu_exact(&h)),
         1e-4,
         &[
-            (then(h.relu()), "ReLU instead of GELU: BERT's feed-forward uses GELU (`.gelu(\"none\")`)"),
-            (then(h.shallow_clone()), "no activation between the two linear maps: apply GELU to linear_1's output"),
+            (then(h.relu()), named(RELU, "ReLU instead of GELU: BERT's feed-forward uses GELU (`.gelu(\"none\")`)")),
+            (
+                then(h.shallow_clone()),
+                named(NO_ACTIVATION, "no activation between the two linear maps: apply GELU to linear_1's output"),
+            ),
             (
                 then(h.gelu("tanh")),
-                "GELU's tanh approximation; BERT and this chapter use the exact (erf) form: `.gelu(\"none\")`",
+                told("GELU's tanh approximation; BERT and this chapter use the exact (erf) form: `.gelu(\"none\")`"),
             ),
         ],
     )
@@ -90,17 +131,26 @@ pub fn layer_norm(f: &dyn Fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> Check
         &[
             (
                 variant(-1, 1, true),
-                "the variance is the unbiased one (divided by n − 1); layer norm divides by n: \
-                 `var_correction(-1, 0, true)` or the mean of the squared deviations",
+                named(
+                    UNBIASED_VARIANCE,
+                    "the variance is the unbiased one (divided by n − 1); layer norm divides by n: \
+                     `var_correction(-1, 0, true)` or the mean of the squared deviations",
+                ),
             ),
-            (variant(-1, 0, false), "ε is added after the square root; it goes inside: √(variance + ε)"),
+            (
+                variant(-1, 0, false),
+                named(EPS_OUTSIDE_THE_ROOT, "ε is added after the square root; it goes inside: √(variance + ε)"),
+            ),
             (
                 variant(1, 0, true),
-                "normalized over the tokens (axis 1); layer norm normalizes each token's vector (axis -1)",
+                named(
+                    OVER_THE_TOKENS,
+                    "normalized over the tokens (axis 1); layer norm normalizes each token's vector (axis -1)",
+                ),
             ),
             (
                 normalize(&x, &weight.ones_like(), &bias.zeros_like(), eps, -1, 0, true),
-                "the scale (weight) and shift (bias) are not applied",
+                named(NO_SCALE_AND_SHIFT, "the scale (weight) and shift (bias) are not applied"),
             ),
         ],
     )
@@ -122,7 +172,7 @@ pub fn embeddings(f: &dyn Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::Layer
     let ids = Tensor::randint_low(1, max_positions, [2, 5], (Kind::Int64, Device::Cpu));
     let out = call(
         || f(&ids, &tokens, &positions, &norm),
-        &[("out of range", "a position id is past the table: positions count 0, 1, …, seq_len − 1")],
+        &[("out of range", told("a position id is past the table: positions count 0, 1, …, seq_len − 1"))],
     )?;
     expect_shape("output", &out, &[2, 5, hidden], ": [batch, seq, hidden], one vector per token")?;
     let table = |e: &nn::Embedding, ids: &Tensor| e.ws.index_select(0, &ids.flatten(0, -1)).view([2, 5, hidden]);
@@ -137,15 +187,21 @@ pub fn embeddings(f: &dyn Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::Layer
         &[
             (
                 norm.forward(&(table(&tokens, &ids) + table(&positions, &(&position_ids + 1)))),
-                "the positions start at 1; they count from 0",
+                named(POSITIONS_FROM_ONE, "the positions start at 1; they count from 0"),
             ),
             (
                 norm.forward(&(table(&tokens, &ids) + table(&positions, &ids))),
-                "the token ids are used as positions; the position ids are 0, 1, …, seq_len − 1",
+                named(
+                    TOKEN_IDS_AS_POSITIONS,
+                    "the token ids are used as positions; the position ids are 0, 1, …, seq_len − 1",
+                ),
             ),
-            (norm.forward(&norm.forward(&summed)), "the layer norm is applied twice; once, after the sum"),
-            (summed.shallow_clone(), "no layer norm: normalize the sum of the two embeddings"),
-            (norm.forward(&table(&tokens, &ids)), "the position embeddings are not added"),
+            (
+                norm.forward(&norm.forward(&summed)),
+                named(LAYER_NORM_TWICE, "the layer norm is applied twice; once, after the sum"),
+            ),
+            (summed.shallow_clone(), named(NO_LAYER_NORM, "no layer norm: normalize the sum of the two embeddings")),
+            (norm.forward(&table(&tokens, &ids)), told("the position embeddings are not added")),
         ],
     )
 }
@@ -157,12 +213,15 @@ pub fn classifier_head(f: &dyn Fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResul
     let classifier = init::linear(vs.root() / "classifier", hidden, labels);
     let states = randn(&[batch, seq, hidden]);
     let out = call(|| f(&states, &classifier), &[])?;
-    expect_shape(
+    expect_shape_said(
         "logits",
         &out,
         &[batch, labels],
-        ": one row of class scores per sequence — take the first token's state (`select(1, 0)`) before the \
-         linear map",
+        named(
+            EVERY_TOKEN,
+            ": one row of class scores per sequence — take the first token's state (`select(1, 0)`) before the \
+             linear map",
+        ),
     )?;
     let logits = |pooled: Tensor| affine(&pooled, &classifier).to_kind(Kind::Float);
     expect_close_or_name(
@@ -173,10 +232,16 @@ pub fn classifier_head(f: &dyn Fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResul
         &[
             (
                 logits(states.mean_dim(1, false, Kind::Float)),
-                "the tokens are averaged; the head reads the first ([CLS]) token only",
+                named(MEAN_POOLING_INSTEAD, "the tokens are averaged; the head reads the first ([CLS]) token only"),
             ),
-            (logits(states.select(1, seq - 1)), "the last token is used; the head reads the first ([CLS]) token"),
-            (logits(states.amax(1, false)), "max-pooled over the tokens; the head reads the first ([CLS]) token only"),
+            (
+                logits(states.select(1, seq - 1)),
+                named(LAST_TOKEN, "the last token is used; the head reads the first ([CLS]) token"),
+            ),
+            (
+                logits(states.amax(1, false)),
+                told("max-pooled over the tokens; the head reads the first ([CLS]) token only"),
+            ),
         ],
     )
 }
@@ -190,14 +255,14 @@ pub fn mean_pooling(f: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
     let mask = Tensor::from_slice(&[1i64, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0]).view([batch, seq]);
     let out = call(|| f(&states, &mask), &[])?;
     let wrong_axis = out.size() == [seq, hidden] || out.size() == [batch, seq];
-    expect_shape(
+    expect_shape_said(
         "pooled",
         &out,
         &[batch, hidden],
         if wrong_axis {
-            ": pooled over the wrong axis — the tokens are axis 1 of [batch, seq, hidden]"
+            named(WRONG_AXIS, ": pooled over the wrong axis — the tokens are axis 1 of [batch, seq, hidden]")
         } else {
-            ": one vector per text — sum over the tokens, axis 1"
+            told(": one vector per text — sum over the tokens, axis 1")
         },
     )?;
     let (h, m) = (states.to_kind(Kind::Double), mask.to_kind(Kind::Double).unsqueeze(-1));
@@ -211,11 +276,17 @@ pub fn mean_pooling(f: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
         &[
             (
                 h.mean_dim(1, false, Kind::Double),
-                "the padding is averaged in: multiply by the mask before summing, and count only the real tokens",
+                named(
+                    PADDING_AVERAGED,
+                    "the padding is averaged in: multiply by the mask before summing, and count only the real tokens",
+                ),
             ),
             (
                 by_length,
-                "divided by the sequence length; divide by the number of real tokens (the mask's sum per text)",
+                named(
+                    SEQUENCE_LENGTH,
+                    "divided by the sequence length; divide by the number of real tokens (the mask's sum per text)",
+                ),
             ),
         ],
     )?;
@@ -223,13 +294,16 @@ pub fn mean_pooling(f: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
     let empty = Tensor::zeros([1, seq], (Kind::Int64, Device::Cpu));
     let out = call(|| f(&states.narrow(0, 0, 1), &empty), &[])?;
     if out.isnan().any().int64_value(&[]) != 0 {
-        return Err("pooled: a text with no real token gives NaN (0/0): clamp the count to at least 1e-9 \
-                    (`clamp_min(1e-9)`), so that its vector is 0"
-            .into());
+        return Err(Failure::named(
+            NO_CLAMP,
+            "pooled: a text with no real token gives NaN (0/0): clamp the count to at least 1e-9 \
+             (`clamp_min(1e-9)`), so that its vector is 0"
+                .into(),
+        ));
     }
     let largest = out.abs().max().double_value(&[]);
     if largest > 1e-6 {
-        return Err(format!("pooled: a text with no real token should give 0, got values up to {largest:.3e}"));
+        return Err(format!("pooled: a text with no real token should give 0, got values up to {largest:.3e}").into());
     }
     Ok(())
 }

@@ -4,7 +4,18 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, close, expect_close, expect_shape, randn, CheckResult};
+use super::{call, close, expect_close, expect_shape, named, randn, told, CheckResult, Failure, Mistake};
+
+/// The named mistakes of `gpt_block`.
+pub const GPT_BLOCK: &[Mistake] =
+    &[FUTURE_FILLED_WITH_ZERO, MASK_AFTER_SOFTMAX, NO_MASK, NO_RESIDUAL, NOT_SCALED, PAST_MASKED, POST_LAYER_NORM];
+const FUTURE_FILLED_WITH_ZERO: Mistake = Mistake("future_filled_with_zero");
+const MASK_AFTER_SOFTMAX: Mistake = Mistake("mask_after_softmax");
+const NO_MASK: Mistake = Mistake("no_mask");
+const NO_RESIDUAL: Mistake = Mistake("no_residual");
+const NOT_SCALED: Mistake = Mistake("not_scaled");
+const PAST_MASKED: Mistake = Mistake("past_masked");
+const POST_LAYER_NORM: Mistake = Mistake("post_layer_norm");
 use transformer_anatomy::attention::Pass;
 use transformer_anatomy::exercises::support::GptBlockParts;
 use transformer_anatomy::gpt::{GptBlock, GptConfig};
@@ -73,8 +84,10 @@ pub fn gpt_block(gpt_block: &dyn Fn(&Tensor, &GptBlockParts) -> Tensor) -> Check
             || gpt_block(x, &parts),
             &[(
                 "view size is not compatible with input tensor's size and stride",
-                "after `transpose` the heads are not laid out one after another in memory: call `.contiguous()` \
-                 before `view` (or use `reshape`)",
+                told(
+                    "after `transpose` the heads are not laid out one after another in memory: call `.contiguous()` \
+                     before `view` (or use `reshape`)",
+                ),
             )],
         )
     };
@@ -84,46 +97,65 @@ pub fn gpt_block(gpt_block: &dyn Fn(&Tensor, &GptBlockParts) -> Tensor) -> Check
     if close(&out, &expected, 1e-5) {
         return Ok(());
     }
-    let named = [
+    let wrong = [
         (
             arrangement(&x, &parts, MaskAt::Nowhere, false, true, true),
-            "there is no causal mask: every position reads the positions after it. Set the scores above the \
-             diagonal (`triu(1)`) to −∞ before the softmax",
+            named(
+                NO_MASK,
+                "there is no causal mask: every position reads the positions after it. Set the scores above the \
+                 diagonal (`triu(1)`) to −∞ before the softmax",
+            ),
         ),
         (
             arrangement(&x, &parts, MaskAt::AfterSoftmax, false, true, true),
-            "the mask comes after the softmax: the remaining weights of a row no longer sum to 1, and the future \
-             still counts through the softmax's denominator. Set the future's scores to −∞ before the softmax",
+            named(
+                MASK_AFTER_SOFTMAX,
+                "the mask comes after the softmax: the remaining weights of a row no longer sum to 1, and the \
+                 future still counts through the softmax's denominator. Set the future's scores to −∞ before the \
+                 softmax",
+            ),
         ),
         (
             arrangement(&x, &parts, MaskAt::ZeroBeforeSoftmax, false, true, true),
-            "the future's scores are set to 0, not −∞: exp(0) = 1, so the future keeps a share of the weight. \
-             Fill them with `f64::NEG_INFINITY`",
+            named(
+                FUTURE_FILLED_WITH_ZERO,
+                "the future's scores are set to 0, not −∞: exp(0) = 1, so the future keeps a share of the weight. \
+                 Fill them with `f64::NEG_INFINITY`",
+            ),
         ),
         (
             arrangement(&x, &parts, MaskAt::BeforeSoftmax, true, true, true),
-            "this is the post-layer-norm arrangement, norm(x + sublayer(x)); a GPT block is pre-LN: \
-             x + sublayer(norm(x))",
+            named(
+                POST_LAYER_NORM,
+                "this is the post-layer-norm arrangement, norm(x + sublayer(x)); a GPT block is pre-LN: \
+                 x + sublayer(norm(x))",
+            ),
         ),
         (
             arrangement(&x, &parts, MaskAt::BeforeSoftmax, false, false, true),
-            "the skip connections are missing: add x back after each sub-layer, x + sublayer(norm(x))",
+            named(
+                NO_RESIDUAL,
+                "the skip connections are missing: add x back after each sub-layer, x + sublayer(norm(x))",
+            ),
         ),
         (
             arrangement(&x, &parts, MaskAt::BeforeSoftmax, false, true, false),
-            "the scores are not scaled: divide q · kᵀ by √head_dim before the softmax",
+            named(NOT_SCALED, "the scores are not scaled: divide q · kᵀ by √head_dim before the softmax"),
         ),
     ];
-    if let Some((_, words)) = named.iter().find(|(wrong, _)| close(&out, wrong, 1e-5)) {
-        return Err(format!("gpt_block: {words}"));
+    if let Some((_, said)) = wrong.iter().find(|(arranged, _)| close(&out, arranged, 1e-5)) {
+        return Err(Failure { message: format!("gpt_block: {}", said.words), mistake: said.mistake });
     }
     // Changing only the last three positions must leave the first four unchanged.
     let later_changed = Tensor::cat(&[x.narrow(1, 0, 4), randn(&[batch, 3, d])], 1);
     let diff = max_abs_diff(&run(&later_changed)?.narrow(1, 0, 4), &out.narrow(1, 0, 4));
     if diff > 1e-5 || diff.is_nan() {
-        return Err(format!(
-            "gpt_block: the outputs at positions 0..4 changed (by {diff:.3e}) when only later positions changed: \
-             position i may read only positions ≤ i; hide the scores above the diagonal before the softmax"
+        return Err(Failure::named(
+            PAST_MASKED,
+            format!(
+                "gpt_block: the outputs at positions 0..4 changed (by {diff:.3e}) when only later positions changed: \
+                 position i may read only positions ≤ i; hide the scores above the diagonal before the softmax"
+            ),
         ));
     }
     expect_close(

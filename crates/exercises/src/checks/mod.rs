@@ -31,13 +31,72 @@ pub use encoder::{classifier_head, embeddings, feed_forward, layer_norm, mean_po
 pub use gpt::gpt_block;
 pub use training::{beam_step, cached_attention, label_smoothed_loss, shift_right, warmup_schedule};
 
-pub type CheckResult = Result<(), String>;
+/// A wrong answer a check knows by name: the id the class report counts (the same as its example's file,
+/// `tests/exercise-mistakes/EXERCISE/ID.rs`). Each check declares its own beside its code ([`CHECKS`]) and
+/// returns the id with its message when it recognises one: no id is read back out of a message's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mistake(pub &'static str);
+
+/// What a check says of a known wrong answer: the words, and the mistake's id when it is a named one
+/// (advice for a slip the course does not count by name has none).
+#[derive(Debug, Clone, Copy)]
+pub struct Said {
+    pub words: &'static str,
+    pub mistake: Option<Mistake>,
+}
+
+/// Words for a named mistake.
+const fn named(mistake: Mistake, words: &'static str) -> Said {
+    Said { words, mistake: Some(mistake) }
+}
+
+/// Words for a slip that is told but not counted by name.
+const fn told(words: &'static str) -> Said {
+    Said { words, mistake: None }
+}
+
+/// A failed check: the message a student reads, and the named mistake it is, if the check knew it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub message: String,
+    pub mistake: Option<Mistake>,
+}
+
+impl Failure {
+    fn named(mistake: Mistake, message: String) -> Self {
+        Failure { message, mistake: Some(mistake) }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure { message, mistake: None }
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Self {
+        message.to_string().into()
+    }
+}
+
+pub type CheckResult = Result<(), Failure>;
 
 fn expect_shape(what: &str, t: &Tensor, expected: &[i64], advice: &str) -> CheckResult {
+    shape_or(what, t, expected, advice, None)
+}
+
+/// Like [`expect_shape`], where the wrong shape itself shows a known mistake: `advice` names it.
+fn expect_shape_said(what: &str, t: &Tensor, expected: &[i64], advice: Said) -> CheckResult {
+    shape_or(what, t, expected, advice.words, advice.mistake)
+}
+
+fn shape_or(what: &str, t: &Tensor, expected: &[i64], advice: &str, mistake: Option<Mistake>) -> CheckResult {
     if t.size() == expected {
         Ok(())
     } else {
-        Err(format!("{what}: expected shape {expected:?}, got {:?}{advice}", t.size()))
+        let message = format!("{what}: expected shape {expected:?}, got {:?}{advice}", t.size());
+        Err(Failure { message, mistake })
     }
 }
 
@@ -54,24 +113,24 @@ fn expect_close(what: &str, got: &Tensor, expected: &Tensor, tol: f64, advice: &
     if diff <= tol && !diff.is_nan() {
         Ok(())
     } else {
-        Err(format!("{what}: differs from the expected values by up to {diff:.3e} (allowed {tol:.0e}){advice}"))
+        Err(format!("{what}: differs from the expected values by up to {diff:.3e} (allowed {tol:.0e}){advice}").into())
     }
 }
 
-/// Like [`expect_close`], but a result equal to one of the known `mistakes` (what that mistake computes,
-/// and the words naming it) fails with those words.
+/// Like [`expect_close`], but a result equal to one of the known wrong answers (what it computes, and what
+/// the check says of it) fails with those words and that mistake's id.
 fn expect_close_or_name(
     what: &str,
     got: &Tensor,
     expected: &Tensor,
     tol: f64,
-    mistakes: &[(Tensor, &str)],
+    mistakes: &[(Tensor, Said)],
 ) -> CheckResult {
     if close(got, expected, tol) {
         return Ok(());
     }
-    if let Some((_, words)) = mistakes.iter().find(|(m, _)| close(got, m, tol)) {
-        return Err(format!("{what}: {words}"));
+    if let Some((_, said)) = mistakes.iter().find(|(m, _)| close(got, m, tol)) {
+        return Err(Failure { message: format!("{what}: {}", said.words), mistake: said.mistake });
     }
     expect_close(what, got, expected, tol, "")
 }
@@ -85,52 +144,82 @@ fn randn(shape: &[i64]) -> Tensor {
     Tensor::randn(shape, (Kind::Float, Device::Cpu))
 }
 
+/// The keys not transposed, in the three attention checks that name it.
+const KEYS_NOT_TRANSPOSED: Mistake = Mistake("keys_not_transposed");
+
 /// The LibTorch error of `q.bmm(&k)` without the transpose, and what it means.
-const TRANSPOSE: (&str, &str) = (
+const TRANSPOSE: (&str, Said) = (
     "Expected size for first two dimensions",
-    "the scores need q · kᵀ: transpose the keys' last two axes (`key.transpose(1, 2)`)",
+    named(KEYS_NOT_TRANSPOSED, "the scores need q · kᵀ: transpose the keys' last two axes (`key.transpose(1, 2)`)"),
 );
 
 /// Calls the student's code; a LibTorch error whose text contains one of the `known` needles fails with
-/// that needle's advice. Anything else (a `todo!()` above all) goes on unwinding to the grader.
-fn call<T>(f: impl FnOnce() -> T, known: &[(&str, &str)]) -> Result<T, String> {
+/// what the check says of it (LibTorch's own error is not the student's text: a needle is looked for in
+/// it, never in a message of ours). Anything else (a `todo!()` above all) goes on unwinding to the grader.
+fn call<T>(f: impl FnOnce() -> T, known: &[(&str, Said)]) -> Result<T, Failure> {
     match panic::catch_unwind(AssertUnwindSafe(f)) {
         Ok(value) => Ok(value),
         Err(payload) => {
             let text = super::panic_text(&*payload);
             match known.iter().find(|(needle, _)| text.contains(needle)) {
-                Some((_, advice)) => Err(format!("{} — {advice}", super::tidy_panic(&text))),
+                Some((_, said)) => Err(Failure {
+                    message: format!("{} — {}", super::tidy_panic(&text), said.words),
+                    mistake: said.mistake,
+                }),
                 None => panic::resume_unwind(payload),
             }
         }
     }
 }
 
-/// Runs the check of exercise `name` with every student function replaced by the recorded values: the
-/// judge's side of grading.
-pub fn replayed(name: &str) -> CheckResult {
+/// One exercise's check, declared once: the exercise it grades, how the judge runs it on recorded values
+/// (every student function replaced by what the probe recorded, see [`super::tape`]), and the mistakes it
+/// names. The class report's list of named mistakes ([`super::mistakes::NAMED`]) is read from here.
+pub struct Check {
+    pub exercise: &'static str,
+    pub replay: fn() -> CheckResult,
+    pub mistakes: &'static [Mistake],
+}
+
+/// Every check, in course order (the order of [`crate::EXERCISES`]; a test holds the two lists together).
+pub const CHECKS: &[Check] = {
     use super::tape::replay as r;
-    match name {
-        "scaled_dot_product" => scaled_dot_product(&|_, _, _| r()),
-        "attention_head" => attention_head(&|_, _| r()),
-        "split_heads" => split_heads(&|_, _| r(), &|_| r()),
-        "feed_forward" => feed_forward(&|_, _, _| r()),
-        "layer_norm" => layer_norm(&|_, _, _, _| r()),
-        "embeddings" => embeddings(&|_, _, _, _| r()),
-        "classifier_head" => classifier_head(&|_, _| r()),
-        "causal_mask" => causal_mask(&|_, _| r(), &|_, _| r()),
-        "cross_attention" => cross_attention(&|_, _, _, _| r()),
-        "decoder_layer" => decoder_layer(&|_, _, _, _, _| r()),
-        "sinusoidal_positions" => sinusoidal_positions(&|_, _, _| r()),
-        "shift_right" => shift_right(&|_, _, _| r()),
-        "label_smoothed_loss" => label_smoothed_loss(&|_, _, _, _| r()),
-        "warmup_schedule" => warmup_schedule(&|_, _, _| r()),
-        "beam_step" => beam_step(&|_, _, _| r()),
-        "cached_attention" => cached_attention(&|_, _, _, _, _| r()),
-        "gpt_block" => gpt_block(&|_, _| r()),
-        "mean_pooling" => mean_pooling(&|_, _| r()),
-        other => Err(format!("no check is named {other}")),
+    const fn check(exercise: &'static str, replay: fn() -> CheckResult, mistakes: &'static [Mistake]) -> Check {
+        Check { exercise, replay, mistakes }
     }
+    &[
+        check("scaled_dot_product", || scaled_dot_product(&|_, _, _| r()), attention::SCALED_DOT_PRODUCT),
+        check("attention_head", || attention_head(&|_, _| r()), attention::ATTENTION_HEAD),
+        check("split_heads", || split_heads(&|_, _| r(), &|_| r()), attention::SPLIT_HEADS),
+        check("feed_forward", || feed_forward(&|_, _, _| r()), encoder::FEED_FORWARD),
+        check("layer_norm", || layer_norm(&|_, _, _, _| r()), encoder::LAYER_NORM),
+        check("embeddings", || embeddings(&|_, _, _, _| r()), encoder::EMBEDDINGS),
+        check("classifier_head", || classifier_head(&|_, _| r()), encoder::CLASSIFIER_HEAD),
+        check("causal_mask", || causal_mask(&|_, _| r(), &|_, _| r()), decoder::CAUSAL_MASK),
+        check("cross_attention", || cross_attention(&|_, _, _, _| r()), decoder::CROSS_ATTENTION),
+        check("decoder_layer", || decoder_layer(&|_, _, _, _, _| r()), decoder::DECODER_LAYER),
+        check("sinusoidal_positions", || sinusoidal_positions(&|_, _, _| r()), decoder::SINUSOIDAL_POSITIONS),
+        check("shift_right", || shift_right(&|_, _, _| r()), training::SHIFT_RIGHT),
+        check("label_smoothed_loss", || label_smoothed_loss(&|_, _, _, _| r()), training::LABEL_SMOOTHED_LOSS),
+        check("warmup_schedule", || warmup_schedule(&|_, _, _| r()), training::WARMUP_SCHEDULE),
+        check("beam_step", || beam_step(&|_, _, _| r()), training::BEAM_STEP),
+        check("cached_attention", || cached_attention(&|_, _, _, _, _| r()), training::CACHED_ATTENTION),
+        check("gpt_block", || gpt_block(&|_, _| r()), gpt::GPT_BLOCK),
+        check("mean_pooling", || mean_pooling(&|_, _| r()), encoder::MEAN_POOLING),
+    ]
+};
+
+/// Runs the check of exercise `name` with every student function replaced by the recorded values: the
+/// judge's side of grading. A mistake the check names must be one it declares.
+pub fn replayed(name: &str) -> CheckResult {
+    let Some(check) = CHECKS.iter().find(|c| c.exercise == name) else {
+        return Err(format!("no check is named {name}").into());
+    };
+    let result = (check.replay)();
+    if let Err(Failure { mistake: Some(m), .. }) = &result {
+        debug_assert!(check.mistakes.contains(m), "{name} names {m:?}, which it does not declare");
+    }
+    result
 }
 
 thread_local! {
@@ -145,14 +234,14 @@ pub fn take_parts() -> Option<(usize, usize)> {
 /// Runs the independent parts of a check, every one of them, so that each earns its share of the points.
 /// The first failure is the check's message; a check none of whose parts has been started is "not done".
 fn parts(list: &[&dyn Fn() -> CheckResult]) -> CheckResult {
-    let results: Vec<(super::Status, String)> = list.iter().map(super::run_check).collect();
-    let passed = results.iter().filter(|(s, _)| *s == super::Status::Passed).count();
+    let results: Vec<super::Checked> = list.iter().map(super::run_check).collect();
+    let passed = results.iter().filter(|c| c.status == super::Status::Passed).count();
     PARTS.with(|p| p.set(Some((passed, list.len()))));
-    if results.iter().all(|(s, _)| *s == super::Status::NotDone) {
+    if results.iter().all(|c| c.status == super::Status::NotDone) {
         panic::panic_any(String::from("not yet implemented"));
     }
-    match results.into_iter().find(|(s, _)| *s != super::Status::Passed) {
+    match results.into_iter().find(|c| c.status != super::Status::Passed) {
         None => Ok(()),
-        Some((_, message)) => Err(message),
+        Some(c) => Err(Failure { message: c.message, mistake: c.mistake }),
     }
 }

@@ -2,7 +2,40 @@
 //! the warm-up schedule, one beam-search step and one cached attention step.
 use tch::{Device, Kind, Reduction, Tensor};
 
-use super::{call, expect_close, expect_close_or_name, expect_shape, randn, CheckResult};
+use super::{
+    call, expect_close, expect_close_or_name, expect_shape, expect_shape_said, named, randn, told, CheckResult,
+    Failure, Mistake,
+};
+
+/// The named mistakes of `shift_right`.
+pub const SHIFT_RIGHT: &[Mistake] = &[EOS_INTO_PADDING, NOT_SHIFTED, PAD_AS_START_TOKEN];
+const EOS_INTO_PADDING: Mistake = Mistake("eos_into_padding");
+const NOT_SHIFTED: Mistake = Mistake("not_shifted");
+const PAD_AS_START_TOKEN: Mistake = Mistake("pad_as_start_token");
+
+/// The named mistakes of `label_smoothed_loss`.
+pub const LABEL_SMOOTHED_LOSS: &[Mistake] = &[NO_SMOOTHING, PADDING_COUNTED, SMOOTHING_OVER_THE_OTHERS];
+const NO_SMOOTHING: Mistake = Mistake("no_smoothing");
+const PADDING_COUNTED: Mistake = Mistake("padding_counted");
+const SMOOTHING_OVER_THE_OTHERS: Mistake = Mistake("smoothing_over_the_others");
+
+/// The named mistakes of `warmup_schedule`.
+pub const WARMUP_SCHEDULE: &[Mistake] = &[MAX_INSTEAD_OF_MIN, NO_MODEL_FACTOR, WRONG_WARMUP_POWER];
+const MAX_INSTEAD_OF_MIN: Mistake = Mistake("max_instead_of_min");
+const NO_MODEL_FACTOR: Mistake = Mistake("no_model_factor");
+const WRONG_WARMUP_POWER: Mistake = Mistake("wrong_warmup_power");
+
+/// The named mistakes of `beam_step`.
+pub const BEAM_STEP: &[Mistake] = &[BEST_TOKEN_OF_EACH_BEAM, INDEX_SPLIT_WRONGLY, SCORES_NOT_ADDED];
+const BEST_TOKEN_OF_EACH_BEAM: Mistake = Mistake("best_token_of_each_beam");
+const INDEX_SPLIT_WRONGLY: Mistake = Mistake("index_split_wrongly");
+const SCORES_NOT_ADDED: Mistake = Mistake("scores_not_added");
+
+/// The named mistakes of `cached_attention`.
+pub const CACHED_ATTENTION: &[Mistake] = &[APPENDED_ON_THE_WRONG_AXIS, CAUSAL_MASK_APPLIED, NEW_POSITION_NOT_ATTENDED];
+const APPENDED_ON_THE_WRONG_AXIS: Mistake = Mistake("appended_on_the_wrong_axis");
+const CAUSAL_MASK_APPLIED: Mistake = Mistake("causal_mask_applied");
+const NEW_POSITION_NOT_ATTENDED: Mistake = Mistake("new_position_not_attended");
 
 /// `n` whole numbers in `low..high` from the grader's seeded generator.
 fn draw(low: i64, high: i64, n: i64) -> Vec<i64> {
@@ -51,16 +84,25 @@ pub fn shift_right(f: &dyn Fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
         &[
             (
                 rule(pad, true, true).to_kind(Kind::Float),
-                "the pad id is used as the start token: the input starts with <bos>, and padding is masked out of \
-                 attention, so the first prediction would see nothing",
+                named(
+                    PAD_AS_START_TOKEN,
+                    "the pad id is used as the start token: the input starts with <bos>, and padding is masked out \
+                     of attention, so the first prediction would see nothing",
+                ),
             ),
             (
                 rule(bos, false, true).to_kind(Kind::Float),
-                "the input is not shifted: at position i the decoder would read the very token it must predict",
+                named(
+                    NOT_SHIFTED,
+                    "the input is not shifted: at position i the decoder would read the very token it must predict",
+                ),
             ),
             (
                 rule(bos, true, false).to_kind(Kind::Float),
-                "an <eos> moved into a padded position: where the target is padding, the input is padding too",
+                named(
+                    EOS_INTO_PADDING,
+                    "an <eos> moved into a padded position: where the target is padding, the input is padding too",
+                ),
             ),
         ],
     )
@@ -97,18 +139,24 @@ pub fn label_smoothed_loss(f: &dyn Fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> 
         &[
             (
                 libtorch(-100, eps, Reduction::Mean),
-                "the padding positions are counted: leave out (and do not divide by) the targets equal to pad",
+                named(
+                    PADDING_COUNTED,
+                    "the padding positions are counted: leave out (and do not divide by) the targets equal to pad",
+                ),
             ),
             (
                 libtorch(pad, 0.0, Reduction::Mean),
-                "ε is ignored: this is the plain cross-entropy against the one-hot target",
+                named(NO_SMOOTHING, "ε is ignored: this is the plain cross-entropy against the one-hot target"),
             ),
             (
                 others,
-                "ε is spread over the V − 1 wrong tokens; this course follows PyTorch: ε / V to every token, the \
-                 right one included, and 1 − ε more to the right one",
+                named(
+                    SMOOTHING_OVER_THE_OTHERS,
+                    "ε is spread over the V − 1 wrong tokens; this course follows PyTorch: ε / V to every token, the \
+                     right one included, and 1 − ε more to the right one",
+                ),
             ),
-            (libtorch(pad, eps, Reduction::Sum), "the loss is summed; average it over the non-padding positions"),
+            (libtorch(pad, eps, Reduction::Sum), told("the loss is summed; average it over the non-padding positions")),
         ],
     )
 }
@@ -126,19 +174,21 @@ pub fn warmup_schedule(f: &dyn Fn(u64, i64, u64) -> f64) -> CheckResult {
     if same(&got, &expected) {
         return Ok(());
     }
-    let mistakes: [(Vec<f64>, &str); 3] = [
+    let mistakes: [(Vec<f64>, Mistake, &str); 3] = [
         (
             curve(&|s| d.powf(-0.5) * s.powf(-0.5).max(s * w.powf(-1.5))),
+            MAX_INSTEAD_OF_MIN,
             "max where the formula has min: the rate must rise during the warm-up, then fall",
         ),
-        (curve(&|s| s.powf(-0.5).min(s * w.powf(-1.5))), "the factor d_model^(−1/2) is missing"),
+        (curve(&|s| s.powf(-0.5).min(s * w.powf(-1.5))), NO_MODEL_FACTOR, "the factor d_model^(−1/2) is missing"),
         (
             curve(&|s| d.powf(-0.5) * s.powf(-0.5).min(s * w.powf(-0.5))),
+            WRONG_WARMUP_POWER,
             "the warm-up branch is step · warmup^(−3/2), not step · warmup^(−1/2)",
         ),
     ];
-    if let Some((_, words)) = mistakes.iter().find(|(m, _)| same(&got, m)) {
-        return Err(format!("learning_rate: {words}"));
+    if let Some((_, mistake, words)) = mistakes.iter().find(|(m, _, _)| same(&got, m)) {
+        return Err(Failure::named(*mistake, format!("learning_rate: {words}")));
     }
     let (i, _) = got
         .iter()
@@ -149,7 +199,8 @@ pub fn warmup_schedule(f: &dyn Fn(u64, i64, u64) -> f64) -> CheckResult {
     Err(format!(
         "learning_rate({}, {d_model}, {warmup}) is {:.6e}, expected d_model^(−1/2) · min(step^(−1/2), step · warmup^(−3/2)) = {:.6e}",
         steps[i], got[i], expected[i]
-    ))
+    )
+    .into())
 }
 
 /// `beam_step(scores, log_probs, width) -> (scores, beams, tokens)`.
@@ -191,35 +242,41 @@ pub fn beam_step(f: &dyn Fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) 
         all.iter().map(|&(_, b, t)| (log_probs.double_value(&[b, t]), b, t)).collect();
     alone.sort_by(|x, y| y.0.total_cmp(&x.0));
     if got.iter().zip(&alone).all(|(g, w)| g.1 == w.1 && g.2 == w.2) {
-        return Err(
+        return Err(Failure::named(
+            SCORES_NOT_ADDED,
             "the beams' scores so far are not added: a candidate's score is its beam's score plus the token's \
-                    log-probability"
+             log-probability"
                 .into(),
-        );
+        ));
     }
     let best_of_each: Vec<(i64, i64)> =
         (0..beams).map(|b| (b, log_probs.get(b).argmax(0, false).int64_value(&[]))).collect();
     let got_pairs: Vec<(i64, i64)> = got.iter().map(|g| (g.1, g.2)).collect();
     if best_of_each.iter().all(|p| got_pairs.contains(p)) {
-        return Err(
+        return Err(Failure::named(
+            BEST_TOKEN_OF_EACH_BEAM,
             "each beam's best token was kept; beam search ranks all beams × vocabulary candidates together, so \
-                    a strong beam may keep several"
+             a strong beam may keep several"
                 .into(),
-        );
+        ));
     }
     if got.iter().zip(kept).all(|(g, w)| (g.0 - w.0).abs() < 1e-5) {
-        return Err(format!(
-            "the scores are right but the beams or tokens are not: for a flat index i over [beams, vocab], the beam is \
-             i / vocab and the token i % vocab (expected beams {:?}, tokens {:?})",
-            kept.iter().map(|k| k.1).collect::<Vec<_>>(),
-            kept.iter().map(|k| k.2).collect::<Vec<_>>()
+        return Err(Failure::named(
+            INDEX_SPLIT_WRONGLY,
+            format!(
+                "the scores are right but the beams or tokens are not: for a flat index i over [beams, vocab], the \
+                 beam is i / vocab and the token i % vocab (expected beams {:?}, tokens {:?})",
+                kept.iter().map(|k| k.1).collect::<Vec<_>>(),
+                kept.iter().map(|k| k.2).collect::<Vec<_>>()
+            ),
         ));
     }
     Err(format!(
         "expected the {width} best (score, beam, token) over all candidates, best first: {:?}; got {:?}",
         kept.iter().map(|k| (format!("{:.4}", k.0), k.1, k.2)).collect::<Vec<_>>(),
         got.iter().map(|k| (format!("{:.4}", k.0), k.1, k.2)).collect::<Vec<_>>()
-    ))
+    )
+    .into())
 }
 
 /// `cached_attention(past_keys, past_values, query, key, value) -> (output, keys, values)`.
@@ -233,13 +290,17 @@ pub fn cached_attention(
         || f(&pk, &pv, &q, &k, &v),
         &[(
             "must match except in dimension",
-            "the cache grows along the positions axis: append along the positions axis (2)",
+            named(
+                APPENDED_ON_THE_WRONG_AXIS,
+                "the cache grows along the positions axis: append along the positions axis (2)",
+            ),
         )],
     )?;
     let grown = [batch, heads, past + 1, d];
-    let advice = ": the cache grows by one position — append along the positions axis (2)";
-    expect_shape("keys", &keys, &grown, advice)?;
-    expect_shape("values", &values, &grown, advice)?;
+    let advice =
+        named(APPENDED_ON_THE_WRONG_AXIS, ": the cache grows by one position — append along the positions axis (2)");
+    expect_shape_said("keys", &keys, &grown, advice)?;
+    expect_shape_said("values", &values, &grown, advice)?;
     let (all_k, all_v) = (Tensor::cat(&[&pk, &k], 2), Tensor::cat(&[&pv, &v], 2));
     expect_close("keys", &keys, &all_k, 0.0, ": the old keys, then the new one, in order")?;
     expect_close("values", &values, &all_v, 0.0, ": the old values, then the new one, in order")?;
@@ -255,13 +316,22 @@ pub fn cached_attention(
         &sdpa(&all_k, &all_v, None),
         1e-5,
         &[
-            (sdpa(&pk, &pv, None), "the new position does not attend to itself: append its key and value, then attend"),
+            (
+                sdpa(&pk, &pv, None),
+                named(
+                    NEW_POSITION_NOT_ATTENDED,
+                    "the new position does not attend to itself: append its key and value, then attend",
+                ),
+            ),
             (
                 first_only,
-                "a causal mask is applied: the one query is the newest position, every cached position is in its \
-                 past, so no mask is needed",
+                named(
+                    CAUSAL_MASK_APPLIED,
+                    "a causal mask is applied: the one query is the newest position, every cached position is in \
+                     its past, so no mask is needed",
+                ),
             ),
-            (sdpa(&all_k, &all_v, Some(1.0)), "the scores are not scaled: divide by √head_dim"),
+            (sdpa(&all_k, &all_v, Some(1.0)), told("the scores are not scaled: divide by √head_dim")),
         ],
     )
 }

@@ -364,18 +364,19 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
             let s = &unit[i];
             let (entries, stopped) = tapes[k].clone();
             let seed = probe::check_seed(cx.seed, s.exercise.name);
-            let (status, message) = super::run_check(|| {
+            let checked = super::run_check(|| {
                 tape::begin_check(seed);
-                tape::load_replay(entries, stopped);
+                tape::load_replay(entries, stopped.as_ref().map(|stop| stop.why.clone()));
                 checks::replayed(s.exercise.name)
             });
             let parts = checks::take_parts();
-            let mut o = outcome(s, status, tidy(&message, &cx.limits));
+            let (message, limit) = tidy(&checked.message, &cx.limits);
+            let mut o = outcome(s, checked.status, message);
             o.parts = parts;
-            if matches!(status, Status::Failed | Status::DoesNotCompile) {
-                let id = match &tapes[k].1 {
-                    Some(why) => mistakes::of_stop(why),
-                    None => mistakes::of_check(s.exercise.name, &o.message),
+            if matches!(checked.status, Status::Failed | Status::DoesNotCompile) {
+                let id = match &stopped {
+                    Some(stop) => stop.id,
+                    None => checked.mistake.map(|m| m.0).or(limit).unwrap_or(mistakes::UNNAMED),
                 };
                 o.mistake = Some(id.to_string());
             }
@@ -385,20 +386,25 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
     Ok(outcomes.into_iter().map(|o| o.expect("every submission gets an outcome")).collect())
 }
 
-/// A message as the student reads it: memory exhaustion said plainly, and no longer than a screen.
-fn tidy(message: &str, limits: &Limits) -> String {
-    let mut m = message.to_string();
+/// A message as the student reads it: memory exhaustion said plainly, and no longer than a screen; with
+/// the grader's id when the message is LibTorch's own report of a limit (an allocation that failed, a
+/// full /tmp). That text, which the student's code could also print as a panic, is the only sign of it, and
+/// at worst it turns an unnamed failure into a limit.
+fn tidy(message: &str, limits: &Limits) -> (String, Option<&'static str>) {
+    let (mut m, mut limit) = (message.to_string(), None);
     if m.contains("can't allocate memory") || m.contains("memory allocation of") {
         m = format!("ran out of its {} of memory ({})", limits.memory_words(), m.lines().next().unwrap_or_default());
+        limit = Some(mistakes::OUT_OF_MEMORY);
     }
     // Its private /tmp, the one place it may write, is full.
     if m.contains("No space left on device") {
         m = format!("wrote more than {} ({})", limits.disk_words(), m.lines().next().unwrap_or_default());
+        limit = limit.or(Some(mistakes::DISK_LIMIT));
     }
     if m.chars().count() > 2000 {
         m = m.chars().take(2000).collect::<String>() + " …";
     }
-    m
+    (m, limit)
 }
 
 /// A file holding the untouched stub of an exercise, for a student who did not hand that exercise in

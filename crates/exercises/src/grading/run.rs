@@ -15,11 +15,26 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use super::Setup;
+use crate::mistakes;
 use crate::sandbox::{self, ChildSetup, Limits, Tier};
 use crate::tape;
 
 /// One probe run's findings for each check: the recorded entries and, when the check did not finish, why.
-pub(super) type Tapes = Vec<(Vec<tape::Entry>, Option<String>)>;
+pub(super) type Tapes = Vec<(Vec<tape::Entry>, Option<Stop>)>;
+
+/// Why a check did not finish: the grader's id for it ([`mistakes::STOPS`]) and the words a student reads.
+/// Both are decided here, where the grader sees what happened, never read back out of the words.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Stop {
+    pub id: &'static str,
+    pub why: String,
+}
+
+impl Stop {
+    fn new(id: &'static str, why: impl Into<String>) -> Self {
+        Stop { id, why: why.into() }
+    }
+}
 
 /// Runs the probe until every check has finished or been stopped.
 ///
@@ -64,7 +79,7 @@ enum Ended {
     /// Every check from the first asked for finished.
     All,
     /// Check `k` did not finish, for the reason given.
-    Stopped(usize, String),
+    Stopped(usize, Stop),
     /// The probe ended itself before check `k` ([`tape::FRESH`]): the rest run in a fresh probe.
     Fresh(usize),
 }
@@ -178,7 +193,7 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
     let mut current: Option<usize> = None; // the check running now
     let mut expected = from; // the START we wait for
     let mut started = Instant::now();
-    let mut stop: Option<String> = None;
+    let mut stop: Option<Stop> = None;
     let mut syscall: Option<u32> = None;
     let mut recorded_bytes = 0usize;
     let mut tape_closed = false;
@@ -204,7 +219,10 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
                 tape::OUTPUT | tape::PANIC if current.is_some() => {
                     recorded_bytes += f.payload.len();
                     if recorded_bytes > 64 << 20 && stop.is_none() {
-                        stop = Some("returned more data than any check asks for (over 64 MiB)".into());
+                        stop = Some(Stop::new(
+                            mistakes::CRASHED,
+                            "returned more data than any check asks for (over 64 MiB)",
+                        ));
                         break;
                     }
                     let entry = if f.tag == tape::OUTPUT {
@@ -232,16 +250,20 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
             // tape read to its end; the check running then is the one that flooded.
             Ok(Event::Flood) => {
                 if stop.is_none() {
-                    stop = Some(format!(
-                        "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
-                        cx.limits.output >> 10
+                    stop = Some(Stop::new(
+                        mistakes::TOO_MUCH_OUTPUT,
+                        format!(
+                            "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
+                            cx.limits.output >> 10
+                        ),
                     ));
                     kill_group(&mut child);
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if stop.is_none() {
-                    stop = Some(format!("timed out after {} s (an endless loop?)", cx.limits.time_per_check.as_secs()));
+                    let why = format!("timed out after {} s (an endless loop?)", cx.limits.time_per_check.as_secs());
+                    stop = Some(Stop::new(mistakes::TIMED_OUT, why));
                 }
                 break;
             }
@@ -263,7 +285,7 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
     }
     let why = stop.unwrap_or_else(|| {
         if let Some(nr) = syscall {
-            return tape::forbidden_call_words(nr);
+            return Stop::new(mistakes::FORBIDDEN_CALL, tape::forbidden_call_words(nr));
         }
         died(status, &stderr, &cx.limits)
     });
@@ -271,33 +293,39 @@ fn probe_once(cx: &Setup, folder: &Path, from: usize, tapes: &mut Tapes) -> Resu
     Ok(Ended::Stopped(current.unwrap_or(expected.min(tapes.len() - 1)), why))
 }
 
-/// Why a probe that stopped on its own stopped, in words.
-fn died(status: Option<std::process::ExitStatus>, stderr: &str, limits: &Limits) -> String {
+/// Why a probe that stopped on its own stopped.
+fn died(status: Option<std::process::ExitStatus>, stderr: &str, limits: &Limits) -> Stop {
     let last =
         stderr.lines().rev().find(|l| !l.trim().is_empty()).map(|l| l.trim().chars().take(300).collect::<String>());
-    let Some(status) = status else { return "did not stop when asked".into() };
+    let Some(status) = status else { return Stop::new(mistakes::CRASHED, "did not stop when asked") };
     if stderr.contains("has overflowed its stack") {
-        return "overflowed its stack (endless recursion?)".into();
+        return Stop::new(mistakes::CRASHED, "overflowed its stack (endless recursion?)");
     }
     if stderr.contains("memory allocation of") {
-        return format!("ran out of its {} of memory", limits.memory_words());
+        return Stop::new(mistakes::OUT_OF_MEMORY, format!("ran out of its {} of memory", limits.memory_words()));
     }
     // Under bubblewrap the probe is not our child: its death by signal N arrives as exit status 128 + N.
     let signal = status.signal().or_else(|| status.code().filter(|c| (129..160).contains(c)).map(|c| c - 128));
     match signal {
         // Trapped with signals blocked (as the C library does while starting a process): killed outright.
-        Some(libc::SIGSYS) => "tried to start a process or made another system call the sandbox forbids, and was \
-                               stopped"
-            .into(),
-        Some(libc::SIGXCPU) => "used up its CPU time and was stopped".into(),
-        Some(libc::SIGXFSZ) => "wrote a file larger than 64 MiB and was stopped".into(),
-        Some(libc::SIGABRT) => format!("aborted{}", last.map(|l| format!(": {l}")).unwrap_or_default()),
-        Some(libc::SIGSEGV) => "crashed (segmentation fault)".into(),
-        Some(n) => format!("was killed by signal {n}"),
-        None => format!(
-            "exited (status {}) in the middle of the check{}",
-            status.code().unwrap_or(-1),
-            last.map(|l| format!("; it printed: {l}")).unwrap_or_default()
+        Some(libc::SIGSYS) => Stop::new(
+            mistakes::FORBIDDEN_CALL,
+            "tried to start a process or made another system call the sandbox forbids, and was stopped",
+        ),
+        Some(libc::SIGXCPU) => Stop::new(mistakes::CRASHED, "used up its CPU time and was stopped"),
+        Some(libc::SIGXFSZ) => Stop::new(mistakes::DISK_LIMIT, "wrote a file larger than 64 MiB and was stopped"),
+        Some(libc::SIGABRT) => {
+            Stop::new(mistakes::CRASHED, format!("aborted{}", last.map(|l| format!(": {l}")).unwrap_or_default()))
+        }
+        Some(libc::SIGSEGV) => Stop::new(mistakes::CRASHED, "crashed (segmentation fault)"),
+        Some(n) => Stop::new(mistakes::CRASHED, format!("was killed by signal {n}")),
+        None => Stop::new(
+            mistakes::CRASHED,
+            format!(
+                "exited (status {}) in the middle of the check{}",
+                status.code().unwrap_or(-1),
+                last.map(|l| format!("; it printed: {l}")).unwrap_or_default()
+            ),
         ),
     }
 }
