@@ -54,9 +54,8 @@ impl FeedForward {
 
 impl nn::Module for FeedForward {
     fn forward(&self, x: &Tensor) -> Tensor {
-        // The chapter's printed listing calls `linear_2` twice and never applies the GELU, which is not
-        // what BERT (or the text around that listing) describes. Here the order is the correct one:
-        // widen, GELU, narrow.
+        // Widen, GELU, narrow: the book's order and BERT's (some copies of the chapter print `linear_2`
+        // twice and no GELU, a slip that would not even run; chapters/04-feed-forward.md says so).
         let wide = self.linear_1.forward(x); // [batch, seq, intermediate]
         let activated = self.activation.apply(&wide);
         self.linear_2.forward(&activated) // [batch, seq, hidden]

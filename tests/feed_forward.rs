@@ -44,7 +44,7 @@ fn feed_forward_is_linear_gelu_linear() {
     let x = Tensor::randn([2, 3, config.hidden_size], (Kind::Float, Device::Cpu));
     let by_hand = ff.linear_2.forward(&ff.linear_1.forward(&x).gelu("none"));
     common::assert_close(&ff.forward_t(&x, false), &by_hand, 1e-6);
-    // Leaving the GELU out (as the book's printed listing does) gives something else.
+    // Leaving the GELU out (as a miscopied listing of the chapter does) gives something else.
     let no_gelu = ff.linear_2.forward(&ff.linear_1.forward(&x));
     assert!(common::max_abs_diff(&ff.forward_t(&x, false), &no_gelu) > 1e-3);
 }

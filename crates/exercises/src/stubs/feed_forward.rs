@@ -8,7 +8,7 @@
 //! * GELU is BERT's activation, the exact form `x · Φ(x)` (`Tensor::gelu("none")`).
 //! * Evaluation mode: no dropout.
 //!
-//! Chapter: `chapters/04-feed-forward.md` (which notes a slip in the book's printed listing).
+//! Chapter: `chapters/04-feed-forward.md` (which notes a slip in some copies of its listing).
 //! Check: `anatomy exercises check feed_forward`; hints: `exercises/hints/feed_forward.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::nn;
