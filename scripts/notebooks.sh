@@ -165,7 +165,8 @@ lab_check() {
   token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
   JUPYTERLAB_SETTINGS_DIR="$lab_home/settings" JUPYTERLAB_WORKSPACES_DIR="$lab_home/workspaces" \
     "$venv/bin/jupyter" lab --ip=127.0.0.1 --port="$port" --no-browser --ServerApp.token="$token" \
-    --notebook-dir="$lab_work" "${as_root[@]}" >"$lab_home/log" 2>&1 &
+    --notebook-dir="$lab_work" --LabApp.expose_app_in_browser=True --ServerApp.log_level=DEBUG "${as_root[@]}" \
+    >"$lab_home/log" 2>&1 &
   lab_pid=$!
   for _ in $(seq 60); do
     python3 -c 'import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], headers={"Authorization": "token " + sys.argv[2]}), timeout=5)' \
@@ -187,8 +188,12 @@ lab_check() {
   # A kernel JupyterLab had to kill (its shutdown took over 5 s on a busy machine) could not remove its
   # copy of the warmed build (about 0.2 GB); that is done here instead.
   python3 "$root/scripts/kernel.py" --remove-ended
+  # The server's log at debug level (each kernel connection's nudges and the kernels' status messages),
+  # kept for reading after a failure; printed without its debug lines.
+  cp "$lab_home/log" "$root/target/jupyterlab/jupyterlab-server.log"
   if [[ $status != 0 ]]; then
-    say "JupyterLab's log (last 30 lines):"; tail -n 30 "$lab_home/log"
+    say "JupyterLab's log (last 30 lines, debug lines left out; all of it: target/jupyterlab/jupyterlab-server.log):"
+    grep -v '^\[D ' "$lab_home/log" | tail -n 30
   fi
   return "$status"
 }

@@ -77,13 +77,54 @@ async function finished(page, name) {
     const file = path.join(shots, name.replace(/\.ipynb$/, "-unfinished.png"));
     await page.screenshot({ path: file, fullPage: true }).catch(() => {});
     return `code cells showing [*]: ${JSON.stringify(waiting)} of ${prompts.length} drawn; the server says the ` +
-      `kernel is ${await kernelState(name)}; prompts ${JSON.stringify(prompts)}; ${file}`;
+      `kernel is ${await kernelState(name)}; prompts ${JSON.stringify(prompts)}; ${file}; ` +
+      `what the page's kernel connection did: ${await writeKernelMessages(page, name)}`;
   };
   await until(`${name}: Run All to finish`, RUN_ALL_SECONDS, async () => {
     const running = await waitingCells(page);
     idleFor = running === 0 && (await kernelState(name)) === "idle" ? idleFor + 1 : 0;
     return idleFor >= 3;
   }, state);
+}
+
+// What the page's own connection to its kernel did, in order: its connection and kernel states and every
+// message it sent or received (channel, type, and the type of the request it answers), from the moment
+// the notebook's kernel connection exists. JupyterLab runs with `expose_app_in_browser`, so the page's
+// application object is there to listen to. The status bar turns Idle only on a status message that
+// answers a request of the page's own (JupyterLab ignores those of kernel_info requests): normally the
+// history request the notebook sends once connected. Read when the page never says Idle.
+async function recordKernelMessages(page) {
+  await page.waitForFunction(() => window.jupyterapp !== undefined, null, { timeout: 120_000 });
+  await page.evaluate(() => {
+    const t0 = performance.now();
+    const log = (window.kernelLog = []);
+    const note = (text) => log.length < 400 && log.push(`${Math.round(performance.now() - t0)} ms ${text}`);
+    const hooked = new Set();
+    const hook = () => {
+      for (const widget of window.jupyterapp.shell.widgets("main")) {
+        const kernel = widget.sessionContext?.session?.kernel;
+        if (!kernel || hooked.has(kernel)) continue;
+        hooked.add(kernel);
+        note(`kernel ${kernel.id}: connection ${kernel.connectionStatus}, status ${kernel.status}`);
+        kernel.connectionStatusChanged.connect((_, s) => note(`connection -> ${s}`));
+        kernel.statusChanged.connect((_, s) => note(`status -> ${s}`));
+        kernel.anyMessage.connect((_, { msg, direction }) => {
+          const state = msg.header.msg_type === "status" ? ` (${msg.content.execution_state})` : "";
+          note(`${direction} ${msg.channel} ${msg.header.msg_type}${state}, answering ${msg.parent_header?.msg_type}`);
+        });
+      }
+    };
+    setInterval(hook, 20);
+  });
+}
+
+// The record above, written to SHOTS/NAME-kernel-messages.txt beside the server's debug log
+// (jupyterlab-server.log); the file's name is returned.
+async function writeKernelMessages(page, name) {
+  const file = path.join(shots, name.replace(/\.ipynb$/, "-kernel-messages.txt"));
+  const log = await page.evaluate(() => window.kernelLog).catch((e) => [`(not read: ${e})`]);
+  fs.writeFileSync(file, (log ?? ["(nothing recorded)"]).join("\n") + "\n");
+  return `${file} (the server's, at debug level: jupyterlab-server.log beside it)`;
 }
 
 // Each notebook in a browser window of its own, with a workspace (JupyterLab's layout) of its own, so
@@ -93,6 +134,7 @@ async function open(browser, name, window) {
   const errors = [];
   page.on("pageerror", (error) => errors.push(String(error)));
   await page.goto(`${url}/lab/workspaces/check-${window}/tree/${encodeURIComponent(name)}?reset&token=${token}`);
+  await recordKernelMessages(page);
   await page.locator(".jp-Notebook .jp-Cell").first().waitFor({ timeout: 120_000 });
   // JupyterLab asks once whether to fetch its news; a learner says no, and the question covers outputs.
   const news = page.getByText("Would you like to get notified about official Jupyter news?");
@@ -105,7 +147,8 @@ async function open(browser, name, window) {
   const status = page.locator(".jp-StatusBar-TextItem", { hasText: /\|/ }).first();
   const shown = async () => ((await status.textContent().catch(() => "")) ?? "").trim();
   await until(`${name}: the page's connection to its kernel`, 180, async () => /\| Idle$/.test(await shown()),
-    async () => `the status bar says "${await shown()}", the server says the kernel is ${await kernelState(name)}`);
+    async () => `the status bar says "${await shown()}", the server says the kernel is ${await kernelState(name)}; ` +
+      `what the page's kernel connection did: ${await writeKernelMessages(page, name)}`);
   say(`${name}: opened, kernel idle`);
   return { page, errors, name };
 }
