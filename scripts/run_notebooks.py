@@ -25,7 +25,7 @@ and 03 side by side, two kernels started at the same moment.
 
 With --warm, runs only the first notebook's set-up cell (and the `:dep` lines of later notebooks): `make
 notebooks` does that before it starts JupyterLab, so that the kernel's build (tch, this crate and the
-homework's exercises crate) is done when a learner opens a notebook.
+homework's checks crate) is done when a learner opens a notebook.
 """
 import fcntl
 import glob
@@ -243,7 +243,7 @@ def warm(folder):
     notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
     nb = nbformat.read(notebooks[0], as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type == "code"][:1]
-    # Crates a later notebook adds with a `:dep` of its own (the homework's exercises crate) are built
+    # Crates a later notebook adds with a `:dep` of its own (the homework's checks crate) are built
     # into the warm folder too, so that its kernel does not compile them again.
     first = set(nb.cells[0].source.splitlines())
     more = sorted({line for path in notebooks[1:] for c in nbformat.read(path, as_version=4).cells
@@ -251,7 +251,7 @@ def warm(folder):
                    if line.startswith(":dep ") and line not in first})
     if more:
         nb.cells.append(nbformat.v4.new_code_cell("\n".join(more)))
-    print("[notebooks] warming the kernel: building tch, this crate and the exercises' crate once (about "
+    print("[notebooks] warming the kernel: building tch, this crate and the checks' crate once (about "
           "2 minutes the first time on 2 cores, with cargo's lines below; seconds after that) ...", flush=True)
     began = time.perf_counter()
     warm_dir = os.path.join(os.path.dirname(folder), ".deps", "evcxr-tmp")

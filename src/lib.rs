@@ -73,7 +73,7 @@ pub mod display;
 #[cfg(feature = "pictures")]
 pub mod charts;
 
-// What an exercise hands a student (the exercises themselves are the `anatomy-exercises` crate), and helpers.
+// What an exercise hands a student (the exercises themselves are crates/course, checks and exercises), and helpers.
 pub mod exercises;
 pub mod inspect;
 pub mod seeds; // a figure over several seeds: its mean and range

@@ -8,7 +8,8 @@
 //! - **the learner's crate** only through the items the stub imports (e.g.
 //!   `transformer_anatomy::exercises::support::Projections`): every other mention of `transformer_anatomy`
 //!   is refused, so a rename (`use … as`), a glob or a path written inside a macro cannot reach the
-//!   crate's finished modules; the grader's own crate, `anatomy_exercises`, not at all;
+//!   crate's finished modules; the grader's crates (`anatomy_exercises`, `anatomy_checks`,
+//!   `anatomy_course`) not at all;
 //! - **the finished operations the exercise is about** ([`Forbidden`]): libtorch's attention kernels, its
 //!   layer norm, its cross-entropy — by name, anywhere in the file (method calls, paths, `use` trees,
 //!   function pointers, macro bodies), except as the name of a function the file defines itself;
@@ -29,47 +30,7 @@ use syn::visit::Visit;
 
 use crate::bounds;
 
-/// A family of finished operations an exercise asks the student to write instead of call.
-#[derive(Debug)]
-pub struct Forbidden {
-    /// What the family is, for the message ("libtorch's attention kernels").
-    pub what: &'static str,
-    /// Parts of names, matched against each identifier with its case and underscores ignored, so that
-    /// `layer_norm`, `f_layer_norm`, `native_layer_norm` and `LayerNorm` are all one match.
-    pub names: &'static [&'static str],
-}
-
-/// libtorch's attention: `scaled_dot_product_attention` and the kernels behind it, the fused multi-head
-/// attention and the transformer layers.
-pub const ATTENTION: Forbidden = Forbidden {
-    what: "libtorch's finished attention",
-    names: &[
-        "scaleddotproductattention",
-        "scaleddotproductefficient",
-        "scaleddotproductflash",
-        "scaleddotproductcudnn",
-        "flashattention",
-        "efficientattention",
-        "cudnnattention",
-        "multiheadattention",
-        "scaleddotattention",
-        "transformerencoderlayer",
-        "fusedsdp",
-        "internalmaskedsoftmax",
-    ],
-};
-
-/// Every normalisation layer of libtorch (a group norm with one group is a layer norm, too).
-pub const NORMS: Forbidden = Forbidden {
-    what: "libtorch's finished normalisation",
-    names: &["layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm"],
-};
-
-/// libtorch's cross-entropy, which takes a label-smoothing argument of its own.
-pub const CROSS_ENTROPY: Forbidden = Forbidden {
-    what: "libtorch's finished cross-entropy",
-    names: &["crossentropyloss", "crossentropyforlogits", "binarycrossentropy"],
-};
+pub use anatomy_course::forbidden::{Forbidden, ATTENTION, CROSS_ENTROPY, NORMS};
 
 /// Why a file was refused, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -325,9 +286,11 @@ impl Scan<'_> {
                              and what its stub imports"
                                 .into(),
                         ),
-                        "anatomy_exercises" => self.refuse(
+                        // The probe links the checks (and so the exercise list): their tape and probe write
+                        // the frames the grader reads, so no file may name them, nor the grader's own crate.
+                        grader @ ("anatomy_exercises" | "anatomy_checks" | "anatomy_course") => self.refuse(
                             line,
-                            "names the grader's crate `anatomy_exercises`, which an exercise file may not use".into(),
+                            format!("names the grader's crate `{grader}`, which an exercise file may not use"),
                         ),
                         "transformer_anatomy" if !self.allowed.contains(&place(id)) => {
                             let message = format!(
@@ -483,6 +446,8 @@ mod tests {
             assert!(r.contains("transformer_anatomy") || r.contains("extern"), "{text}: {r}");
         }
         assert!(refused("fn f() { anatomy_exercises::tape::record(|| 1); }", &[], &[]).contains("grader's crate"));
+        assert!(refused("fn f() { anatomy_checks::tape::record(|| 1); }", &[], &[]).contains("`anatomy_checks`"));
+        assert!(refused("fn f() { r#anatomy_course::EXERCISES; }", &[], &[]).contains("`anatomy_course`"));
         let renamed = "pub use transformer_anatomy::exercises::support::Projections as P;\nfn f(p: &P) {}";
         assert_eq!(check(renamed, SUPPORT, &[]), Verdict::Allowed);
     }

@@ -45,8 +45,8 @@ impl Plan {
             files.entry(format!("{module}.rs")).or_insert_with(|| (Vec::new(), unit[i].file.clone())).0.push(i);
             module_of.insert(i, module);
         }
-        source += "fn main() {\n    use anatomy_exercises::{checks, tape::record};\n";
-        source += "    anatomy_exercises::probe::main(&[\n";
+        source += "fn main() {\n    use anatomy_checks::{checks, tape::record};\n";
+        source += "    anatomy_checks::probe::main(&[\n";
         let mut lines = BTreeMap::new();
         for &i in chosen {
             let e = unit[i].exercise;
@@ -146,8 +146,8 @@ struct Span {
 }
 
 /// The crates a probe may name: the learner's crate (the student files' `transformer_anatomy`), tch, and
-/// this crate (the generated main's checks and tape).
-const EXTERNS: [&str; 3] = ["transformer_anatomy", "tch", "anatomy_exercises"];
+/// the checks (the generated main's checks, tape and probe), never the grader itself.
+const EXTERNS: [&str; 3] = ["transformer_anatomy", "tch", "anatomy_checks"];
 
 impl Recipe {
     /// Builds the workspace's default members as `cargo build` does — the command, the libraries and

@@ -68,11 +68,8 @@ impl Default for Options {
     }
 }
 
-/// The project's root: where the workspace's `Cargo.toml` and the `grader/` package are (found once, by
-/// the build script).
-pub fn project_root() -> PathBuf {
-    PathBuf::from(env!("ANATOMY_PROJECT_ROOT"))
-}
+/// The project's root: where the workspace's `Cargo.toml` and the `grader/` package are.
+pub use anatomy_course::project_root;
 
 fn work_dir() -> PathBuf {
     project_root().join("target").join("exercise-grader")

@@ -1,0 +1,45 @@
+//! The finished operations an exercise asks the student to write instead of call, as data: each
+//! exercise names its families ([`crate::Exercise::forbids`]), the grader's rules refuse a file that calls
+//! one (`anatomy_intake::rules`), and the homework notebook's check card says so.
+
+/// A family of finished operations an exercise asks the student to write instead of call.
+#[derive(Debug)]
+pub struct Forbidden {
+    /// What the family is, for the message ("libtorch's attention kernels").
+    pub what: &'static str,
+    /// Parts of names, matched against each identifier with its case and underscores ignored, so that
+    /// `layer_norm`, `f_layer_norm`, `native_layer_norm` and `LayerNorm` are all one match.
+    pub names: &'static [&'static str],
+}
+
+/// libtorch's attention: `scaled_dot_product_attention` and the kernels behind it, the fused multi-head
+/// attention and the transformer layers.
+pub const ATTENTION: Forbidden = Forbidden {
+    what: "libtorch's finished attention",
+    names: &[
+        "scaleddotproductattention",
+        "scaleddotproductefficient",
+        "scaleddotproductflash",
+        "scaleddotproductcudnn",
+        "flashattention",
+        "efficientattention",
+        "cudnnattention",
+        "multiheadattention",
+        "scaleddotattention",
+        "transformerencoderlayer",
+        "fusedsdp",
+        "internalmaskedsoftmax",
+    ],
+};
+
+/// Every normalisation layer of libtorch (a group norm with one group is a layer norm, too).
+pub const NORMS: Forbidden = Forbidden {
+    what: "libtorch's finished normalisation",
+    names: &["layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm"],
+};
+
+/// libtorch's cross-entropy, which takes a label-smoothing argument of its own.
+pub const CROSS_ENTROPY: Forbidden = Forbidden {
+    what: "libtorch's finished cross-entropy",
+    names: &["crossentropyloss", "crossentropyforlogits", "binarycrossentropy"],
+};
