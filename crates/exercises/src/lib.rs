@@ -22,3 +22,4 @@ pub mod report;
 pub use anatomy_intake::rules;
 pub mod sandbox;
 pub mod similarity;
+pub mod watch;
