@@ -8,6 +8,7 @@
 //! code, extracted from the notebook, in its sandbox (see [`crate::handin`]).
 use crate::checks::CheckResult;
 use crate::{find, run_check, Status};
+use transformer_anatomy::html::escape;
 
 /// What a check cell shows: the exercise, the status, the check's message and the hints.
 #[derive(Debug, Clone)]
@@ -121,10 +122,6 @@ impl std::fmt::Display for Verdict {
         }
         Ok(())
     }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// A hint as the hint files write it, in HTML: `code` spans and *emphasis* (the only Markdown they use),

@@ -116,7 +116,7 @@ impl Class {
     /// pairs of the class folder `similar_in` when given.
     pub fn report(&self, dir: &Path, rows: &[Row], similar_in: Option<&Path>) -> Result<report::Summary> {
         let book = self.book();
-        let kept = rows.iter().map(|r| Row::from_json(&book.json(r), &self.chosen)).collect::<Result<Vec<_>>>()?;
+        let kept = rows.iter().map(|r| book.line(r).row(&self.chosen)).collect::<Result<Vec<_>>>()?;
         let pairs = match similar_in {
             Some(class) => {
                 Some(similarity::report::compare(&students(class)?, &self.chosen, similarity::THRESHOLD)?.pairs)

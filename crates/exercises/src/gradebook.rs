@@ -1,10 +1,11 @@
 //! What grading a class writes out, in one place for the command line and every course platform: the
 //! table, the JSON lines, the gradebook's CSV, each student's feedback, the points as a gradebook shows
 //! them, and the check's message with its first hint. Each output is a string, written whole.
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::course::{self, Course};
@@ -106,41 +107,37 @@ impl Gradebook<'_> {
         )
     }
 
-    /// One student as a JSON object (a line of `--json`).
+    /// One student's line of `--json`: the typed [`GradeLine`], which `anatomy exercises report` reads back.
+    pub fn line(&self, row: &Row) -> GradeLine {
+        let by_exercise = |value: &dyn Fn(&Outcome) -> Option<String>| -> BTreeMap<String, String> {
+            row.outcomes.iter().filter_map(|o| Some((o.name.to_string(), value(o)?))).collect()
+        };
+        GradeLine {
+            student: row.student.clone(),
+            late: self.due.map(|due| LateFields {
+                due: course::format_time(due),
+                handed_in: row.handed_in.map(course::format_time),
+                days_late: self.days_late(row),
+            }),
+            statuses: by_exercise(&|o| Some(o.status.words().to_string())),
+            passed: row.passed(),
+            total: row.outcomes.len(),
+            points: row.outcomes.iter().map(|o| (o.name.to_string(), self.earned(row, o))).collect(),
+            total_points: self.total(row),
+            max_points: self.max_total(),
+            sandbox: *self.tier != Tier::None,
+            sandbox_tier: self.tier.name().to_string(),
+            messages: by_exercise(&|o| {
+                (o.status != Status::Passed && o.status != Status::NotDone).then(|| o.message.clone())
+            }),
+            mistakes: by_exercise(&|o| o.mistake.clone()),
+            parts: row.outcomes.iter().filter_map(|o| Some((o.name.to_string(), o.parts?))).collect(),
+        }
+    }
+
+    /// One student as a JSON object (a line of `--json`): [`Gradebook::line`], its keys in order.
     pub fn json(&self, row: &Row) -> serde_json::Value {
-        let mut object = serde_json::Map::new();
-        object.insert("student".into(), row.student.clone().into());
-        let mut earned = serde_json::Map::new();
-        for o in &row.outcomes {
-            object.insert(o.name.into(), o.status.words().into());
-            earned.insert(o.name.into(), self.earned(row, o).into());
-        }
-        object.insert("passed".into(), row.passed().into());
-        object.insert("total".into(), row.outcomes.len().into());
-        object.insert("points".into(), earned.into());
-        object.insert("total_points".into(), self.total(row).into());
-        object.insert("max_points".into(), self.max_total().into());
-        object.insert("sandbox".into(), (*self.tier != Tier::None).into());
-        object.insert("sandbox_tier".into(), self.tier.name().into());
-        if let Some(due) = self.due {
-            object.insert("due".into(), course::format_time(due).into());
-            object.insert("handed_in".into(), row.handed_in.map(course::format_time).into());
-            object.insert("days_late".into(), self.days_late(row).into());
-        }
-        let messages: serde_json::Map<String, serde_json::Value> = row
-            .outcomes
-            .iter()
-            .filter(|o| o.status != Status::Passed && o.status != Status::NotDone)
-            .map(|o| (o.name.to_string(), o.message.clone().into()))
-            .collect();
-        object.insert("messages".into(), messages.into());
-        let mistakes: serde_json::Map<String, serde_json::Value> =
-            row.outcomes.iter().filter_map(|o| Some((o.name.to_string(), o.mistake.clone()?.into()))).collect();
-        object.insert("mistakes".into(), mistakes.into());
-        let parts: serde_json::Map<String, serde_json::Value> =
-            row.outcomes.iter().filter_map(|o| Some((o.name.to_string(), serde_json::json!(o.parts?)))).collect();
-        object.insert("parts".into(), parts.into());
-        serde_json::Value::Object(object)
+        serde_json::to_value(self.line(row)).expect("a grade line is plain data")
     }
 
     /// The gradebook: a header of exercises and a total, one row of points per student.
@@ -206,35 +203,66 @@ impl Gradebook<'_> {
     }
 }
 
-impl Row {
-    /// A student's row read back from a line of `--json` ([`Gradebook::json`]), for a report made again
-    /// without grading: each chosen exercise's status, message, mistake and parts.
-    pub fn from_json(line: &serde_json::Value, chosen: &[&'static Exercise]) -> Result<Row> {
-        let field = |name: &str| line.get(name).with_context(|| format!("a grading line without {name:?}"));
-        let student = field("student")?.as_str().context("\"student\" is not text")?.to_string();
+/// One student's grading as a line of `anatomy exercises grade --json`: written by [`Gradebook::line`] and
+/// read back by [`GradeLine::row`] (for `anatomy exercises report`), one declaration for both ways. Besides
+/// the named keys, the line has one key per graded exercise, its status in words ("passed", "failed", …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GradeLine {
+    pub student: String,
+    /// Present when the class was graded with a due date.
+    #[serde(flatten)]
+    pub late: Option<LateFields>,
+    /// Each graded exercise's status in words, by name (the line's other keys, so read after the rest).
+    #[serde(flatten)]
+    pub statuses: BTreeMap<String, String>,
+    pub passed: usize,
+    pub total: usize,
+    pub points: BTreeMap<String, f64>,
+    pub total_points: f64,
+    pub max_points: f64,
+    pub sandbox: bool,
+    pub sandbox_tier: String,
+    /// The message of every exercise that failed or does not compile.
+    pub messages: BTreeMap<String, String>,
+    pub mistakes: BTreeMap<String, String>,
+    /// For a check of independent parts: how many passed, of how many.
+    pub parts: BTreeMap<String, (usize, usize)>,
+}
+
+/// The due date's part of a grade line: the due date, when the student handed in (`null` where the class
+/// folder does not say) and how many days late, rounded up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LateFields {
+    pub due: String,
+    pub handed_in: Option<String>,
+    pub days_late: Option<u32>,
+}
+
+impl GradeLine {
+    /// The student's row again, for a report made without grading: each chosen exercise's status, message,
+    /// mistake and parts.
+    pub fn row(&self, chosen: &[&'static Exercise]) -> Result<Row> {
+        let student = &self.student;
         let mut outcomes = Vec::new();
         for e in chosen {
-            let words = line.get(e.name).and_then(|v| v.as_str()).with_context(|| {
+            let words = self.statuses.get(e.name).with_context(|| {
                 format!("{student}'s line has no status for {}: make the report from the same --only", e.name)
             })?;
             let status = Status::ALL
                 .into_iter()
                 .find(|s| s.words() == words)
                 .with_context(|| format!("{student}: {words:?} is not a status"))?;
-            let text = |map: &str| line.get(map).and_then(|m| m.get(e.name)).and_then(|v| v.as_str()).map(String::from);
-            let parts =
-                line.get("parts").and_then(|m| m.get(e.name)).and_then(|v| serde_json::from_value(v.clone()).ok());
             outcomes.push(Outcome {
                 name: e.name,
                 label: format!("{student}/{}", e.name),
                 status,
-                message: text("messages").unwrap_or_default(),
-                parts,
-                mistake: text("mistakes"),
+                message: self.messages.get(e.name).cloned().unwrap_or_default(),
+                parts: self.parts.get(e.name).copied(),
+                mistake: self.mistakes.get(e.name).cloned(),
             });
         }
-        let handed_in = line.get("handed_in").and_then(|v| v.as_str()).and_then(course::parse_time);
-        Ok(Row { student, outcomes, handed_in })
+        let handed_in = self.late.as_ref().and_then(|l| l.handed_in.as_deref()).and_then(course::parse_time);
+        Ok(Row { student: student.clone(), outcomes, handed_in })
     }
 }
 

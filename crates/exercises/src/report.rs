@@ -6,7 +6,7 @@
 //! readable in grey, and the same numbers beside it as a table. No script, nothing from the network.
 //!
 //! The report is made from the gradebook's rows, and those can be read back from the JSON lines of
-//! `anatomy exercises grade --json` ([`Row::from_json`]), so `anatomy exercises report` makes the same
+//! `anatomy exercises grade --json` ([`GradeLine`]), so `anatomy exercises report` makes the same
 //! report again without grading.
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,11 +16,12 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::gradebook::{feedback_files, write_whole, Gradebook, Row};
+use super::gradebook::{feedback_files, write_whole, GradeLine, Gradebook, Row};
 use super::mistakes::{self, STOPS, UNNAMED};
 use super::sandbox::Tier;
 use super::similarity::{Evidence, Pair};
 use super::{find, Exercise, Status, EXERCISES};
+use transformer_anatomy::html::escape;
 
 /// Everything the page shows, as `summary.json` keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -240,35 +241,32 @@ pub struct Saved {
     pub rows: Vec<Row>,
 }
 
-/// A graded class read back from its JSON lines. A line that is not a grading's is refused with its number.
+/// A graded class read back from its JSON lines ([`GradeLine`]). A line that is not a grading's is refused
+/// with its number.
 pub fn read_lines(text: &str) -> Result<Saved> {
-    let lines: Vec<(usize, serde_json::Value)> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .with_context(|| {
-                    format!("line {} is not JSON: give the output of `anatomy exercises grade --json`", i + 1)
-                })
-                .map(|v| (i + 1, v))
-        })
-        .collect::<Result<_>>()?;
+    let mut lines: Vec<(usize, GradeLine)> = Vec::new();
+    for (i, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let value: serde_json::Value = serde_json::from_str(l).with_context(|| {
+            format!("line {} is not JSON: give the output of `anatomy exercises grade --json`", i + 1)
+        })?;
+        let line = serde_json::from_value(value).with_context(|| {
+            format!("line {} is not a grading's: give the output of `anatomy exercises grade --json`", i + 1)
+        })?;
+        lines.push((i + 1, line));
+    }
     let Some((_, first)) = lines.first() else {
         bail!("no graded students in it: give the output of `anatomy exercises grade --json`");
     };
-    let chosen: Vec<&'static Exercise> = EXERCISES.iter().filter(|e| first.get(e.name).is_some()).collect();
+    let chosen: Vec<&'static Exercise> = EXERCISES.iter().filter(|e| first.statuses.contains_key(e.name)).collect();
     ensure!(!chosen.is_empty(), "line 1 names no exercise: give the output of `anatomy exercises grade --json`");
-    let tier = match first.get("sandbox_tier").and_then(|t| t.as_str()) {
-        Some("bubblewrap") => Tier::Bubblewrap("bwrap".into()),
-        Some("landlock") => Tier::Landlock(0),
+    let tier = match first.sandbox_tier.as_str() {
+        "bubblewrap" => Tier::Bubblewrap("bwrap".into()),
+        "landlock" => Tier::Landlock(0),
         _ => Tier::None,
     };
-    let rows = lines
-        .iter()
-        .map(|(n, line)| Row::from_json(line, &chosen).with_context(|| format!("line {n}")))
-        .collect::<Result<_>>()?;
-    let due = first.get("due").and_then(|d| d.as_str()).and_then(super::course::parse_time);
+    let due = first.late.as_ref().and_then(|l| super::course::parse_time(&l.due));
+    let rows =
+        lines.iter().map(|(n, line)| line.row(&chosen).with_context(|| format!("line {n}"))).collect::<Result<_>>()?;
     Ok(Saved { chosen, tier, due, rows })
 }
 
@@ -333,10 +331,6 @@ const FAILED: RGBColor = RGBColor(213, 94, 0);
 const NO_BUILD: RGBColor = RGBColor(230, 159, 0);
 const NOT_DONE: RGBColor = RGBColor(221, 221, 221);
 const INK: RGBColor = RGBColor(40, 40, 40);
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
 /// A path segment as a link holds it: every byte outside the unreserved set percent-encoded.
 fn href(path: &str) -> String {

@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 
 use super::{Entry, Evidence, Pair};
 use crate::{handin, Exercise};
+use transformer_anatomy::html::escape;
 
 /// What the report is made from.
 pub struct Report {
@@ -175,8 +176,4 @@ fn evidence_words(p: &Pair) -> String {
             p.shared, p.answer
         ),
     }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
