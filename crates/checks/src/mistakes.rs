@@ -7,8 +7,11 @@
 //!
 //! Each check declares its named mistakes beside its code and returns the id with the message
 //! ([`crate::checks::CHECKS`]); the grader gives its own ids where it decides (the probe's stops in
-//! `grading/run.rs`). No id is read back out of a message's words, so rewording a message cannot change
-//! what it counts as, and nothing a student prints can choose an id.
+//! `grading/run.rs`). No id is read back out of a message of ours, so rewording one cannot change what it
+//! counts as. Two places still read a panic's text, which a student's code can write too: a check's
+//! `call` names LibTorch's errors it knows (a wrong width, an untransposed key), and the grader's `tidy`
+//! reads LibTorch's out-of-memory and full-disk errors; at worst a student so picks the id of a mistake
+//! of that same exercise or a limit.
 use std::sync::LazyLock;
 
 use crate::checks::CHECKS;

@@ -317,7 +317,7 @@ pub struct Outcome {
     /// For a check of independent parts: how many passed, and how many there are (partial credit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parts: Option<(usize, usize)>,
-    /// What went wrong, as an id a class's report can count ([`mistakes`]): set for every outcome that
+    /// What went wrong, as an id a class's report can count (`anatomy_checks::mistakes`): set for every outcome that
     /// failed or does not compile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mistake: Option<String>,

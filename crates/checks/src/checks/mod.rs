@@ -154,8 +154,8 @@ const TRANSPOSE: (&str, Said) = (
 );
 
 /// Calls the student's code; a LibTorch error whose text contains one of the `known` needles fails with
-/// what the check says of it (LibTorch's own error is not the student's text: a needle is looked for in
-/// it, never in a message of ours). Anything else (a `todo!()` above all) goes on unwinding to the grader.
+/// what the check says of it (a needle is looked for in that error's text, never in a message of ours; a
+/// student's own panic could imitate it). Anything else (a `todo!()` above all) goes on unwinding.
 fn call<T>(f: impl FnOnce() -> T, known: &[(&str, Said)]) -> Result<T, Failure> {
     match panic::catch_unwind(AssertUnwindSafe(f)) {
         Ok(value) => Ok(value),
