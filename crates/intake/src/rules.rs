@@ -244,8 +244,16 @@ impl Scan<'_> {
         for (i, token) in tokens.iter().enumerate() {
             match token {
                 TokenTree::Group(g) => {
-                    // `pub(crate)`, `pub(super)`, `pub(in …)`: a visibility, naming nothing to call.
-                    if g.delimiter() == Delimiter::Parenthesis && ident_at(i.wrapping_sub(1)).as_deref() == Some("pub")
+                    // `pub(crate)`, `pub(self)`, `pub(super)`: a visibility, naming nothing to call. Only those
+                    // exact groups are passed over: after `pub` inside a macro's input, a group can hold
+                    // anything (`m!(pub (anatomy_checks::…))`), and it is read like the rest.
+                    let visibility = {
+                        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                        matches!(inner.as_slice(), [TokenTree::Ident(v)] if ["crate", "self", "super"].contains(&v.to_string().as_str()))
+                    };
+                    if g.delimiter() == Delimiter::Parenthesis
+                        && ident_at(i.wrapping_sub(1)).as_deref() == Some("pub")
+                        && visibility
                     {
                         continue;
                     }
@@ -447,6 +455,10 @@ mod tests {
         }
         assert!(refused("fn f() { anatomy_exercises::tape::record(|| 1); }", &[], &[]).contains("grader's crate"));
         assert!(refused("fn f() { anatomy_checks::tape::record(|| 1); }", &[], &[]).contains("`anatomy_checks`"));
+        // A group after `pub` inside a macro's input is no visibility: what it holds is read.
+        let hidden = "macro_rules! m { (pub $e:expr) => { $e } }\nfn f() { let _ = m!(pub (anatomy_checks::tape::record(|| 1))); }";
+        assert!(refused(hidden, &[], &[]).contains("`anatomy_checks`"), "{}", refused(hidden, &[], &[]));
+        assert!(matches!(check("pub(crate) fn f() {}\npub(self) fn g() {}", &[], &[]), Verdict::Allowed));
         assert!(refused("fn f() { r#anatomy_course::EXERCISES; }", &[], &[]).contains("`anatomy_course`"));
         let renamed = "pub use transformer_anatomy::exercises::support::Projections as P;\nfn f(p: &P) {}";
         assert_eq!(check(renamed, SUPPORT, &[]), Verdict::Allowed);
