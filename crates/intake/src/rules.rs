@@ -12,10 +12,12 @@
 //!   `anatomy_course`) not at all;
 //! - **the finished operations the exercise is about** ([`Forbidden`]): libtorch's attention kernels, its
 //!   layer norm, its cross-entropy — by name, anywhere in the file (method calls, paths, `use` trees,
-//!   function pointers, macro bodies), except as the name of a function the file defines itself;
+//!   function pointers, macro bodies), except as the name of a function the file defines itself (a
+//!   signature the parser reads; `fn name` inside a macro's input defines nothing);
 //! - **anything that reads beyond the file or escapes Rust's checks**, in every exercise: `unsafe`,
 //!   `extern` (crates and foreign functions), `include!`/`include_str!`/`include_bytes!`, `#[path]` and
-//!   `mod name;`, `crate::` and `super::` above the file, linker attributes (`#[no_mangle]`, …), inline
+//!   `mod name;`, `crate::` and `super::` above the file, linker attributes (`#[no_mangle]`, …, named
+//!   anywhere in an attribute's brackets, as `cfg_attr` does), inline
 //!   assembly, and TorchScript (`CModule`), which runs code no parser here reads.
 //!
 //! The rules look at identifiers, which stable Rust has no way to assemble from pieces (a macro can paste
@@ -81,13 +83,13 @@ fn read(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
             return Verdict::Unreadable(Refusal { line, message: format!("the grader cannot read it: {e}") });
         }
     };
-    let mut imports = Imports { uses, allowed: BTreeSet::new(), refused: None };
+    let mut imports = Imports { uses, allowed: BTreeSet::new(), defined: BTreeSet::new(), refused: None };
     imports.visit_file(&file);
     if let Some(r) = imports.refused {
         return Verdict::Refused(r);
     }
-    let mut scan = Scan { allowed: &imports.allowed, forbidden, uses, refused: None };
-    scan.stream(tokens, 0);
+    let mut scan = Scan { allowed: &imports.allowed, defined: &imports.defined, forbidden, uses, refused: None };
+    scan.stream(tokens, 0, false);
     match scan.refused {
         Some(r) => Verdict::Refused(r),
         None => Verdict::Allowed,
@@ -102,11 +104,14 @@ fn place(ident: &proc_macro2::Ident) -> Place {
     (start.line, start.column)
 }
 
-/// The `use transformer_anatomy::…` items that import only what the stub hands over: the places of their
-/// `transformer_anatomy`, which the token scan then lets pass.
+/// What the parser sees and the token scan cannot: the `use transformer_anatomy::…` items that import only
+/// what the stub hands over (the places of their `transformer_anatomy`, which the scan then lets pass), and
+/// the names of the functions the file defines (the places of the name after `fn` in a real signature).
+/// syn does not look into a macro's input, so `m!(fn layer_norm, x)` defines nothing and is read as a use.
 struct Imports<'a> {
     uses: &'a [&'a str],
     allowed: BTreeSet<Place>,
+    defined: BTreeSet<Place>,
     refused: Option<Refusal>,
 }
 
@@ -132,6 +137,11 @@ impl<'ast> Visit<'ast> for Imports<'_> {
             }
         }
         self.allowed.extend(roots);
+    }
+
+    fn visit_signature(&mut self, sig: &'ast syn::Signature) {
+        self.defined.insert(place(&sig.ident));
+        syn::visit::visit_signature(self, sig);
     }
 }
 
@@ -215,6 +225,7 @@ fn flatten(
 /// The scan over every token of the file, macro bodies included.
 struct Scan<'a> {
     allowed: &'a BTreeSet<Place>,
+    defined: &'a BTreeSet<Place>,
     forbidden: &'a [&'a Forbidden],
     uses: &'a [&'a str],
     refused: Option<Refusal>,
@@ -232,8 +243,10 @@ impl Scan<'_> {
         }
     }
 
-    /// Scans a token stream; `depth` is how many inline modules (`mod name { … }`) it is inside.
-    fn stream(&mut self, stream: TokenStream, depth: usize) {
+    /// Scans a token stream; `depth` is how many inline modules (`mod name { … }`) it is inside, `attribute`
+    /// whether it is inside an attribute's brackets, where every name is read as an attribute's (so that
+    /// `#[cfg_attr(all(), export_name = "…")]` is refused as `#[export_name]` is).
+    fn stream(&mut self, stream: TokenStream, depth: usize, attribute: bool) {
         let tokens: Vec<TokenTree> = stream.into_iter().collect();
         let ident_at = |i: usize| match tokens.get(i) {
             Some(TokenTree::Ident(id)) => Some(id.to_string()),
@@ -258,21 +271,19 @@ impl Scan<'_> {
                         continue;
                     }
                     // An attribute: `#[…]` or `#![…]`.
-                    let attribute = g.delimiter() == Delimiter::Bracket
+                    let opens_attribute = g.delimiter() == Delimiter::Bracket
                         && (punct_at(i.wrapping_sub(1), '#')
                             || (punct_at(i.wrapping_sub(1), '!') && punct_at(i.wrapping_sub(2), '#')));
-                    if attribute {
-                        if let Some(TokenTree::Ident(name)) = g.stream().into_iter().next() {
-                            self.attribute(&name);
-                        }
-                    }
                     let deeper = usize::from(inner_module.contains(&i));
-                    self.stream(g.stream(), depth + deeper);
+                    self.stream(g.stream(), depth + deeper, attribute || opens_attribute);
                 }
                 TokenTree::Ident(id) => {
                     let name = id.to_string();
                     let line = id.span().start().line;
-                    let defined = ident_at(i.wrapping_sub(1)).as_deref() == Some("fn");
+                    if attribute {
+                        self.attribute(id);
+                    }
+                    let defined = self.defined.contains(&place(id));
                     let macro_call = punct_at(i + 1, '!');
                     match name.trim_start_matches("r#") {
                         "mod" => match tokens.get(i + 2) {
@@ -365,15 +376,16 @@ impl Scan<'_> {
         }
     }
 
-    /// Attributes that point outside the file or at the linker.
+    /// Attributes that point outside the file or at the linker: any name inside an attribute's brackets,
+    /// not only its first (`cfg_attr` applies the ones after its condition).
     fn attribute(&mut self, name: &proc_macro2::Ident) {
         let line = name.span().start().line;
-        match name.to_string().as_str() {
+        match name.to_string().trim_start_matches("r#") {
             "path" => self.refuse(
                 line,
                 "uses `#[path]`, which makes another file part of this one: an exercise file is read alone".into(),
             ),
-            "no_mangle" | "export_name" | "link_section" | "link_name" | "link" | "used" => {
+            "no_mangle" | "export_name" | "link_section" | "link_name" | "link" | "link_ordinal" | "used" | "naked" => {
                 self.refuse(line, format!("uses `#[{name}]`, which changes what the linker sees: no exercise needs it"))
             }
             _ => {}
@@ -406,6 +418,13 @@ mod tests {
         assert_eq!(check(own, &[], &[&NORMS]), Verdict::Allowed);
         let param = "pub fn embeddings(layer_norm: &tch::nn::LayerNorm) {}\n";
         assert_eq!(check(param, &[], &[]), Verdict::Allowed);
+        // Only a real definition: the same name after `fn` inside a macro's input is a use the macro may
+        // turn into a call, and a method of an impl or a trait is a definition.
+        let hidden = "macro_rules! c { (fn $f:ident, $x:expr) => { $x.$f([4], None::<&tch::Tensor>, \
+                      None::<&tch::Tensor>, 1e-5, false) } }\nfn f(x: &tch::Tensor) { c!(fn layer_norm, x); }";
+        assert!(refused(hidden, &[], &[&NORMS]).contains("uses `layer_norm`"));
+        let methods = "struct N;\nimpl N { fn layer_norm(&self) {} }\ntrait T { fn group_norm(&self); }\n";
+        assert_eq!(check(methods, &[], &[&NORMS]), Verdict::Allowed);
     }
 
     #[test]
@@ -476,6 +495,13 @@ mod tests {
             ("fn f() { let x = unsafe { 1 }; }", "`unsafe`"),
             ("extern \"C\" { fn atg_relu(); }", "`extern`"),
             ("#[no_mangle]\nfn free() {}", "`#[no_mangle]`"),
+            // Every name inside the brackets, not only the first: `cfg_attr` applies those after its condition.
+            ("#[cfg_attr(all(), export_name = \"free\")]\nfn f() {}", "`#[export_name]`"),
+            (
+                "#[cfg_attr(all(), cfg_attr(all(), link_section = \".init_array\"))]\nstatic S: u8 = 0;",
+                "`#[link_section]`",
+            ),
+            ("#[cfg_attr(all(), path = \"/tmp\")]\nmod other {}", "`#[path]`"),
             ("std::arch::global_asm!(\"nop\");", "inline assembly"),
             ("fn f() { tch::CModule::load(\"m.pt\"); }", "TorchScript"),
             ("macro_rules! m { () => { $crate::f001::g() } }", "with `crate`"),
