@@ -21,7 +21,7 @@ use super::mistakes::{self, STOPS, UNNAMED};
 use super::sandbox::Tier;
 use super::similarity::{Evidence, Pair};
 use super::{find, Exercise, Status, EXERCISES};
-use transformer_anatomy::html::escape;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 /// Everything the page shows, as `summary.json` keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -472,44 +472,41 @@ fn stacked_bars(
     })
 }
 
-fn table(head: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> String {
-    let mut t = String::from("<table><thead><tr>");
-    for h in head {
-        t += &format!("<th>{}</th>", escape(h));
-    }
-    t += "</tr></thead><tbody>";
-    for row in rows {
-        t += "<tr>";
-        for cell in row {
-            t += &format!("<td>{cell}</td>");
+fn table(head: &[&str], rows: impl IntoIterator<Item = Vec<Markup>>) -> Markup {
+    html! {
+        table {
+            thead { tr { @for h in head { th { (h) } } } }
+            tbody { @for row in rows { tr { @for cell in row { td { (cell) } } } } }
         }
-        t += "</tr>";
     }
-    t + "</tbody></table>"
+}
+
+/// A name the course declares, set as code.
+fn code(text: &str) -> Markup {
+    html! { code { (text) } }
 }
 
 /// A titled part of the page: its chart and, beside it (or below it, when the table is `wide`), the same
 /// numbers as a table.
-fn section(title: &str, intro: &str, chart: Option<String>, table: String, wide: bool) -> String {
-    let chart = chart.map(|c| format!("<figure>{c}</figure>")).unwrap_or_default();
-    let layout = if wide { "stack" } else { "pair" };
-    format!(
-        "<section><h2>{}</h2><p>{intro}</p><div class=\"{layout}\">{chart}<div class=\"numbers\">{table}</div></div></section>",
-        escape(title)
-    )
+fn section(title: &str, intro: Markup, chart: Option<String>, numbers: Markup, wide: bool) -> Markup {
+    html! {
+        section {
+            h2 { (title) }
+            p { (intro) }
+            div class=(if wide { "stack" } else { "pair" }) {
+                // plotters' SVG, with its title (titled_svg escapes it).
+                @if let Some(chart) = chart { figure { (PreEscaped(chart)) } }
+                div class="numbers" { (numbers) }
+            }
+        }
+    }
 }
 
-/// The report as one self-contained page.
+/// The report as one self-contained page. Every text goes through maud, which escapes it where it lands
+/// (a student's name, a check's message, a hand-in time); only plotters' SVG is placed as it is.
 pub fn page(s: &Summary) -> String {
+    use crate::gradebook::points;
     let total = |row: &Statuses| (row.passed + row.failed + row.does_not_compile + row.not_done) as f64;
-    let mut body = format!(
-        "<h1>The class at a glance</h1><p>{} students, {} exercises; mean {} and median {} of {} points.</p>",
-        s.students,
-        s.exercises.len(),
-        crate::gradebook::points(s.points.mean),
-        crate::gradebook::points(s.points.median),
-        crate::gradebook::points(s.max_points)
-    );
     let top: Vec<&Mistake> = s.mistakes.iter().take(15).collect();
     let rows: Vec<(String, Vec<f64>)> =
         top.iter().map(|m| (format!("{}: {}", m.exercise, m.mistake), vec![100.0 * m.share])).collect();
@@ -523,23 +520,23 @@ pub fn page(s: &Summary) -> String {
         )
     });
     let listed = s.mistakes.iter().map(|m| {
-        let said = m
-            .message
-            .as_deref()
-            .map(|t| format!("<br><small>the check says: {}</small>", escape(t)))
-            .unwrap_or_default();
-        let hint = m.hint.as_deref().map(|h| format!("<br><small>hint: {}</small>", escape(h))).unwrap_or_default();
         vec![
-            format!("<code>{}</code>", escape(&m.exercise)),
-            format!("<code>{}</code> — {}{said}{hint}", escape(&m.mistake), escape(&m.words)),
-            m.students.to_string(),
-            format!("{:.0} %", 100.0 * m.share),
+            code(&m.exercise),
+            html! {
+                (code(&m.mistake)) " — " (m.words)
+                @if let Some(said) = &m.message { br; small { "the check says: " (said) } }
+                @if let Some(hint) = &m.hint { br; small { "hint: " (hint) } }
+            },
+            html! { (m.students) },
+            html! { (format!("{:.0} %", 100.0 * m.share)) },
         ]
     });
-    body += &section(
+    let mistakes = section(
         "Mistakes, most frequent first",
-        "Each check names the wrong answers it recognises; <code>unnamed</code> counts failures no name covers. \
-         What a student reads for it is below each name.",
+        html! {
+            "Each check names the wrong answers it recognises; " (code("unnamed"))
+            " counts failures no name covers. What a student reads for it is below each name."
+        },
         chart,
         table(&["exercise", "mistake", "students", "share"], listed),
         true,
@@ -554,120 +551,148 @@ pub fn page(s: &Summary) -> String {
     let legend = [("passed", PASSED), ("failed", FAILED), ("does not compile", NO_BUILD), ("not done", NOT_DONE)];
     // Room on the right for the legend, clear of the longest bar.
     let x_max = s.statuses.iter().map(total).fold(0.0, f64::max) * 1.8;
-    body += &section(
+    let exercises = section(
         "Each exercise, in course order",
-        "How many students passed, failed, handed in a file that does not compile, or left the stub untouched.",
+        html! { "How many students passed, failed, handed in a file that does not compile, or left the stub untouched." },
         Some(stacked_bars("Statuses per exercise", ("students", "exercise"), &statuses, &legend, x_max)),
         table(
             &["exercise", "passed", "failed", "does not compile", "not done"],
             s.statuses.iter().map(|r| {
                 vec![
-                    format!("<code>{}</code>", escape(&r.exercise)),
-                    r.passed.to_string(),
-                    r.failed.to_string(),
-                    r.does_not_compile.to_string(),
-                    r.not_done.to_string(),
+                    code(&r.exercise),
+                    html! { (r.passed) },
+                    html! { (r.failed) },
+                    html! { (r.does_not_compile) },
+                    html! { (r.not_done) },
                 ]
             }),
         ),
         false,
     );
-    body += &section(
+    let totals = section(
         "Points",
-        "Totals in ten equal bins from 0 to full marks (the last bin includes full marks).",
+        html! { "Totals in ten equal bins from 0 to full marks (the last bin includes full marks)." },
         Some(points_chart(s)),
         table(
             &["points", "students"],
-            s.points.histogram.iter().map(|(from, to, n)| {
-                vec![format!("{} – {}", crate::gradebook::points(*from), crate::gradebook::points(*to)), n.to_string()]
-            }),
+            s.points
+                .histogram
+                .iter()
+                .map(|(from, to, n)| vec![html! { (points(*from)) " – " (points(*to)) }, html! { (n) }]),
         ),
         false,
     );
-    let stops = s.stops.iter().map(|m| {
-        vec![
-            format!("<code>{}</code>", escape(&m.exercise)),
-            format!("<code>{}</code> — {}", escape(&m.mistake), escape(&m.words)),
-            m.students.to_string(),
-        ]
-    });
-    body += &section(
+    let stops = s
+        .stops
+        .iter()
+        .map(|m| vec![code(&m.exercise), html! { (code(&m.mistake)) " — " (m.words) }, html! { (m.students) }]);
+    let stops = section(
         "Refusals and stops",
-        "The grader's own verdicts: files refused before compiling, compiler errors, and the sandbox's limits.",
+        html! { "The grader's own verdicts: files refused before compiling, compiler errors, and the sandbox's limits." },
         None,
         if s.stops.is_empty() {
-            "<p>None.</p>".into()
+            html! { p { "None." } }
         } else {
             table(&["exercise", "what happened", "students"], stops)
         },
         true,
     );
-    if let Some(late) = &s.late {
-        body += &late_section(late);
-    }
-    if let Some(pairs) = &s.similarity {
+    let similar = s.similarity.as_ref().map(|pairs| {
         let listed = pairs.iter().map(|p| {
             vec![
-                format!("<code>{}</code>", escape(&p.exercise)),
-                escape(&p.students[0]),
-                escape(&p.students[1]),
-                format!("{:.2}", p.score),
-                escape(&p.evidence),
+                code(&p.exercise),
+                html! { (p.students[0]) },
+                html! { (p.students[1]) },
+                html! { (format!("{:.2}", p.score)) },
+                html! { (p.evidence) },
             ]
         });
-        body += &section(
+        section(
             "Similar hand-ins",
-            "Pairs above the similarity threshold; weak evidence means the pair shares no more than one whole answer holds.",
+            html! {
+                "Pairs above the similarity threshold; weak evidence means the pair shares no more than one whole \
+                 answer holds."
+            },
             None,
-            if pairs.is_empty() { "<p>None above the threshold.</p>".into() } else { table(&["exercise", "student", "student", "score", "evidence"], listed) },
+            if pairs.is_empty() {
+                html! { p { "None above the threshold." } }
+            } else {
+                table(&["exercise", "student", "student", "score", "evidence"], listed)
+            },
             true,
-        );
-    }
-    let students =
-        s.feedback.iter().map(|(student, file)| vec![format!("<a href=\"{}\">{}</a>", href(file), escape(student))]);
-    body += &section(
+        )
+    });
+    let students = s.feedback.iter().map(|(student, file)| vec![html! { a href=(href(file)) { (student) } }]);
+    let students = section(
         "Students",
-        "Each student's feedback, as they receive it.",
+        html! { "Each student's feedback, as they receive it." },
         None,
         table(&["feedback"], students),
         true,
     );
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The class at a glance</title>\
-         <meta name=\"viewport\" content=\"width=device-width\"><style>{STYLE}</style></head><body>{body}</body></html>\n"
-    )
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { "The class at a glance" }
+                meta name="viewport" content="width=device-width";
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                h1 { "The class at a glance" }
+                p {
+                    (s.students) " students, " (s.exercises.len()) " exercises; mean " (points(s.points.mean))
+                    " and median " (points(s.points.median)) " of " (points(s.max_points)) " points."
+                }
+                (mistakes)
+                (exercises)
+                (totals)
+                (stops)
+                @if let Some(late) = &s.late { (late_section(late)) }
+                @if let Some(similar) = similar { (similar) }
+                (students)
+            }
+        }
+    };
+    page.into_string() + "\n"
 }
 
 /// Who handed in late, under the course's policy; without a due date, how to give one.
-fn late_section(late: &Lateness) -> String {
+fn late_section(late: &Lateness) -> Markup {
     let policy = format!(
         "The course keeps {:.0} % fewer points per day, or part of a day, late, and none after {} days.",
         100.0 * late.penalty_per_day,
         late.max_days
     );
     let Some(due) = &late.due else {
-        let intro = format!(
-            "{policy} This grading had no due date: grade with <code>--due 2026-12-01T23:59:00Z</code> to count late \
-             hand-ins from the hand-in times in the students' folders (nbgrader's <code>timestamp.txt</code>)."
-        );
-        return section("Late hand-ins", &intro, None, String::new(), true);
+        let intro = html! {
+            (policy) " This grading had no due date: grade with " code { "--due 2026-12-01T23:59:00Z" }
+            " to count late hand-ins from the hand-in times in the students' folders (nbgrader's "
+            code { "timestamp.txt" } ")."
+        };
+        return section("Late hand-ins", intro, None, html! {}, true);
     };
-    let unknown = match late.unknown.len() {
-        0 => String::new(),
-        n => format!(
-            " {n} with no hand-in time in their folder (no nbgrader <code>timestamp.txt</code>), counted on time: {}.",
-            escape(&late.unknown.join(", "))
-        ),
+    let intro = html! {
+        "Due " (due) ". " (policy) " " (late.on_time) " on time, " (late.late.len()) " late."
+        @if !late.unknown.is_empty() {
+            " " (late.unknown.len()) " with no hand-in time in their folder (no nbgrader " code { "timestamp.txt" }
+            "), counted on time: " (late.unknown.join(", ")) "."
+        }
     };
-    let intro = format!("Due {}. {policy} {} on time, {} late.{unknown}", escape(due), late.on_time, late.late.len());
     let listed = late.late.iter().map(|l| {
-        vec![escape(&l.student), escape(&l.handed_in), l.days.to_string(), format!("{:.0} %", 100.0 * l.kept)]
+        vec![
+            html! { (l.student) },
+            html! { (l.handed_in) },
+            html! { (l.days) },
+            html! { (format!("{:.0} %", 100.0 * l.kept)) },
+        ]
     });
-    let table = match late.late.is_empty() {
-        true => "<p>Nobody handed in late.</p>".into(),
+    let numbers = match late.late.is_empty() {
+        true => html! { p { "Nobody handed in late." } },
         false => table(&["student", "handed in", "days late", "points kept"], listed),
     };
-    section("Late hand-ins", &intro, None, table, true)
+    section("Late hand-ins", intro, None, numbers, true)
 }
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1260px;margin:1em auto;padding:0 1em;color:#222;box-sizing:border-box}\

@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 
 use super::{Entry, Evidence, Pair};
 use crate::{handin, Exercise};
-use transformer_anatomy::html::escape;
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 /// What the report is made from.
 pub struct Report {
@@ -117,54 +117,68 @@ impl Report {
         Ok(text)
     }
 
-    /// A page with each pair's two files side by side, the matching lines marked.
+    /// A page with each pair's two files side by side, the matching lines marked. Every text (names, the
+    /// files' lines) goes through maud, which escapes it where it lands.
     pub fn html(&self, class: &Path) -> String {
-        let mut page = format!(
-            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Similarity report: {}</title>\n<style>\
-             body{{font-family:sans-serif;margin:2em}} table.files{{width:100%;border-collapse:collapse;table-layout:fixed}} \
-             table.files td{{vertical-align:top;width:50%;border:1px solid #ccc;padding:0;overflow:hidden}} \
-             pre{{margin:0;padding:.5em;font-size:13px;overflow-x:auto}} mark{{background:#ffe08a;display:inline-block;width:100%}} \
-             .n{{color:#888;user-select:none}}</style></head><body>\n<h1>Similarity report</h1>\n<p>{} students; pairs whose \
-             files share fingerprints beyond the stub, the reference solution and what more than half the class wrote \
-             (score: shared over all fingerprints of either, 0 to 1). Marked lines match.</p>\n",
-            escape(&class.display().to_string()),
-            self.students
-        );
-        if self.pairs.is_empty() {
-            page += "<p>No pair reaches the threshold.</p>\n";
-        }
-        for p in &self.pairs {
-            let entries = &self.files.iter().find(|(e, _)| *e == p.exercise).expect("compared").1;
-            let text_of = |who: &str| entries.iter().find(|e| e.student == who).map(|e| e.text.as_str()).unwrap_or("");
-            page += &format!(
-                "<h2><code>{}</code>: {} and {} — score {:.2} ({} shared fingerprints)</h2>\n<p>Evidence: {}.</p>\n\
-                 <table class=\"files\"><tr>",
-                p.exercise,
-                escape(&p.students[0]),
-                escape(&p.students[1]),
-                p.score,
-                p.shared,
-                escape(&evidence_words(p))
-            );
-            for (side, who) in p.students.iter().enumerate() {
-                let marked: Vec<[usize; 2]> = p.regions.iter().map(|r| r[side]).collect();
-                page += &format!("<td><pre><b>{}</b>\n", escape(who));
-                for (n, line) in text_of(who).lines().enumerate() {
-                    let number = n + 1;
-                    let body = format!("<span class=\"n\">{number:>3}</span> {}", escape(line));
-                    if marked.iter().any(|[from, to]| (*from..=*to).contains(&number)) {
-                        page += &format!("<mark>{body}</mark>\n");
-                    } else {
-                        page += &format!("{body}\n");
-                    }
+        let page = html! {
+            (DOCTYPE)
+            html lang="en" {
+                head {
+                    meta charset="utf-8";
+                    title { "Similarity report: " (class.display()) }
+                    style { (PreEscaped(STYLE)) }
                 }
-                page += "</pre></td>";
+                body {
+                    h1 { "Similarity report" }
+                    p {
+                        (self.students) " students; pairs whose files share fingerprints beyond the stub, the \
+                         reference solution and what more than half the class wrote (score: shared over all \
+                         fingerprints of either, 0 to 1). Marked lines match."
+                    }
+                    @if self.pairs.is_empty() { p { "No pair reaches the threshold." } }
+                    @for p in &self.pairs { (self.pair(p)) }
+                }
             }
-            page += "</tr></table>\n";
+        };
+        page.into_string() + "\n"
+    }
+
+    /// One pair: its heading, its evidence and the two files side by side.
+    fn pair(&self, p: &Pair) -> Markup {
+        let entries = &self.files.iter().find(|(e, _)| *e == p.exercise).expect("compared").1;
+        let text_of = |who: &str| entries.iter().find(|e| e.student == who).map(|e| e.text.as_str()).unwrap_or("");
+        html! {
+            h2 {
+                code { (p.exercise) } ": " (p.students[0]) " and " (p.students[1]) " — score "
+                (format!("{:.2}", p.score)) " (" (p.shared) " shared fingerprints)"
+            }
+            p { "Evidence: " (evidence_words(p)) "." }
+            table.files { tr {
+                @for (side, who) in p.students.iter().enumerate() {
+                    @let marked: Vec<[usize; 2]> = p.regions.iter().map(|r| r[side]).collect();
+                    td { pre {
+                        b { (who) } "\n"
+                        @for (n, line) in text_of(who).lines().enumerate() {
+                            @let number = n + 1;
+                            @let body = html! { span.n { (format!("{number:>3}")) } " " (line) };
+                            @if marked.iter().any(|[from, to]| (*from..=*to).contains(&number)) {
+                                mark { (body) } "\n"
+                            } @else {
+                                (body) "\n"
+                            }
+                        }
+                    } }
+                }
+            } }
         }
-        page + "</body></html>\n"
     }
 }
+
+const STYLE: &str =
+    "body{font-family:sans-serif;margin:2em} table.files{width:100%;border-collapse:collapse;table-layout:fixed} \
+table.files td{vertical-align:top;width:50%;border:1px solid #ccc;padding:0;overflow:hidden} \
+pre{margin:0;padding:.5em;font-size:13px;overflow-x:auto} mark{background:#ffe08a;display:inline-block;width:100%} \
+.n{color:#888;user-select:none}";
 
 /// What a pair's score can say, in words for the table and the page.
 fn evidence_words(p: &Pair) -> String {
