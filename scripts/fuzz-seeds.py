@@ -20,7 +20,7 @@ def put(target, data):
 
 def rust_files():
     for folder in ["tests/hostile-class", "tests/exercise-mistakes", "tests/similarity-class", "solutions",
-                   "crates/exercises/src/stubs"]:
+                   "crates/course/src/stubs"]:
         yield from sorted((root / folder).rglob("*.rs"))
 
 

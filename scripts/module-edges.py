@@ -16,7 +16,9 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-course": ROOT / "crates/course/src",
           "anatomy-intake": ROOT / "crates/intake/src", "anatomy-checks": ROOT / "crates/checks/src",
-          "anatomy-exercises": ROOT / "crates/exercises/src", "anatomy-cli": ROOT / "crates/cli/src"}
+          "anatomy-grade": ROOT / "crates/grade/src", "anatomy-report": ROOT / "crates/report/src",
+          "anatomy-platforms": ROOT / "crates/platforms/src", "anatomy-exercises": ROOT / "crates/exercises/src",
+          "anatomy-cli": ROOT / "crates/cli/src"}
 CLI_LINES, FILE_LINES = 2000, 350
 # Comments, strings (raw ones too) and char literals, removed before paths are read. A lifetime ('a) is
 # not a char literal: a char literal closes within one character or one escape.

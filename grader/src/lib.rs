@@ -3,6 +3,6 @@
 //! the first `cargo build` builds everything a probe needs; `anatomy exercises` then reads off cargo's
 //! messages for that same build how to compile and link a probe, and compiles every student's files with
 //! `rustc` on their own, in a scratch folder (and, for a class, a sandbox). See
-//! `crates/exercises/src/grading/`.
+//! `crates/grade/src/grading/`.
 //!
 //! A library and not a program, so that `cargo run` at the top still has one program to run, `anatomy`.

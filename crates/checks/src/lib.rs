@@ -5,8 +5,8 @@
 //! the grader builds around a student's files, [`probe`]) and replays them to the judge; [`notebook`]
 //! runs a check inside the homework notebook and shows its verdict as a card; [`mistakes`] holds the ids
 //! a failure is counted by. This is everything a probe links and everything the homework notebook's
-//! `:dep` builds: the grader (hand-in reading, sandbox, class, reports, platforms) is `anatomy-exercises`,
-//! and none of it comes with this crate.
+//! `:dep` builds: the grader (hand-in reading, sandbox, class) is `anatomy-grade`, the reports
+//! `anatomy-report`, the platforms `anatomy-platforms`, and none of it comes with this crate.
 use std::panic::{self, AssertUnwindSafe};
 
 pub use anatomy_course::{find, Exercise, Status, EXERCISES};

@@ -5,7 +5,7 @@
 //! (`checks::NAME`), run here in the learner's kernel on the learner's own code — nothing to sandbox —
 //! and the verdict comes back as a small card: passed, not done, or the named mistake with the first
 //! hint and the others folded away. The grader does not trust this cell: it grades the solution cell's
-//! code, extracted from the notebook, in its sandbox (see `anatomy_exercises::handin`).
+//! code, extracted from the notebook, in its sandbox (see `anatomy_grade::handin`).
 use crate::checks::CheckResult;
 use crate::{find, run_check, Status};
 use transformer_anatomy::html::escape;

@@ -3,7 +3,7 @@
 //! It runs each check with the student's functions wrapped in [`tape::record`], so that all it produces
 //! is the tape of what those functions returned; what the check itself concludes here is thrown away. The
 //! verdict is reached later by the judge, in a process that never loads student code (see
-//! `anatomy_exercises::grading`). Before every check it writes a START frame and after it a DONE frame, so that the
+//! `anatomy_grade::grading`). Before every check it writes a START frame and after it a DONE frame, so that the
 //! grader can time each check on its own and tell which one a crash belongs to. After a check in which the
 //! student's code panicked it ends, and the grader starts a fresh probe for the rest.
 use std::panic::{self, AssertUnwindSafe};

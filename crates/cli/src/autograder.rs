@@ -1,6 +1,6 @@
 //! `anatomy exercises autograder`: a course platform's files (Gradescope's zip, PrairieLearn's image and
 //! question, GitHub Classroom's reporter output) and the command a grading container runs. The formats are
-//! `anatomy_exercises::platforms`; this file turns arguments into their calls.
+//! `anatomy_platforms` (as `anatomy_exercises::platforms`); this file turns arguments into their calls.
 use std::path::{Path, PathBuf};
 
 use anatomy_exercises::class::chosen;

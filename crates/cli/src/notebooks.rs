@@ -1,7 +1,7 @@
 //! `anatomy notebooks build`: chapters/*.md → notebooks/*.ipynb; `anatomy notebooks reset NAME`: the
 //! learner's working copy in my-notebooks/ back as generated; `anatomy notebooks release`: the students'
 //! version of a homework notebook (solutions cut to `todo!()`, with nbgrader's metadata and checksums:
-//! `anatomy_exercises::platforms::nbgrader`).
+//! `anatomy_platforms::nbgrader`).
 use std::path::{Path, PathBuf};
 
 use anatomy_exercises::platforms::nbgrader;

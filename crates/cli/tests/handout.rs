@@ -38,7 +38,7 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
     }
     for given in [
         "Cargo.toml",
-        "crates/exercises/src/stubs/cross_attention.rs",
+        "crates/course/src/stubs/cross_attention.rs",
         "exercises/hints/cross_attention.md",
         "exercises/course.toml",
         "README.md",

@@ -2,11 +2,12 @@
 //!
 //! [`EXERCISES`] is the one list of exercises: `anatomy exercises list`, `check`, `watch`, `reset`,
 //! `solution` and `grade` (a class), the table in `exercises/README.md`, the checks (`anatomy-checks`) and
-//! the grader (`anatomy-exercises`) all read it. An exercise is named once; its student file is
+//! the grader (`anatomy-grade`) all read it. An exercise is named once; its student file is
 //! `exercises/NAME.rs`, its hints `exercises/hints/NAME.md`, its reference solution `solutions/NAME.rs`,
-//! its untouched stub `crates/exercises/src/stubs/NAME.rs` (compiled in here, so that a student can always
+//! its untouched stub `crates/course/src/stubs/NAME.rs` (compiled in here, so that a student can always
 //! get one back), and its check `anatomy_checks::checks::NAME`, which takes the student's functions (listed
-//! in `functions`) in order. What an outcome is ([`Status`], [`Outcome`]) is declared here too.
+//! in `functions`) in order. What an outcome is ([`Status`], [`Outcome`]) is declared here too, and what
+//! each exercise is worth and what lateness costs ([`points`], read from `exercises/course.toml`).
 //!
 //! This crate is the bottom of the exercises' crates: it has no LibTorch and no grader, so that the
 //! grader's intake (`anatomy-intake`, fuzzed on its own), the checks a student's program and the homework
@@ -16,6 +17,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod forbidden;
+pub mod points;
 
 /// The project's root: the folder that holds `grader/` (found once, by this crate's build script).
 pub fn project_root() -> PathBuf {
@@ -59,7 +61,7 @@ macro_rules! exercise {
             chapter: $chapter,
             homework: $homework,
             functions: &[$(($f, $n)),+],
-            stub: include_str!(concat!("../../exercises/src/stubs/", $name, ".rs")),
+            stub: include_str!(concat!("stubs/", $name, ".rs")),
             hints: include_str!(concat!("../../../exercises/hints/", $name, ".md")),
             uses: &[$($u),*],
             forbids: &[$(&$x),*],

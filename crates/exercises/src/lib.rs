@@ -1,25 +1,28 @@
-//! # The class grader
+//! # The exercises, as the command line sees them
 //!
-//! What happens to a hand-in after the student: reading it ([`handin`], with the rules of
-//! `anatomy_intake`), compiling it ([`grading`]'s build), running it in a sandbox ([`sandbox`], the probe's
-//! run) and judging the recorded values ([`grading`], with the checks of `anatomy-checks`); a whole class
-//! ([`class`]), a student's progress ([`progress`]), the course's points and late policy ([`course`]), and
-//! what a grading gives: the gradebook, the class report, the similarity report and the course platforms'
-//! files. The exercise list is `anatomy-course`'s ([`EXERCISES`]) and the checks are `anatomy-checks`'
-//! ([`checks`]): both are re-exported here, so that the command line names one crate. Student files are
-//! never compiled into this library: [`grading`] compiles each file on its own.
+//! The course is built in crates by stage, each depending only on those below it, so that Cargo itself
+//! refuses a circle between them:
+//!
+//! - `anatomy-course`: the exercise list with stubs and hints, outcomes, the points and late policy;
+//! - `anatomy-intake`: everything read of a student's bytes (the stubs' rules, notebook cells, names, times);
+//! - `anatomy-checks`: the checks, tape and probe, all that runs inside a student's program;
+//! - `anatomy-grade`: the grader (hand-in, build, sandbox, run, judge) and a student's progress;
+//! - `anatomy-report`: what a grading gives (gradebook, class report, similarity report);
+//! - `anatomy-platforms`: Gradescope, PrairieLearn, GitHub Classroom and nbgrader's release.
+//!
+//! This crate grades a class and writes its reports in one call ([`class`]), and re-exports every stage
+//! under the names the command line and the tests use.
 pub use anatomy_checks::{checks, mistakes, notebook, probe, run_check, tape, Checked};
 pub use anatomy_course::{exercises_dir, find, markdown_table, Exercise, Outcome, Status, EXERCISES};
+pub use anatomy_grade::{grading, handin, progress, sandbox, watch};
+pub use anatomy_intake::rules;
+pub use anatomy_platforms as platforms;
+pub use anatomy_report::{gradebook, report, similarity};
 
 pub mod class;
-pub mod course;
-pub mod gradebook;
-pub mod grading;
-pub mod handin;
-pub mod platforms;
-pub mod progress;
-pub mod report;
-pub use anatomy_intake::rules;
-pub mod sandbox;
-pub mod similarity;
-pub mod watch;
+
+/// The course's points and late policy, and the times they are counted from.
+pub mod course {
+    pub use anatomy_course::points::*;
+    pub use anatomy_intake::times::{parse_due, parse_time};
+}

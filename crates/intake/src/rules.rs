@@ -8,8 +8,8 @@
 //! - **the learner's crate** only through the items the stub imports (e.g.
 //!   `transformer_anatomy::exercises::support::Projections`): every other mention of `transformer_anatomy`
 //!   is refused, so a rename (`use … as`), a glob or a path written inside a macro cannot reach the
-//!   crate's finished modules; the grader's crates (`anatomy_exercises`, `anatomy_checks`,
-//!   `anatomy_course`) not at all;
+//!   crate's finished modules; the grader's crates (`anatomy_course`, `anatomy_intake`, `anatomy_checks`,
+//!   `anatomy_grade`, `anatomy_report`, `anatomy_platforms`, `anatomy_exercises`) not at all;
 //! - **the finished operations the exercise is about** ([`Forbidden`]): libtorch's attention kernels, its
 //!   layer norm, its cross-entropy — by name, anywhere in the file (method calls, paths, `use` trees,
 //!   function pointers, macro bodies), except as the name of a function the file defines itself (a
@@ -307,7 +307,8 @@ impl Scan<'_> {
                         ),
                         // The probe links the checks (and so the exercise list): their tape and probe write
                         // the frames the grader reads, so no file may name them, nor the grader's own crate.
-                        grader @ ("anatomy_exercises" | "anatomy_checks" | "anatomy_course") => self.refuse(
+                        grader @ ("anatomy_exercises" | "anatomy_checks" | "anatomy_course" | "anatomy_intake"
+                        | "anatomy_grade" | "anatomy_report" | "anatomy_platforms") => self.refuse(
                             line,
                             format!("names the grader's crate `{grader}`, which an exercise file may not use"),
                         ),
@@ -479,6 +480,7 @@ mod tests {
         assert!(refused(hidden, &[], &[]).contains("`anatomy_checks`"), "{}", refused(hidden, &[], &[]));
         assert!(matches!(check("pub(crate) fn f() {}\npub(self) fn g() {}", &[], &[]), Verdict::Allowed));
         assert!(refused("fn f() { r#anatomy_course::EXERCISES; }", &[], &[]).contains("`anatomy_course`"));
+        assert!(refused("fn f() { anatomy_grade::sandbox::Tier::None; }", &[], &[]).contains("`anatomy_grade`"));
         let renamed = "pub use transformer_anatomy::exercises::support::Projections as P;\nfn f(p: &P) {}";
         assert_eq!(check(renamed, SUPPORT, &[]), Verdict::Allowed);
     }

@@ -43,7 +43,7 @@ fn every_file_the_project_keeps_passes_the_rules() {
     for dir in ["tests/hostile-class", "tests/exercise-mistakes", "tests/similarity-class", "solutions"] {
         files_below(&root().join(dir), &mut files);
     }
-    files_below(&root().join("crates/exercises/src/stubs"), &mut files);
+    files_below(&root().join("crates/course/src/stubs"), &mut files);
     for file in files.iter().filter(|f| f.extension().is_some_and(|x| x == "rs")) {
         anatomy_intake::harness::rules(&std::fs::read(file).unwrap());
     }

@@ -102,7 +102,7 @@ fn lateness(root: &Path, course: &Course) -> Result<Option<(u32, Late)>> {
     let date = |v: &Value| -> Result<Option<time::OffsetDateTime>> {
         match v.as_str() {
             None => Ok(None),
-            Some(s) => crate::course::parse_time(s)
+            Some(s) => anatomy_intake::times::parse_time(s)
                 .map(Some)
                 .with_context(|| format!("{}: {s:?} is not a date", path.display())),
         }

@@ -32,7 +32,7 @@ pub fn compare(
     let mut report = Report { pairs: Vec::new(), files: Vec::new(), skipped: Vec::new(), students: students.len() };
     for &e in chosen {
         // A notebook's solution cell, as released and as solved by the instructor, is base code too.
-        let cells = crate::platforms::nbgrader::solution_cell_files(e);
+        let cells = handin::solution_cell_files(e);
         let mut entries = Vec::new();
         for (who, folder) in students {
             let Some(file) = handin::find(folder, e.name) else { continue };

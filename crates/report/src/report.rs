@@ -264,7 +264,7 @@ pub fn read_lines(text: &str) -> Result<Saved> {
         "landlock" => Tier::Landlock(0),
         _ => Tier::None,
     };
-    let due = first.late.as_ref().and_then(|l| super::course::parse_time(&l.due));
+    let due = first.late.as_ref().and_then(|l| anatomy_intake::times::parse_time(&l.due));
     let rows =
         lines.iter().map(|(n, line)| line.row(&chosen).with_context(|| format!("line {n}"))).collect::<Result<_>>()?;
     Ok(Saved { chosen, tier, due, rows })

@@ -14,6 +14,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use transformer_anatomy::notebook::{chapter_cells, chapter_notebooks, fence_errors, release_chapter, Cell};
 
 /// A class folder's students, by label ([`anatomy_intake::names::label`]), in order: one folder each (the folders are the instructor's, so a
 /// folder that is a link is followed; what is inside is the student's, and read by [`read`]). An nbgrader
@@ -200,6 +201,42 @@ fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, String> {
         return Err(too_large());
     }
     Ok(bytes)
+}
+
+/// The chapters with nbgrader solution cells, each with its text: the homework notebooks' sources.
+pub fn homework_chapters(root: &Path) -> Result<Vec<(PathBuf, PathBuf, String)>> {
+    let mut found = Vec::new();
+    for (chapter, notebook) in chapter_notebooks(root)? {
+        let markdown =
+            std::fs::read_to_string(&chapter).with_context(|| format!("cannot read {}", chapter.display()))?;
+        if let Some(e) = fence_errors(&markdown).first() {
+            bail!("{}: {e}", chapter.display());
+        }
+        if chapter_cells(&markdown).iter().any(|c| matches!(c, Cell::Solution { .. })) {
+            found.push((chapter, notebook, markdown));
+        }
+    }
+    Ok(found)
+}
+
+/// Exercise `e`'s solution cells in this project's homework chapters, as the grader makes them files:
+/// as released (`todo!()`) and as solved. Base code for the similarity report.
+pub fn solution_cell_files(e: &crate::Exercise) -> Vec<String> {
+    let root = anatomy_course::project_root();
+    let mut files = Vec::new();
+    for (_, _, markdown) in homework_chapters(&root).unwrap_or_default() {
+        let released = release_chapter(&markdown).unwrap_or_default();
+        for text in [&markdown, &released] {
+            for cell in chapter_cells(text) {
+                if let Cell::Solution { id, code } = cell {
+                    if id == e.name {
+                        files.push(cell_as_file(&code, e));
+                    }
+                }
+            }
+        }
+    }
+    files
 }
 
 #[cfg(test)]

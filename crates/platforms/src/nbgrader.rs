@@ -1,34 +1,18 @@
 //! nbgrader: the homework chapters' notebooks as released to students — the solution cells cut to
-//! `todo!()`, nbgrader's metadata and its checksums — and the solution cells as the grader reads them (base
-//! code for the similarity report). nbgrader itself can then hand the notebooks out and collect them.
+//! `todo!()`, nbgrader's metadata and its checksums. nbgrader itself can then hand the notebooks out and
+//! collect them. Which chapters are homework, and their solution cells as the grader reads them (base code
+//! for the similarity report), are the grader's: `anatomy_grade::handin`.
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use md5::{Digest, Md5};
 use serde_json::Value;
-use transformer_anatomy::notebook::{
-    chapter_cells, chapter_notebooks, fence_errors, notebook_json, release_chapter, Cell,
-};
+use transformer_anatomy::notebook::{chapter_cells, notebook_json, release_chapter, Cell};
 
 use crate::course::Course;
 use crate::gradebook::write_whole;
-use crate::{handin, Exercise, EXERCISES};
-
-/// The chapters with nbgrader solution cells, each with its text: the homework notebooks' sources.
-fn homework_chapters(root: &Path) -> Result<Vec<(PathBuf, PathBuf, String)>> {
-    let mut found = Vec::new();
-    for (chapter, notebook) in chapter_notebooks(root)? {
-        let markdown =
-            std::fs::read_to_string(&chapter).with_context(|| format!("cannot read {}", chapter.display()))?;
-        if let Some(e) = fence_errors(&markdown).first() {
-            bail!("{}: {e}", chapter.display());
-        }
-        if chapter_cells(&markdown).iter().any(|c| matches!(c, Cell::Solution { .. })) {
-            found.push((chapter, notebook, markdown));
-        }
-    }
-    Ok(found)
-}
+use crate::handin::homework_chapters;
+use crate::EXERCISES;
 
 /// Checks a homework chapter's cells against the course: every solution cell names an exercise and has a
 /// check cell worth the exercise's points in `exercises/course.toml`.
@@ -129,24 +113,4 @@ pub fn release(root: &Path, out: Option<PathBuf>, in_place: bool) -> Result<Vec<
         written.push(path);
     }
     Ok(written)
-}
-
-/// Exercise `e`'s solution cells in this project's homework chapters, as the grader makes them files:
-/// as released (`todo!()`) and as solved. Base code for the similarity report.
-pub fn solution_cell_files(e: &Exercise) -> Vec<String> {
-    let root = crate::grading::project_root();
-    let mut files = Vec::new();
-    for (_, _, markdown) in homework_chapters(&root).unwrap_or_default() {
-        let released = release_chapter(&markdown).unwrap_or_default();
-        for text in [&markdown, &released] {
-            for cell in chapter_cells(text) {
-                if let Cell::Solution { id, code } = cell {
-                    if id == e.name {
-                        files.push(handin::cell_as_file(&code, e));
-                    }
-                }
-            }
-        }
-    }
-    files
 }

@@ -261,7 +261,8 @@ impl GradeLine {
                 mistake: self.mistakes.get(e.name).cloned(),
             });
         }
-        let handed_in = self.late.as_ref().and_then(|l| l.handed_in.as_deref()).and_then(course::parse_time);
+        let handed_in =
+            self.late.as_ref().and_then(|l| l.handed_in.as_deref()).and_then(anatomy_intake::times::parse_time);
         Ok(Row { student: student.clone(), outcomes, handed_in })
     }
 }

@@ -9,6 +9,12 @@
 //! namespaces: the Landlock tier). The results file is always written, and always valid: when grading
 //! itself fails, Gradescope's shows a failed test that says what happened and PrairieLearn's marks the
 //! submission "not gradable" (no attempt lost) with the reason.
+// The names the platforms' modules use from the crates below them, at this crate's root.
+pub(crate) use anatomy_course::points as course;
+pub(crate) use anatomy_course::{Exercise, Outcome, Status, EXERCISES};
+pub(crate) use anatomy_grade::{grading, handin, sandbox};
+pub(crate) use anatomy_report::gradebook;
+
 pub mod classroom;
 pub mod gradescope;
 pub mod nbgrader;
@@ -22,9 +28,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use crate::course::Course;
-use crate::grading;
-use crate::sandbox::{self, Limits, Tier, Wanted};
-use crate::{Exercise, Outcome, Status};
+use crate::sandbox::{Limits, Tier, Wanted};
 
 /// The platforms whose grading containers [`run`] serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,7 +134,7 @@ fn feedback(o: &Outcome) -> String {
 /// a line, read by `scripts/handout.sh` too): the solutions and their own tests.
 fn kept_back(file: &Path) -> bool {
     let name = file.to_string_lossy();
-    include_str!("../../../../exercises/kept-back")
+    include_str!("../../../exercises/kept-back")
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -207,7 +211,7 @@ rm -rf /tmp/warm-up
 "#;
 
 #[cfg(test)]
-#[path = "../../../../tests/common/schema.rs"]
+#[path = "../../../tests/common/schema.rs"]
 mod schema;
 
 #[cfg(test)]
