@@ -16,6 +16,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-course": ROOT / "crates/course/src",
           "anatomy-intake": ROOT / "crates/intake/src", "anatomy-checks": ROOT / "crates/checks/src",
+          "anatomy-tools": ROOT / "crates/tools/src", "anatomy-notebooks": ROOT / "crates/notebooks/src",
           "anatomy-grade": ROOT / "crates/grade/src", "anatomy-report": ROOT / "crates/report/src",
           "anatomy-platforms": ROOT / "crates/platforms/src", "anatomy-exercises": ROOT / "crates/exercises/src",
           "anatomy-cli": ROOT / "crates/cli/src"}

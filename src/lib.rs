@@ -56,12 +56,10 @@ pub mod inference_mode; // evaluation without autograd's bookkeeping, for decodi
 pub mod pooling; // one vector per text: the masked mean (pretrained sentence embeddings, chapter 12)
 pub mod gpt; // chapter 11: the decoder branch, a small GPT
 pub mod classify; // chapter 12: the body and a head on a real task
-pub mod bench; // how fast each block runs here, against PyTorch on the same CPU
 
-// Real weights, and the chapters as notebooks.
+// Real weights, and what a notebook's kernel prints when it starts.
 pub mod pretrained;
-pub mod notebook;
-pub mod tour; // the chapter's steps on one text, as `anatomy tour` prints them
+pub mod notebook; // the line a notebook's set-up cell prints
 
 // Pictures (feature `pictures`, on by default; the exercises' checks build without it, but their class
 // report's charts use `html`'s escaping and titles, which need no feature).

@@ -1,12 +1,12 @@
 //! `anatomy bench`: how long the chapter's building blocks take on this machine, and — with
 //! `--pytorch PYTHON` — how that compares with the same blocks written in PyTorch, timed in interleaved
-//! rounds. The timing rules and the cases are `transformer_anatomy::bench`; this file prints them. Build
+//! rounds. The timing rules and the cases are `anatomy_tools::bench`; this file prints them. Build
 //! in release mode (`make bench`).
 use std::path::PathBuf;
 
+use anatomy_tools::bench::{self, BenchOptions, CacheRatio, Report};
 use anyhow::Result;
 use tch::Device;
-use transformer_anatomy::bench::{self, BenchOptions, CacheRatio, Report};
 
 #[derive(clap::Args)]
 pub struct Args {

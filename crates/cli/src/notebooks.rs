@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use anatomy_exercises::platforms::nbgrader;
+use anatomy_notebooks::{reset_copy, stale_notebooks, write_notebook};
 use anyhow::{bail, Result};
-use transformer_anatomy::notebook::{reset_copy, stale_notebooks, write_notebook};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -1,4 +1,4 @@
-//! `anatomy tour`: the chapter's steps in order on one text (`transformer_anatomy::tour` writes them; this
+//! `anatomy tour`: the chapter's steps in order on one text (`anatomy_tools::tour` writes them; this
 //! file reads the arguments and draws the last step's training bar).
 use anyhow::Result;
 use tch::Device;
@@ -22,8 +22,6 @@ pub struct Args {
 
 pub fn run(args: Args, device: Device) -> Result<()> {
     let tokenizer = Tokenizer::from_model_dir(resolve_model_dir(args.model.model)?)?;
-    let mut bar = TrainingBar::new(transformer_anatomy::tour::TRAINING_STEPS, true);
-    transformer_anatomy::tour::tour(&tokenizer, &args.text, args.seed, device, &mut std::io::stdout(), &mut |p| {
-        bar.update(p)
-    })
+    let mut bar = TrainingBar::new(anatomy_tools::tour::TRAINING_STEPS, true);
+    anatomy_tools::tour::tour(&tokenizer, &args.text, args.seed, device, &mut std::io::stdout(), &mut |p| bar.update(p))
 }

@@ -13,8 +13,8 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use anatomy_notebooks::{chapter_cells, chapter_notebooks, fence_errors, release_chapter, Cell};
 use anyhow::{bail, Context, Result};
-use transformer_anatomy::notebook::{chapter_cells, chapter_notebooks, fence_errors, release_chapter, Cell};
 
 /// A class folder's students, by label ([`anatomy_intake::names::label`]), in order: one folder each (the folders are the instructor's, so a
 /// folder that is a link is followed; what is inside is the student's, and read by [`read`]). An nbgrader

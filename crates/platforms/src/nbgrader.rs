@@ -4,10 +4,10 @@
 //! for the similarity report), are the grader's: `anatomy_grade::handin`.
 use std::path::{Path, PathBuf};
 
+use anatomy_notebooks::{chapter_cells, notebook_json, release_chapter, Cell};
 use anyhow::{bail, Context, Result};
 use md5::{Digest, Md5};
 use serde_json::Value;
-use transformer_anatomy::notebook::{chapter_cells, notebook_json, release_chapter, Cell};
 
 use crate::course::Course;
 use crate::gradebook::write_whole;

@@ -10,12 +10,12 @@ use anyhow::{ensure, Result};
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, IndexOp, Kind, Tensor};
 
-use crate::decoding::greedy;
-use crate::inspect::{format_values, max_abs_diff, preview_first_row, shape, values};
-use crate::scaled_dot_product::apply_mask;
-use crate::training::data::{Task, BOS, EOS};
-use crate::training::{encode_source, train_with_progress, Progress, TrainOptions};
-use crate::{
+use transformer_anatomy::decoding::greedy;
+use transformer_anatomy::inspect::{format_values, max_abs_diff, preview_first_row, shape, values};
+use transformer_anatomy::scaled_dot_product::apply_mask;
+use transformer_anatomy::training::data::{Task, BOS, EOS};
+use transformer_anatomy::training::{encode_source, train_with_progress, Progress, TrainOptions};
+use transformer_anatomy::{
     attend, attention_scores, attention_weights, causal_mask, check_input_ids, masked_attention_weights,
     scaled_dot_product_attention, token_embedding, Attention, AttentionHead, BertConfig, EncoderOptions, FeedForward,
     FusedMultiHeadAttention, MultiHeadAttention, Pass, Tokenizer, TransformerEncoder, TransformerEncoderLayer,

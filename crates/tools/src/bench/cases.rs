@@ -8,10 +8,10 @@ use tch::{Device, Kind, Tensor};
 
 use super::peer::PyTorch;
 use super::{cached_and_recomputed, median, median_seconds, ratio_of_rounds, BenchOptions, Report, Timing, SETTLE};
-use crate::decoding::StepDecoder;
-use crate::training::data::{Batch, Task, BOS};
-use crate::training::{label_smoothed_loss, TrainOptions, TrainedModel};
-use crate::{
+use transformer_anatomy::decoding::StepDecoder;
+use transformer_anatomy::training::data::{Batch, Task, BOS};
+use transformer_anatomy::training::{label_smoothed_loss, TrainOptions, TrainedModel};
+use transformer_anatomy::{
     Attention, BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention, Pass, Seq2SeqConfig,
     TransformerEncoder,
 };
@@ -97,22 +97,23 @@ pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
     // inference mode), and one fine-tuning step on such a batch (training mode, the loss on the mean-pooled
     // state, backward, gradients clipped, fused AdamW), against Hugging Face's BertModel doing the same.
     if !args.quick && wanted("minilm") {
-        if let Ok(dir) = crate::model_dir::resolve_model_dir(None) {
-            use crate::classify::fine_tune::train_step;
-            use crate::classify::Pooling;
-            use crate::training::fused_adamw::FusedAdamW;
-            use crate::{AttentionKind, BertModel};
+        if let Ok(dir) = transformer_anatomy::model_dir::resolve_model_dir(None) {
+            use transformer_anatomy::classify::fine_tune::train_step;
+            use transformer_anatomy::classify::Pooling;
+            use transformer_anatomy::training::fused_adamw::FusedAdamW;
+            use transformer_anatomy::{AttentionKind, BertModel};
             let body = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
             let ids = Tensor::randint(body.config.vocab_size, [32, 128], (Kind::Int64, device));
             let rows: Vec<Vec<i64>> = Vec::<Vec<i64>>::try_from(&ids.to_device(Device::Cpu))?;
             let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
             measure("classify_features_minilm", 32, 128, &|| {
-                let _inference = crate::inference_mode::inference_mode_guard();
+                let _inference = transformer_anatomy::inference_mode::inference_mode_guard();
                 let _no_grad = tch::no_grad_guard();
-                crate::classify::features::read_batch(&body, &rows, Pass::EVAL).expect("ids in range").0
+                transformer_anatomy::classify::features::read_batch(&body, &rows, Pass::EVAL).expect("ids in range").0
             })?;
             let tuned = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
-            let classifier = crate::init::linear(tuned.vs.root() / "classifier", tuned.config.hidden_size, 2);
+            let classifier =
+                transformer_anatomy::init::linear(tuned.vs.root() / "classifier", tuned.config.hidden_size, 2);
             let optimizer =
                 RefCell::new(FusedAdamW::new(&tuned.vs, nn::AdamW { wd: 0.01, ..Default::default() }, 5e-5)?);
             let labels: Vec<i64> = (0..32).map(|i| i % 2).collect();
@@ -134,9 +135,9 @@ pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
     }
     // Chapter 11: one training step of the character GPT at nanoGPT's CPU sizes, on Moby-Dick (when the
     // set-up fetched it), against the same model in PyTorch (scripts/gpt_pytorch.py).
-    let text = crate::gpt::train::default_text();
+    let text = transformer_anatomy::gpt::train::default_text();
     if !args.quick && text.exists() {
-        use crate::gpt::{self, train::train_step, Corpus, GptTrainOptions, SampleOptions, TrainedGpt};
+        use transformer_anatomy::gpt::{self, train::train_step, Corpus, GptTrainOptions, SampleOptions, TrainedGpt};
         let options = GptTrainOptions { device, ..GptTrainOptions::default() };
         let corpus = Corpus::from_file(&text, options.context)?;
         let gpt = TrainedGpt::new(corpus.vocab.clone(), &options.model_config(corpus.vocab.len()), device)?;
