@@ -6,8 +6,7 @@
 //! `exercises/NAME.rs`, its hints `exercises/hints/NAME.md`, its reference solution `solutions/NAME.rs`,
 //! its untouched stub `crates/course/src/stubs/NAME.rs` (compiled in here, so that a student can always
 //! get one back), and its check `anatomy_checks::checks::NAME`, which takes the student's functions (listed
-//! in `functions`) in order. What an outcome is ([`Status`], [`Outcome`]) is declared here too, and what
-//! each exercise is worth and what lateness costs ([`points`], read from `exercises/course.toml`).
+//! in `functions`) in order. What an outcome is ([`Status`], [`Outcome`]) is declared here too.
 //!
 //! This crate is the bottom of the exercises' crates: it has no LibTorch and no grader, so that the
 //! grader's intake (`anatomy-intake`, fuzzed on its own), the checks a student's program and the homework
@@ -17,7 +16,6 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod forbidden;
-pub mod points;
 
 /// The project's root: the folder that holds `grader/` (found once, by this crate's build script).
 pub fn project_root() -> PathBuf {

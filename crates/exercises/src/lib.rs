@@ -3,10 +3,11 @@
 //! The course is built in crates by stage, each depending only on those below it, so that Cargo itself
 //! refuses a circle between them:
 //!
-//! - `anatomy-course`: the exercise list with stubs and hints, outcomes, the points and late policy;
+//! - `anatomy-course`: the exercise list with stubs and hints, and what an outcome is;
 //! - `anatomy-intake`: everything read of a student's bytes (the stubs' rules, notebook cells, names, times);
 //! - `anatomy-checks`: the checks, tape and probe, all that runs inside a student's program;
-//! - `anatomy-grade`: the grader (hand-in, build, sandbox, run, judge) and a student's progress;
+//! - `anatomy-grade`: the grader (hand-in, build, sandbox, run, judge), the points and late policy, and a
+//!   student's progress;
 //! - `anatomy-report`: what a grading gives (gradebook, class report, similarity report);
 //! - `anatomy-platforms`: Gradescope, PrairieLearn, GitHub Classroom and nbgrader's release.
 //!
@@ -23,6 +24,6 @@ pub mod class;
 
 /// The course's points and late policy, and the times they are counted from.
 pub mod course {
-    pub use anatomy_course::points::*;
+    pub use anatomy_grade::points::*;
     pub use anatomy_intake::times::{parse_due, parse_time};
 }

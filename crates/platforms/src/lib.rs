@@ -10,8 +10,8 @@
 //! itself fails, Gradescope's shows a failed test that says what happened and PrairieLearn's marks the
 //! submission "not gradable" (no attempt lost) with the reason.
 // The names the platforms' modules use from the crates below them, at this crate's root.
-pub(crate) use anatomy_course::points as course;
 pub(crate) use anatomy_course::{Exercise, Outcome, Status, EXERCISES};
+pub(crate) use anatomy_grade::points as course;
 pub(crate) use anatomy_grade::{grading, handin, sandbox};
 pub(crate) use anatomy_report::gradebook;
 
