@@ -210,14 +210,19 @@ pub const CHECKS: &[Check] = {
 };
 
 /// Runs the check of exercise `name` with every student function replaced by the recorded values: the
-/// judge's side of grading. A mistake the check names must be one it declares.
+/// judge's side of grading. A mistake the check names must be one it declares: the tests fail on one that
+/// is not (a debug assertion), and a release-built grader counts it as unnamed rather than report an id
+/// that has no words in [`crate::mistakes::NAMED`].
 pub fn replayed(name: &str) -> CheckResult {
     let Some(check) = CHECKS.iter().find(|c| c.exercise == name) else {
         return Err(format!("no check is named {name}").into());
     };
-    let result = (check.replay)();
-    if let Err(Failure { mistake: Some(m), .. }) = &result {
-        debug_assert!(check.mistakes.contains(m), "{name} names {m:?}, which it does not declare");
+    let mut result = (check.replay)();
+    if let Err(Failure { mistake, .. }) = &mut result {
+        if mistake.is_some_and(|m| !check.mistakes.contains(&m)) {
+            debug_assert!(false, "{name} names {mistake:?}, which it does not declare");
+            *mistake = None;
+        }
     }
     result
 }
