@@ -3,8 +3,10 @@
 cycle: no module may import a module that imports it back, however long the way round. An edge is any path
 that starts at `crate::`, `super::` or `self::` and resolves, from the file it is written in, to another
 top module: grouped imports (`use super::{a, b::c}`, over several lines too), `super::super::`, and a
-folder's `mod.rs` (whose `super::` is the crate root) all count. Comments, string literals and doc links
-do not (a doc link is not an import). Also holds the command line to its size, the thin-binary rule
+folder's `mod.rs` (whose `super::` is the crate root) all count, and so does a name the crate root
+re-exports from a top module (`crate::BertConfig` is an import of `config` when lib.rs says `pub use
+config::BertConfig`). Inside an inline `mod tests { … }`, `super::` is the file's own module. Comments,
+string and char literals and doc links do not count (a doc link is not an import). Also holds the command line to its size, the thin-binary rule
 (issue 35): at most CLI_LINES lines in all, no file above FILE_LINES, counted as `wc -l` counts (every line
 of every .rs file under crates/cli/src). Part of `make test`: `scripts/module-edges.py`; with
 `--crate NAME=DIR` arguments it checks those source folders instead (the test of a known circle,
@@ -23,7 +25,9 @@ CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-course": ROOT / "crates/
 CLI_LINES, FILE_LINES = 2000, 350
 # Comments, strings (raw ones too) and char literals, removed before paths are read. A lifetime ('a) is
 # not a char literal: a char literal closes within one character or one escape.
-NOISE = re.compile(r"""//[^\n]*|/\*.*?\*/|r(#*)".*?"\1|b?"(?:\\.|[^"\\])*"|b?'(?:\\.|[^'\\])'""", re.S)
+NOISE = re.compile(r"""//[^\n]*|/\*.*?\*/|r(#*)".*?"\1|b?"(?:\\.|[^"\\])*"|b?'(?:\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\.|[^'\\])'""", re.S)
+INLINE_MOD = re.compile(r"\bmod\s+(r#)?([A-Za-z_][A-Za-z0-9_]*)\s*\{")
+REEXPORT = re.compile(r"\bpub\s+use\s+(?:crate\s*::\s*|self\s*::\s*)?")
 SUPER = re.compile(r"\s*super\s*::")
 START = re.compile(r"\b(crate|super|self)\s*::")
 IDENT = re.compile(r"(r#)?([A-Za-z_][A-Za-z0-9_]*)")
@@ -73,21 +77,54 @@ def read_tree(code: str, at: int):
     return [[m.group(2)]], m.end()
 
 
+def inline_modules(code: str) -> list:
+    """Each inline module (`mod name { … }`) of a file: its name and the span of its braces."""
+    spans = []
+    for m in INLINE_MOD.finditer(code):
+        depth, at = 0, m.end() - 1
+        while at < len(code):
+            depth += {"{": 1, "}": -1}.get(code[at], 0)
+            if depth == 0:
+                break
+            at += 1
+        spans.append((m.group(2), m.end() - 1, at))
+    return spans
+
+
+def reexports(src: pathlib.Path, tops: set) -> dict:
+    """The names the crate root re-exports from its own top modules (`pub use config::{BertConfig, …};`),
+    each with the module it comes from: `crate::BertConfig` is an import of `config`."""
+    names = {}
+    for root in ("lib.rs", "main.rs"):
+        if not (src / root).exists():
+            continue
+        code = NOISE.sub(lambda m: " " * len(m.group(0)), (src / root).read_text())
+        for m in REEXPORT.finditer(code):
+            for path in read_tree(code, m.end())[0]:
+                if len(path) >= 2 and path[0] in tops and path[-1] not in ("*", "self"):
+                    names.setdefault(path[-1], path[0])
+    return names
+
+
 def edges(src: pathlib.Path) -> dict:
     graph: dict = {}
     tops = {p.stem if p.suffix == ".rs" else p.name for p in src.iterdir()} - {"lib", "main"}
+    exported = reexports(src, tops)
     for file in sorted(src.rglob("*.rs")):
         here = module_path(src, file)
         if not here:
             continue
         code = NOISE.sub(lambda m: " " * len(m.group(0)), file.read_text())
+        inline = inline_modules(code)
         for start in START.finditer(code):
             # A path written inside another (`a::crate::b` cannot be; `x.super::` neither): only a path's
             # first segment starts one.
             before = code[:start.start()].rstrip()
             if before.endswith("::"):
                 continue
-            base = [] if start.group(1) == "crate" else list(here)
+            # Inside `mod tests { … }`, `super::` is the file's module, not its parent.
+            inside = [name for name, begin, end in inline if begin < start.start() < end]
+            base = [] if start.group(1) == "crate" else list(here) + inside
             at = start.end()
             if start.group(1) == "super":
                 base = base[:-1]
@@ -95,6 +132,8 @@ def edges(src: pathlib.Path) -> dict:
                 base, at = base[:-1], more.end()
             for path in read_tree(code, at)[0]:
                 full = [s for s in base + path if s != "self"]
+                if full and full[0] not in tops and full[0] in exported:
+                    full = [exported[full[0]]] + full
                 if full and full[0] in tops and full[0] != here[0]:
                     graph.setdefault(here[0], set()).add(full[0])
     return graph

@@ -149,4 +149,5 @@ fn the_import_checker_finds_a_circle_however_the_import_is_written() {
     };
     assert_eq!(run("circle"), (Some(1), "fixture: a cycle of imports: a → b → a".to_string()));
     assert_eq!(run("no-circle"), (Some(0), "fixture: 1 edges between its top modules, no cycle".to_string()));
+    assert_eq!(run("reexport-circle"), (Some(1), "fixture: a cycle of imports: a → b → a".to_string()));
 }

@@ -1,0 +1,5 @@
+pub struct Alpha;
+
+pub fn beam() -> super::b::Beam {
+    super::b::Beam(Alpha)
+}
