@@ -1,4 +1,4 @@
-//! expect: reads another file at compile time (`include_str!`)
+//! expect: names `include_str`, which reads another file at compile time
 //! Reads the secret file while compiling, and hands it back as its answer's panic. Refused by the rules
 //! before compiling; behind them, the compiler's sandbox has no such file to read.
 use tch::nn;

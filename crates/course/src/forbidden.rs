@@ -35,11 +35,14 @@ pub const ATTENTION: Forbidden = Forbidden {
 /// Every normalisation layer of libtorch (a group norm with one group is a layer norm, too).
 pub const NORMS: Forbidden = Forbidden {
     what: "libtorch's finished normalisation",
-    names: &["layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm"],
+    // A transformer layer's fused forward normalises too: with its other weights zero it is two layer norms.
+    names: &["layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm", "transformerencoderlayer"],
 };
 
-/// libtorch's cross-entropy, which takes a label-smoothing argument of its own.
+/// libtorch's cross-entropy, which takes a label-smoothing argument of its own, and the negative
+/// log-likelihood it is made of.
 pub const CROSS_ENTROPY: Forbidden = Forbidden {
     what: "libtorch's finished cross-entropy",
-    names: &["crossentropyloss", "crossentropyforlogits", "binarycrossentropy"],
+    // nll_loss after log_softmax is the cross-entropy's own core, padding and mean included.
+    names: &["crossentropyloss", "crossentropyforlogits", "binarycrossentropy", "nllloss"],
 };
