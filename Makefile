@@ -47,6 +47,7 @@ test: setup
 	scripts/notebooks.sh lab-check
 	scripts/notebooks.sh book
 	scripts/book-check.sh
+	scripts/a11y-check.sh
 	$(CARGO) test --no-fail-fast
 
 notebooks: setup

@@ -1,6 +1,9 @@
-# Sourced by browser-check.sh and book-check.sh: Debian's Chromium, headless, with nothing reaching out.
+# Sourced by browser-check.sh, book-check.sh, a11y-check.sh and notebooks.sh: Debian's Chromium, headless,
+# with nothing reaching out, and the npm packages the Node.js checks drive it with.
 #   ensure_chromium         installs Debian's chromium when it is missing (as root), or says what to do
 #   render WORK NAME URL    opens URL; the DOM goes to WORK/NAME.dom, the console to WORK/NAME.log
+#   node_packages SRC DEST  installs the npm packages pinned in SRC/package-lock.json into DEST (again only
+#                           when the lock changes) and puts SRC's scripts (*.mjs) beside them
 ensure_chromium() {
   command -v chromium >/dev/null && return 0
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
@@ -17,4 +20,16 @@ render() {
     --disable-background-networking --disable-component-update --disable-sync \
     --user-data-dir="$1/profile-$2" --enable-logging=stderr --v=0 \
     --dump-dom "$3" >"$1/$2.dom" 2>"$1/$2.log" || true
+}
+
+node_packages() {
+  local src=$1 dest=$2
+  command -v node >/dev/null || { echo "node is missing: install Node.js 20 or later (Debian: apt-get install nodejs npm)" >&2; return 1; }
+  if ! cmp -s "$src/package-lock.json" "$dest/package-lock.json"; then
+    echo "[node] installing the packages pinned in $src/package-lock.json into $dest"
+    rm -rf "$dest" && mkdir -p "$dest"
+    cp "$src/package.json" "$src/package-lock.json" "$dest/"
+    (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error) || { rm -rf "$dest"; return 1; }
+  fi
+  cp "$src"/*.mjs "$dest/" # next to its node_modules, where `import` finds them
 }

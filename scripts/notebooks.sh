@@ -141,15 +141,8 @@ lab_check() {
   jupyterlab
   source "$root/scripts/chromium.sh"
   ensure_chromium
-  command -v node >/dev/null || { echo "[jupyterlab] node is missing: install Node.js 20 or later (Debian: apt-get install nodejs npm)" >&2; exit 1; }
   local node_dir="$deps/jupyterlab-check"
-  if ! cmp -s "$root/scripts/jupyterlab/package-lock.json" "$node_dir/package-lock.json"; then
-    say "installing playwright-core (pinned in scripts/jupyterlab/package-lock.json) into $node_dir"
-    rm -rf "$node_dir" && mkdir -p "$node_dir"
-    cp "$root/scripts/jupyterlab/package.json" "$root/scripts/jupyterlab/package-lock.json" "$node_dir/"
-    (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error) || { rm -rf "$node_dir"; exit 1; }
-  fi
-  cp "$root/scripts/jupyterlab/check.mjs" "$node_dir/" # next to its node_modules, where `import` finds them
+  node_packages "$root/scripts/jupyterlab" "$node_dir"
   "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
   local port token status=0
   # Beside notebooks/, as my-notebooks/ is: the set-up cells find this crate at "..". Removed at the end,

@@ -107,8 +107,12 @@ impl BertModel {
 }
 
 const STYLE: &str = "font-family: system-ui, sans-serif; font-size: 13px; color: inherit;";
-const BLUE: &str = "#3b82f6";
-const ORANGE: &str = "#f97316";
+// Text in these colours reads at WCAG AA's 4.5:1 or more on white (8.7:1 and 5.0:1), and the two differ in
+// grey (luminance 7 % and 16 %).
+const BLUE: &str = "#1e40af";
+const ORANGE: &str = "#b45309";
+/// Secondary text: 7:1 on white (CSS's `gray` is 3.9:1, below WCAG AA).
+const MUTED: &str = "#595959";
 const RED: &str = "#ef4444";
 
 /// One head's score in [`AttentionPicture::rank_heads`].
@@ -198,7 +202,7 @@ impl AttentionPicture {
         let (left, right) = (150.0, 270.0);
         let height = top + row * n as f64 + 8.0;
         let mut svg = format!(
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" class="anatomy-head" role="img" aria-label="attention of layer {layer}, head {head}">"#
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" class="anatomy-head" role="group" aria-label="attention of layer {layer}, head {head}: each token on the left, its lines to the tokens it attends to on the right">"#
         );
         let _ = write!(
             svg,
@@ -232,7 +236,7 @@ impl AttentionPicture {
             let (t, c) = (escape(token), self.token_color(i));
             let _ = write!(
                 svg,
-                r#"<text x="{left}" y="{y}" text-anchor="end" fill="{c}" class="anatomy-from" data-i="{i}" style="cursor:pointer">{t}</text>"#
+                r#"<text x="{left}" y="{y}" text-anchor="end" fill="{c}" class="anatomy-from" data-i="{i}" tabindex="0" role="button" aria-pressed="false" style="cursor:pointer">{t}</text>"#
             );
             let _ = write!(svg, r#"<text x="{right}" y="{y}" text-anchor="start" fill="{c}">{t}</text>"#);
         }
@@ -257,10 +261,11 @@ impl AttentionPicture {
         let data = serde_json::to_string(self)?.replace("</", "<\\/");
         Ok(Html(format!(
             r#"<div class="anatomy-view" style="{STYLE}">
-<div>layer <select class="anatomy-layer">{}</select> head <select class="anatomy-head-select">{}</select>
+<style>.anatomy-view .anatomy-from:focus {{ outline: 2px solid currentColor; outline-offset: 2px; font-weight: bold; }}</style>
+<div><label>layer <select class="anatomy-layer">{}</select></label> <label>head <select class="anatomy-head-select">{}</select></label>
 <span style="color:{BLUE}">■ sentence A</span>{}
 <span style="margin-left:1em">weight <svg width="120" height="12" style="vertical-align:middle"><defs><linearGradient id="anatomy-weight"><stop offset="0" stop-color="{BLUE}" stop-opacity="0"/><stop offset="1" stop-color="{BLUE}" stop-opacity="1"/></linearGradient></defs><rect width="120" height="12" fill="url(#anatomy-weight)" stroke="gray"/></svg> 0 → 1</span>
-<span style="margin-left:1em;color:gray">hover over a token on the left to see only its lines; click to keep them</span></div>
+<span style="margin-left:1em;color:{MUTED}">hover over a token on the left, or reach it with Tab, to see only its lines; click it, or press Enter or Space, to keep them</span></div>
 <div class="anatomy-canvas">{}</div>
 <script type="application/json" class="anatomy-data">{data}</script>
 <script>
@@ -303,11 +308,31 @@ impl AttentionPicture {
   root.addEventListener("mouseout", function (e) {{
     if (e.target.getAttribute && e.target.getAttribute("data-i") !== null && pinned === null) only(null);
   }});
+  function pin(i) {{
+    pinned = (pinned === i) ? null : i;
+    root.querySelectorAll(".anatomy-from").forEach(function (t) {{
+      t.setAttribute("aria-pressed", t.getAttribute("data-i") === pinned ? "true" : "false");
+    }});
+    only(pinned);
+  }}
   root.addEventListener("click", function (e) {{
     var i = e.target.getAttribute && e.target.getAttribute("data-i");
-    if (i === null || i === undefined) return;
-    pinned = (pinned === i) ? null : i;
-    only(pinned);
+    if (i !== null && i !== undefined) pin(i);
+  }});
+  // The keyboard does what the mouse does: focus shows a token's lines as hovering does, Enter or Space
+  // keeps them as a click does.
+  root.addEventListener("keydown", function (e) {{
+    var i = e.target.getAttribute && e.target.getAttribute("data-i");
+    if (i === null || i === undefined || (e.key !== "Enter" && e.key !== " ")) return;
+    e.preventDefault();
+    pin(i);
+  }});
+  root.addEventListener("focusin", function (e) {{
+    var i = e.target.getAttribute && e.target.getAttribute("data-i");
+    if (i !== null && i !== undefined && pinned === null) only(i);
+  }});
+  root.addEventListener("focusout", function (e) {{
+    if (e.target.getAttribute && e.target.getAttribute("data-i") !== null && pinned === null) only(null);
   }});
   redraw(); // the same picture as the static one: proves the script runs
   layer.addEventListener("change", function () {{ redraw(); only(pinned); }});
@@ -375,7 +400,7 @@ impl AttentionPicture {
         };
         let weights = &self.attentions[layer][head][token];
         let mut html = format!(
-            r#"<div class="anatomy-view" style="{STYLE}"><div>layer {layer} · head {head} · query token <b>{}</b> ({d} dimensions) <span style="margin-left:1em;color:gray">a static view of one query token: choose another with neuron_view's token (--token N)</span></div><table style="border-collapse: collapse"><tr><td>query q</td><td>{}</td><td></td><td></td><td></td></tr><tr><th>key token</th><th>key k</th><th>q × k</th><th>q·k/√d</th><th>weight</th></tr>"#,
+            r#"<div class="anatomy-view" style="{STYLE}"><div>layer {layer} · head {head} · query token <b>{}</b> ({d} dimensions) <span style="margin-left:1em;color:{MUTED}">a static view of one query token: choose another with neuron_view's token (--token N)</span></div><table style="border-collapse: collapse"><tr><td>query q</td><td>{}</td><td></td><td></td><td></td></tr><tr><th>key token</th><th>key k</th><th>q × k</th><th>q·k/√d</th><th>weight</th></tr>"#,
             escape(&self.tokens[token]),
             band(q, scale)
         );

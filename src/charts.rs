@@ -46,6 +46,11 @@ fn tick_text(v: &f64) -> String {
     }
 }
 
+/// The series' names, for a chart's description.
+fn names(series: &[Series]) -> String {
+    series.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+}
+
 /// Named x ticks for a chart whose x axis is categories: how many tick positions, and their text.
 type CategoryTicks<'t> = (usize, &'t dyn Fn(&f64) -> String);
 
@@ -55,7 +60,7 @@ type CategoryTicks<'t> = (usize, &'t dyn Fn(&f64) -> String);
 /// The frame every chart shares: white background, title, axis labels and ticks (named ones for
 /// categories), the series `draw` adds, and a legend of the series that have labels.
 fn framed(
-    title: &str,
+    (title, description): (&str, &str),
     (x_label, y_label): (&str, &str),
     (x, y): (std::ops::Range<f64>, std::ops::Range<f64>),
     categories: Option<CategoryTicks<'_>>,
@@ -91,7 +96,7 @@ fn framed(
         }
         let _ = root.present();
     }
-    Html(titled_svg(&svg, title))
+    Html(titled_svg(&svg, title, description))
 }
 
 /// Curves on shared axes: a title, axis labels, ticks and a legend.
@@ -106,7 +111,8 @@ fn framed(
 pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Html {
     let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
-    framed(title, (x_label, y_label), (range(xs), range(ys)), None, |chart| {
+    let description = format!("A line chart of {y_label} against {x_label}, one line each: {}.", names(series));
+    framed((title, &description), (x_label, y_label), (range(xs), range(ys)), None, |chart| {
         for (i, s) in series.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
             if let Ok(drawn) = chart.draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2))) {
@@ -132,7 +138,8 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
 pub fn scatter_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Html {
     let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
-    framed(title, (x_label, y_label), (range(xs), range(ys)), None, |chart| {
+    let description = format!("A scatter plot of {y_label} against {x_label}, one colour each: {}.", names(series));
+    framed((title, &description), (x_label, y_label), (range(xs), range(ys)), None, |chart| {
         for (i, s) in series.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
             let dots = s.points.iter().map(move |&p| Circle::new(p, 2, colour.mix(0.5).filled()));
@@ -157,7 +164,12 @@ pub fn bar_chart(title: &str, x_label: &str, y_label: &str, labels: &[&str], ser
             String::new()
         }
     };
-    framed(title, (x_label, y_label), (0f64..n as f64, 0f64..top), Some((n * 2 + 1, &tick)), |chart| {
+    let description = format!(
+        "A bar chart of {y_label} for each {x_label} ({}), one bar each: {}.",
+        labels.join(", "),
+        series.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
+    );
+    framed((title, &description), (x_label, y_label), (0f64..n as f64, 0f64..top), Some((n * 2 + 1, &tick)), |chart| {
         let width = 0.8 / series.len().max(1) as f64;
         for (k, (name, values)) in series.iter().enumerate() {
             let colour = COLOURS[k % COLOURS.len()];
@@ -303,7 +315,13 @@ pub fn heatmap(
         }
         let _ = root.present();
     }
-    Ok(Html(titled_svg(&svg, title)))
+    let description = format!(
+        "A heatmap of {rows} by {cols} values, {y_label} down and {x_label} across; the scale beside it gives each \
+         colour's value, from {} to {}.",
+        tick_text(&lo),
+        tick_text(&hi)
+    );
+    Ok(Html(titled_svg(&svg, title, &description)))
 }
 
 const BEAM_TREE_TITLE: &str = "Beam search: the beams kept after each step, and where outputs end";
@@ -398,7 +416,12 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
         }
     }
     svg.push_str("</svg>");
-    Html(titled_svg(&svg, BEAM_TREE_TITLE))
+    Html(titled_svg(
+        &svg,
+        BEAM_TREE_TITLE,
+        "Each column is a step of the beam search and each node a hypothesis, its token and log-probability, \
+         joined to the hypothesis it extends; the best output's path is drawn in blue and bold.",
+    ))
 }
 
 /// The rows the best hypothesis passes through, one per step (an `</s>` row counts the alive beams

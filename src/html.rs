@@ -35,14 +35,22 @@ pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 
-/// An SVG picture with `title` as its `<title>`, the first thing inside `<svg …>`: what a screen reader
-/// reads and a browser shows on hover, and how a check finds a picture's title without reading pixels.
-/// Text without an `<svg` tag comes back unchanged.
-pub fn titled_svg(svg: &str, title: &str) -> String {
-    match svg.find("<svg").and_then(|start| svg[start..].find('>').map(|end| start + end + 1)) {
-        Some(at) => format!("{}<title>{}</title>{}", &svg[..at], escape(title), &svg[at..]),
-        None => svg.to_string(),
-    }
+/// An SVG picture that says what it shows: `role="img"` on the `<svg>` tag, `title` as its `<title>` and
+/// `description` (a sentence: what is plotted against what) as its `<desc>`, the first things inside it.
+/// A screen reader reads both, a browser shows the title on hover, and a check finds a picture's title
+/// without reading pixels. Text without an `<svg` tag comes back unchanged.
+pub fn titled_svg(svg: &str, title: &str, description: &str) -> String {
+    let Some(start) = svg.find("<svg") else { return svg.to_string() };
+    let Some(end) = svg[start..].find('>').map(|end| start + end) else { return svg.to_string() };
+    let tag = &svg[start..end];
+    let role = if tag.contains(" role=") { "" } else { r#" role="img""# };
+    format!(
+        "{tag_and_before}{role}><title>{}</title><desc>{}</desc>{}",
+        escape(title),
+        escape(description),
+        &svg[end + 1..],
+        tag_and_before = &svg[..end]
+    )
 }
 
 #[cfg(test)]
@@ -50,12 +58,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_title_goes_first_inside_the_svg_and_is_escaped() {
+    fn a_title_and_a_description_go_first_inside_the_svg_and_are_escaped() {
         let svg = r#"<?xml version="1.0"?><svg width="2" height="2"><rect/></svg>"#;
         assert_eq!(
-            titled_svg(svg, "loss < 1 & falling"),
-            r#"<?xml version="1.0"?><svg width="2" height="2"><title>loss &lt; 1 &amp; falling</title><rect/></svg>"#
+            titled_svg(svg, "loss < 1 & falling", "The loss against the step."),
+            r#"<?xml version="1.0"?><svg width="2" height="2" role="img"><title>loss &lt; 1 &amp; falling</title><desc>The loss against the step.</desc><rect/></svg>"#
         );
-        assert_eq!(titled_svg("<p>no picture</p>", "t"), "<p>no picture</p>");
+        assert_eq!(titled_svg("<p>no picture</p>", "t", "d"), "<p>no picture</p>");
     }
 }

@@ -224,7 +224,13 @@ pub fn figure() -> Html {
         height - 18.0
     );
     svg.push_str("</svg>");
-    Html(titled_svg(&svg, TITLE))
+    Html(titled_svg(
+        &svg,
+        TITLE,
+        "The encoder's blocks on the left and the decoder's on the right, from the tokens at the bottom to the \
+         output at the top, each block labelled with the chapter that builds it; the decoder's encoder-decoder \
+         attention takes the encoder's output.",
+    ))
 }
 
 /// The contrast ratio of two colours as WCAG 2.1 defines it, from 1 (the same) to 21 (black on white).

@@ -345,7 +345,7 @@ fn href(path: &str) -> String {
 /// An SVG drawn by `draw` on a `width` × `height` canvas, with its title as the picture's `<title>` (what
 /// a screen reader says, and a browser shows on hover).
 fn svg(
-    title: &str,
+    (title, description): (&str, &str),
     (width, height): (u32, u32),
     draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>),
 ) -> String {
@@ -356,7 +356,7 @@ fn svg(
         draw(root.clone());
         let _ = root.present();
     }
-    transformer_anatomy::html::titled_svg(&text, title)
+    transformer_anatomy::html::titled_svg(&text, title, description)
 }
 
 type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
@@ -376,7 +376,9 @@ fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) 
 fn points_chart(s: &Summary) -> String {
     let title = format!("Points per student (of {})", crate::gradebook::points(s.max_points));
     let top = s.points.histogram.iter().map(|b| b.2).max().unwrap_or(0).max(1) as f64 * 1.15;
-    svg(&title, (620, 340), |root| {
+    let description = "A histogram of the students' total points in ten equal bins, with the mean and the median \
+                       marked as dashed lines.";
+    svg((&title, description), (620, 340), |root| {
         let Ok(mut chart) = ChartBuilder::on(&root)
             .caption(&title, ("sans-serif", 20))
             .margin(12)
@@ -428,7 +430,11 @@ fn stacked_bars(
 ) -> String {
     let height = 100 + 28 * rows.len().max(1) as u32;
     let n = rows.len().max(1) as f64;
-    svg(title, (720, height), |root| {
+    let description = format!(
+        "Horizontal bars, one row per {y_desc}, their length {x_desc}, in segments: {}.",
+        legend.iter().map(|l| l.0).collect::<Vec<_>>().join(", ")
+    );
+    svg((title, &description), (720, height), |root| {
         let Ok(mut chart) = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 20))
             .margin(12)

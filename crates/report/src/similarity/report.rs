@@ -156,7 +156,8 @@ impl Report {
             table.files { tr {
                 @for (side, who) in p.students.iter().enumerate() {
                     @let marked: Vec<[usize; 2]> = p.regions.iter().map(|r| r[side]).collect();
-                    td { pre {
+                    // A pane that scrolls sideways is reached with Tab, so the keyboard can scroll it too.
+                    td { pre tabindex="0" {
                         b { (who) } "\n"
                         @for (n, line) in text_of(who).lines().enumerate() {
                             @let number = n + 1;
@@ -178,7 +179,7 @@ const STYLE: &str =
     "body{font-family:sans-serif;margin:2em} table.files{width:100%;border-collapse:collapse;table-layout:fixed} \
 table.files td{vertical-align:top;width:50%;border:1px solid #ccc;padding:0;overflow:hidden} \
 pre{margin:0;padding:.5em;font-size:13px;overflow-x:auto} mark{background:#ffe08a;display:inline-block;width:100%} \
-.n{color:#888;user-select:none}";
+.n{color:#595959;user-select:none} pre:focus{outline:2px solid #1e40af}";
 
 /// What a pair's score can say, in words for the table and the page.
 fn evidence_words(p: &Pair) -> String {
