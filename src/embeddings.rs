@@ -15,9 +15,8 @@ use anyhow::{bail, ensure, Context, Result};
 use tch::nn::{self, Module};
 use tch::{Kind, Tensor};
 
-use crate::config::{BertConfig, Seq2SeqConfig};
+use crate::config::BertConfig;
 use crate::init;
-use crate::positional_encoding::sinusoidal_positions;
 
 /// `chapters/01-tokenize.md`, *Token embeddings*: the token embedding table alone, at `word_embeddings` under the given path.
 /// `[batch, seq]` ids become `[batch, seq, hidden_size]` vectors.
@@ -121,45 +120,5 @@ impl nn::ModuleT for Embeddings {
     /// `[batch, seq]` ids → `[batch, seq, hidden]`. Check untrusted ids with [`check_input_ids`] first.
     fn forward_t(&self, input_ids: &Tensor, train: bool) -> Tensor {
         self.forward_with_types(input_ids, None, train)
-    }
-}
-
-/// The encoder-decoder's embedding (chapter 8): token embedding × √d_model, plus the fixed sinusoidal
-/// positions, then dropout. Unlike BERT's [`Embeddings`], the positions are not learned, and the scale
-/// keeps the token vectors as large as the positional ones.
-#[derive(Debug)]
-pub struct ScaledEmbedding {
-    pub tokens: nn::Embedding,
-    pub positions: Tensor,
-    scale: f64,
-    dropout: f64,
-}
-
-impl ScaledEmbedding {
-    /// The table at `embed_tokens` under `p`, for `vocab_size` tokens of `config.d_model` numbers.
-    pub fn new(p: nn::Path, vocab_size: i64, config: &Seq2SeqConfig) -> Self {
-        ScaledEmbedding {
-            tokens: init::embedding(&p / "embed_tokens", vocab_size, config.d_model),
-            positions: sinusoidal_positions(config.max_len, config.d_model, p.device()), // a constant, not a parameter
-            scale: (config.d_model as f64).sqrt(),
-            dropout: config.dropout,
-        }
-    }
-
-    /// `[batch, seq]` ids standing at positions `first_position..first_position + seq` →
-    /// `[batch, seq, d_model]`. A decoder that writes one token at a time embeds only the newest one, at
-    /// its own position.
-    pub fn embed(&self, ids: &Tensor, first_position: i64, train: bool) -> Tensor {
-        let seq = ids.size()[1];
-        let positions = self.positions.narrow(0, first_position, seq); // [seq, d_model]
-        let x = self.tokens.forward(ids) * self.scale + positions; // [batch, seq, d_model]
-        x.dropout(self.dropout, train)
-    }
-}
-
-impl nn::ModuleT for ScaledEmbedding {
-    /// `[batch, seq]` ids from position 0 → `[batch, seq, d_model]`.
-    fn forward_t(&self, ids: &Tensor, train: bool) -> Tensor {
-        self.embed(ids, 0, train)
     }
 }

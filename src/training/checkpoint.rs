@@ -16,8 +16,8 @@ use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use tch::{nn, Device, Kind, Tensor};
 
 use super::data::Task;
-use crate::config::Seq2SeqConfig;
 use crate::encoder_decoder::EncoderDecoder;
+use crate::encoder_decoder::Seq2SeqConfig;
 
 /// What the file's metadata says it is.
 const FORMAT: &str = "transformer-anatomy/seq2seq-v1";

@@ -2,8 +2,8 @@
 //!
 //! The second half of the lecture material: where the pairs come from ([`data`]), what is minimized
 //! ([`loss`]), how fast the parameters move ([`schedule`]), the loop that puts them together
-//! ([`trainer`]), how a trained model is kept ([`checkpoint`]) and run on a text ([`translate`]). Decoding with the trained model is in
-//! [`crate::decoding`].
+//! ([`trainer`]) and how a trained model is kept ([`checkpoint`]). Decoding with the trained model is in
+//! [`crate::decoding`]; `anatomy translate` runs a checkpoint on a text with the tools' crate.
 //!
 //! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
 pub mod checkpoint;
@@ -13,7 +13,6 @@ pub mod loss;
 pub mod schedule;
 pub mod sweep;
 pub mod trainer;
-pub mod translate;
 
 pub use checkpoint::{average, load, save, TrainedModel};
 pub use data::{Batch, Example, Task, Vocab};

@@ -21,8 +21,8 @@ use super::data::{padded, Batch, Example, Task, TrainStream, BOS, EOS, PAD};
 use super::loss::label_smoothed_loss;
 use super::schedule::learning_rate;
 use crate::config::LayerNormPlacement;
-use crate::config::Seq2SeqConfig;
 use crate::decoding::greedy;
+use crate::encoder_decoder::Seq2SeqConfig;
 
 /// Everything a training run depends on. [`TrainOptions::for_task`] gives defaults that reach the
 /// targets on a 2-core CPU.

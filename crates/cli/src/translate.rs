@@ -1,13 +1,13 @@
-//! `anatomy translate`: run a trained checkpoint on a text (`transformer_anatomy::training::translate`
+//! `anatomy translate`: run a trained checkpoint on a text (`anatomy_tools::translate`
 //! decodes; this file reads the arguments and prints).
 use std::path::PathBuf;
 
+use anatomy_tools::translate::{cross_attention_page, translate};
 use anyhow::{Context, Result};
 use tch::Device;
 use transformer_anatomy::decoding::BeamOptions;
 use transformer_anatomy::training::checkpoint::check_output_path;
 use transformer_anatomy::training::load;
-use transformer_anatomy::training::translate::{cross_attention_page, translate};
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -3,16 +3,13 @@
 //! text; and, as a picture, where the last decoder layer looked in the source while it wrote.
 use anyhow::{Context, Result};
 use serde::Serialize;
-#[cfg(feature = "pictures")]
 use tch::{Kind, Tensor};
 
-use super::data::{BOS, EOS};
-use super::{encode_source, TrainedModel};
-use crate::decoding::{beam_search, greedy, BeamOptions, Hypothesis};
-#[cfg(feature = "pictures")]
-use crate::masks::{decoder_mask, padding_mask};
-#[cfg(feature = "pictures")]
-use crate::{attention_view::html_page, display, Pass};
+use transformer_anatomy::decoding::{beam_search, greedy, BeamOptions, Hypothesis};
+use transformer_anatomy::masks::{decoder_mask, padding_mask};
+use transformer_anatomy::training::data::{BOS, EOS};
+use transformer_anatomy::training::{encode_source, TrainedModel};
+use transformer_anatomy::{attention_view::html_page, display, Pass};
 
 #[derive(Serialize)]
 /// One hypothesis, as text.
@@ -73,7 +70,6 @@ pub fn translate(trained: &TrainedModel, text: &str, options: BeamOptions) -> Re
 
 /// The last decoder layer's encoder-decoder attention, averaged over its heads, as a heatmap page: one
 /// row per written token (and `</s>`), one column per source token.
-#[cfg(feature = "pictures")]
 pub fn cross_attention_page(trained: &TrainedModel, text: &str, written: &[i64]) -> Result<String> {
     let source = &encode_source(trained, text)?;
     let _no_grad = tch::no_grad_guard();
