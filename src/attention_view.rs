@@ -264,7 +264,7 @@ impl AttentionPicture {
 <style>.anatomy-view .anatomy-from:focus {{ outline: 2px solid currentColor; outline-offset: 2px; font-weight: bold; }}</style>
 <div><label>layer <select class="anatomy-layer">{}</select></label> <label>head <select class="anatomy-head-select">{}</select></label>
 <span style="color:{BLUE}">■ sentence A</span>{}
-<span style="margin-left:1em">weight <svg width="120" height="12" style="vertical-align:middle"><defs><linearGradient id="anatomy-weight"><stop offset="0" stop-color="{BLUE}" stop-opacity="0"/><stop offset="1" stop-color="{BLUE}" stop-opacity="1"/></linearGradient></defs><rect width="120" height="12" fill="url(#anatomy-weight)" stroke="gray"/></svg> 0 → 1</span>
+<span style="margin-left:1em">weight <svg width="120" height="12" style="vertical-align:middle" aria-hidden="true"><defs><linearGradient id="anatomy-weight"><stop offset="0" stop-color="{BLUE}" stop-opacity="0"/><stop offset="1" stop-color="{BLUE}" stop-opacity="1"/></linearGradient></defs><rect width="120" height="12" fill="url(#anatomy-weight)" stroke="gray"/></svg> 0 → 1</span>
 <span style="margin-left:1em;color:{MUTED}">hover over a token on the left, or reach it with Tab, to see only its lines; click it, or press Enter or Space, to keep them</span></div>
 <div class="anatomy-canvas">{}</div>
 <script type="application/json" class="anatomy-data">{data}</script>
@@ -362,8 +362,9 @@ impl AttentionPicture {
         html.push_str("</tr>");
         for (l, heads) in self.attentions.iter().enumerate() {
             let _ = write!(html, r#"<tr><td>layer {l}</td>"#);
-            for weights in heads {
-                let _ = write!(html, "<td>{}</td>", matrix_svg(weights, 4.0, BLUE));
+            for (h, weights) in heads.iter().enumerate() {
+                let label = format!("layer {l}, head {h}: attention weights, darker = more");
+                let _ = write!(html, "<td>{}</td>", matrix_svg(weights, 4.0, BLUE, &label));
             }
             html.push_str("</tr>");
         }
@@ -384,8 +385,14 @@ impl AttentionPicture {
         let scale = qk.keys.iter().flatten().chain(q).fold(0f32, |m, v| m.max(v.abs())).max(1e-6);
         let product_scale =
             qk.keys.iter().flat_map(|k| k.iter().zip(q).map(|(a, b)| (a * b).abs())).fold(0f32, f32::max).max(1e-6);
-        let band = |values: &[f32], scale: f32| -> String {
-            let mut s = format!(r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="14">"#, 3 * values.len());
+        // Each band is an image of a vector's numbers: blue positive, red negative, opacity the size.
+        let band = |values: &[f32], scale: f32, what: &str| -> String {
+            let mut s = format!(
+                r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="14" role="img"><title>{}: {} numbers, blue positive, red negative, stronger = larger</title>"#,
+                3 * values.len(),
+                escape(what),
+                values.len()
+            );
             for (i, v) in values.iter().enumerate() {
                 let color = if *v >= 0.0 { BLUE } else { RED };
                 let _ = write!(
@@ -402,18 +409,18 @@ impl AttentionPicture {
         let mut html = format!(
             r#"<div class="anatomy-view" style="{STYLE}"><div>layer {layer} · head {head} · query token <b>{}</b> ({d} dimensions) <span style="margin-left:1em;color:{MUTED}">a static view of one query token: choose another with neuron_view's token (--token N)</span></div><table style="border-collapse: collapse"><tr><td>query q</td><td>{}</td><td></td><td></td><td></td></tr><tr><th>key token</th><th>key k</th><th>q × k</th><th>q·k/√d</th><th>weight</th></tr>"#,
             escape(&self.tokens[token]),
-            band(q, scale)
+            band(q, scale, "query q")
         );
         for (j, (k, weight)) in qk.keys.iter().zip(weights).enumerate() {
             let product: Vec<f32> = k.iter().zip(q).map(|(a, b)| a * b).collect();
             let score = product.iter().sum::<f32>() / (d as f32).sqrt();
             let _ = write!(
                 html,
-                r#"<tr><td style="color:{}">{}</td><td>{}</td><td>{}</td><td style="text-align:right">{score:.2}</td><td><svg xmlns="http://www.w3.org/2000/svg" width="60" height="12"><rect x="0" y="1" width="{:.1}" height="10" fill="{BLUE}"/></svg> {:.3}</td></tr>"#,
+                r#"<tr><td style="color:{}">{}</td><td>{}</td><td>{}</td><td style="text-align:right">{score:.2}</td><td><svg xmlns="http://www.w3.org/2000/svg" width="60" height="12" aria-hidden="true"><rect x="0" y="1" width="{:.1}" height="10" fill="{BLUE}"/></svg> {:.3}</td></tr>"#,
                 self.token_color(j),
                 escape(&self.tokens[j]),
-                band(k, scale),
-                band(&product, product_scale),
+                band(k, scale, &format!("key of {}", self.tokens[j])),
+                band(&product, product_scale, "q × k, element by element"),
                 60.0 * weight,
                 weight
             );
@@ -432,16 +439,18 @@ impl AttentionPicture {
 }
 
 /// A matrix as an SVG heatmap with `cell` pixels per entry; opacity follows the value (scaled to the
-/// largest magnitude), blue for positive and red for negative values.
-fn matrix_svg(rows: &[Vec<f32>], cell: f64, positive: &str) -> String {
+/// largest magnitude), blue for positive and red for negative values. `label` is what a screen reader
+/// says of it (the picture is an image with that title).
+fn matrix_svg(rows: &[Vec<f32>], cell: f64, positive: &str, label: &str) -> String {
     let (h, w) = (rows.len(), rows.first().map_or(0, Vec::len));
     let scale = rows.iter().flatten().fold(0f32, |m, v| m.max(v.abs())).max(1e-6);
     let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img"><title>{}</title>"#,
         cell * w as f64,
         cell * h as f64,
         cell * w as f64,
-        cell * h as f64
+        cell * h as f64,
+        escape(label)
     );
     for (i, row) in rows.iter().enumerate() {
         for (j, v) in row.iter().enumerate() {

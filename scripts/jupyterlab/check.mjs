@@ -7,7 +7,9 @@
 // opened, and Run > Run All Cells is clicked in one and then the other, so their kernels run together.
 // Then each is saved with Ctrl+S and the saved file is read back: every code cell has run (an execution
 // count) and none holds an error. Every picture in the outputs must carry a <title> and its text must
-// appear in the picture (plotters draws it as the caption). A screenshot of each notebook's first
+// appear in the picture (plotters draws it as the caption), and the outputs (the project's HTML as
+// JupyterLab shows it) must pass axe-core's WCAG 2.0/2.1 A and AA rules, as the pages outside it do
+// (scripts/a11y-check.sh); JupyterLab's own interface is not ours and is left out. A screenshot of each notebook's first
 // picture goes to SHOTS/NAME.png. Last, Stop (the toolbar's square) is pressed while Run All Above
 // Selected Cell re-runs FIRST: the kernel must be idle again, and after Run All Above Selected Cell the
 // last cell must run without an error, as the README tells a learner. Stop pressed once more with no cell
@@ -16,7 +18,10 @@
 // Prints one line per step; exits 1 with the reason on the first thing that is wrong.
 import fs from "node:fs";
 import path from "node:path";
+import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
+
+const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 const [url, token, folder, shots, ...names] = process.argv.slice(2);
 const RUN_ALL_SECONDS = 900; // both notebooks together, on 2 cores; each alone takes under a minute
@@ -196,6 +201,19 @@ async function checkPictures({ page, name }) {
   return pictures.length;
 }
 
+// axe-core over the notebook's outputs only: every violation of a WCAG 2.0/2.1 A or AA rule fails.
+async function checkOutputsAccessible({ page, name }) {
+  await page.addScriptTag({ path: axeSource });
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(
+      { include: [[".jp-OutputArea-output"]] },
+      { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] },
+    );
+    return result.violations.map((v) => `${v.id} (${v.impact}) on ${v.nodes.length}: ${v.nodes[0].target.join(" ")}`);
+  });
+  if (violations.length) fail(`${name}: its outputs fail WCAG 2.1 AA (axe-core): ${violations.join("; ")}`);
+}
+
 async function screenshot({ page, name }) {
   const first = page.locator(".jp-OutputArea-output svg:not(svg svg)").first();
   if ((await first.count()) > 0) {
@@ -229,7 +247,8 @@ try {
     const shown = await checkPictures(tab);
     if (shown < file.pictures) fail(`${tab.name}: ${file.pictures} pictures saved, ${shown} shown with their title`);
     if (tab.errors.length) fail(`${tab.name}: the page's script failed: ${tab.errors[0]}`);
-    say(`${tab.name}: saved, ${file.code} code cells run, no error, ${shown} pictures each with its title; ${await screenshot(tab)}`);
+    await checkOutputsAccessible(tab);
+    say(`${tab.name}: saved, ${file.code} code cells run, no error, ${shown} pictures each with its title, outputs pass axe-core; ${await screenshot(tab)}`);
   }
   // Stop while the first notebook's cells run again (Run All Above Selected Cell, from its last cell).
   const { page, name } = tabs[0];
