@@ -18,9 +18,9 @@
 //!   `extern` (crates and foreign functions), `include!`/`include_str!`/`include_bytes!` (by name, renamed
 //!   or handed to a macro too), `#[path]` and any module but `mod name { … }`, `crate::` and `super::` above
 //!   the file (a macro's `super` counted from the top of the file, where it expands), an attribute a
-//!   macro's input names (`#[$x]`), linker attributes (`#[no_mangle]`, …, named
-//!   anywhere in an attribute's brackets, as `cfg_attr` does), inline
-//!   assembly, and TorchScript (`CModule`), which runs code no parser here reads.
+//!   macro's input names (`#[$x]`) or a `#` without its brackets, linker attributes (`#[no_mangle]`, …: the
+//!   names anywhere in the file, and any name in an attribute's brackets, as `cfg_attr` writes them),
+//!   inline assembly, and TorchScript (`CModule`), which runs code no parser here reads.
 //!
 //! The rules look at identifiers, which stable Rust has no way to assemble from pieces (a macro can paste
 //! tokens it was given, never make a new name out of strings), so a name the rules forbid cannot appear
@@ -35,6 +35,10 @@ use syn::visit::Visit;
 use crate::bounds;
 
 pub use anatomy_course::forbidden::{Forbidden, ATTENTION, CROSS_ENTROPY, NORMS};
+
+/// Attributes that change what the linker sees, refused by name anywhere in a file (`link` and `used`, words
+/// a student may well use, only inside an attribute's brackets).
+const LINKER: [&str; 6] = ["no_mangle", "export_name", "link_section", "link_name", "link_ordinal", "naked"];
 
 /// Why a file was refused, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,6 +290,9 @@ impl Scan<'_> {
                     let line = id.span().start().line;
                     if attribute {
                         self.attribute(id);
+                    } else if LINKER.contains(&name.trim_start_matches("r#")) {
+                        // Outside brackets too: a macro's input (`a!(no_mangle)`) can be made an attribute.
+                        self.attribute(id);
                     }
                     let defined = self.defined.contains(&place(id));
                     let macro_call = punct_at(i + 1, '!');
@@ -396,6 +403,21 @@ impl Scan<'_> {
                      attribute out, or leave it"
                         .into(),
                 ),
+                // `#` starts an attribute only before `[…]` or `![…]`; anywhere else (`# $t` in a macro's body,
+                // handed `[no_mangle]`) a macro completes it out of tokens the rules never read as one.
+                TokenTree::Punct(p)
+                    if p.as_char() == '#'
+                        && !matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket)
+                        && !(punct_at(i + 1, '!')
+                            && matches!(tokens.get(i + 2), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket)) =>
+                {
+                    self.refuse(
+                        p.span().start().line,
+                        "writes `#` without its attribute's brackets (a macro would complete it), which the grader \
+                         cannot read: write the attribute out, or leave it"
+                            .into(),
+                    )
+                }
                 TokenTree::Punct(_) | TokenTree::Literal(_) => {}
             }
         }
@@ -410,7 +432,10 @@ impl Scan<'_> {
                 line,
                 "uses `#[path]`, which makes another file part of this one: an exercise file is read alone".into(),
             ),
-            "no_mangle" | "export_name" | "link_section" | "link_name" | "link" | "link_ordinal" | "used" | "naked" => {
+            "link" | "used" => {
+                self.refuse(line, format!("uses `#[{name}]`, which changes what the linker sees: no exercise needs it"))
+            }
+            name if LINKER.contains(&name) => {
                 self.refuse(line, format!("uses `#[{name}]`, which changes what the linker sees: no exercise needs it"))
             }
             _ => {}
@@ -536,6 +561,15 @@ mod tests {
             ("macro_rules! l { ($n:ident) => { mod $n; } }\nl!(f001);", "`mod … ;`"),
             ("macro_rules! l { ($a:tt $b:tt) => { $a $b; } }\nl!(mod f001);", "`mod … ;`"),
             ("macro_rules! a { ($x:ident) => { #[$x] pub fn free() {} } }\na!(no_mangle);", "`#[$…]`"),
+            ("m!(no_mangle);", "`#[no_mangle]`"),
+            (
+                "macro_rules! a { ($t:tt) => { # $t pub fn free() {} } }\na!([inline]);",
+                "without its attribute's brackets",
+            ),
+            (
+                "macro_rules! a { ($t:tt $h:tt) => { $h $t pub fn free() {} } }\na!([inline] #);",
+                "without its attribute's brackets",
+            ),
             (
                 "#[macro_use]\nmod a { macro_rules! up { () => { super::f001::ln } } }\nfn f() { up!()(); }",
                 "with `super`",
