@@ -45,6 +45,7 @@ test: setup
 	scripts/browser-check.sh
 	scripts/notebooks.sh run
 	scripts/notebooks.sh lab-check
+	scripts/notebooks.sh lab-check 02-self-attention.ipynb 09-meet-the-transformers.ipynb
 	scripts/notebooks.sh book
 	scripts/book-check.sh
 	scripts/a11y-check.sh

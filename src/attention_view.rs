@@ -280,6 +280,8 @@ impl AttentionPicture {
     svg.setAttribute("data-drawn-by", "script");
     while (lines.firstChild) lines.removeChild(lines.firstChild);
     svg.querySelector("text").textContent = "layer " + layer.value + " · head " + head.value;
+    svg.setAttribute("aria-label", svg.getAttribute("aria-label").replace(/^attention of layer \d+, head \d+/,
+      "attention of layer " + layer.value + ", head " + head.value));
     weights.forEach(function (row, i) {{
       var color = (data.sentence_b_start !== null && i >= data.sentence_b_start) ? "{ORANGE}" : "{BLUE}";
       row.forEach(function (w, j) {{
@@ -308,16 +310,17 @@ impl AttentionPicture {
   root.addEventListener("mouseout", function (e) {{
     if (e.target.getAttribute && e.target.getAttribute("data-i") !== null && pinned === null) only(null);
   }});
-  function pin(i) {{
+  function pin(i, byKeyboard) {{
     pinned = (pinned === i) ? null : i;
     root.querySelectorAll(".anatomy-from").forEach(function (t) {{
       t.setAttribute("aria-pressed", t.getAttribute("data-i") === pinned ? "true" : "false");
     }});
-    only(pinned);
+    // Unpinned from the keyboard, the token keeps the focus and shows its lines, as one under the mouse.
+    only(pinned !== null ? pinned : (byKeyboard ? i : null));
   }}
   root.addEventListener("click", function (e) {{
     var i = e.target.getAttribute && e.target.getAttribute("data-i");
-    if (i !== null && i !== undefined) pin(i);
+    if (i !== null && i !== undefined) pin(i, false);
   }});
   // The keyboard does what the mouse does: focus shows a token's lines as hovering does, Enter or Space
   // keeps them as a click does.
@@ -325,7 +328,7 @@ impl AttentionPicture {
     var i = e.target.getAttribute && e.target.getAttribute("data-i");
     if (i === null || i === undefined || (e.key !== "Enter" && e.key !== " ")) return;
     e.preventDefault();
-    pin(i);
+    if (!e.repeat) pin(i, true);
   }});
   root.addEventListener("focusin", function (e) {{
     var i = e.target.getAttribute && e.target.getAttribute("data-i");

@@ -61,39 +61,50 @@ try {
 console.log(`[a11y] ${pages.length + keyboard.length - failures} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);
 
-// The head view from the keyboard alone: Tab reaches a token, Enter pins it (only its lines stay drawn),
-// Enter again unpins it (all lines back); Space does what Enter does; the focused token shows a ring.
+// The head view from the keyboard alone: Tab reaches a token (the view's own 2 px ring shows it) and
+// shows only its lines; Enter pins it (aria-pressed) so that its lines stay while the focus moves on;
+// Enter again unpins it; Space does what Enter does; with the focus gone every line is back.
 async function headViewByKeyboard(context, name, url) {
   const page = await context.newPage();
   await page.goto(url, { waitUntil: "load" });
   const drawn = () =>
     page.evaluate(() => [...document.querySelectorAll("g.lines line")].filter((l) => l.style.display !== "none").length);
+  const focused = () =>
+    page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || !el.matches(".anatomy-from")) return null;
+      const style = getComputedStyle(el);
+      return { text: el.textContent, pressed: el.getAttribute("aria-pressed"), ring: `${style.outlineStyle} ${style.outlineWidth}` };
+    });
   const problems = [];
   const all = await drawn();
-  let reached = null;
-  for (let i = 0; i < 20 && !reached; i++) {
+  let first = null;
+  for (let i = 0; i < 20 && !first; i++) {
     await page.keyboard.press("Tab");
-    reached = await page.evaluate(() => {
-      const el = document.activeElement;
-      return el && el.matches(".anatomy-from") ? { text: el.textContent, ring: getComputedStyle(el).outlineStyle } : null;
-    });
+    first = await focused();
   }
-  if (!reached) {
+  if (!first) {
     problems.push("no token reached with Tab");
   } else {
-    if (reached.ring === "none") problems.push(`token "${reached.text}" has no visible focus ring`);
+    if (first.ring !== "solid 2px") problems.push(`token "${first.text}" shows no 2 px focus ring (outline: ${first.ring})`);
+    const own = await drawn();
+    if (!(own > 0 && own < all)) problems.push(`focus on "${first.text}" left ${own} of ${all} lines`);
     await page.keyboard.press("Enter");
-    const pinned = await drawn();
-    if (!(pinned > 0 && pinned < all)) problems.push(`Enter on "${reached.text}" left ${pinned} of ${all} lines`);
+    if ((await focused())?.pressed !== "true") problems.push("Enter did not pin the token (aria-pressed)");
+    await page.keyboard.press("Tab");
+    if ((await drawn()) !== own) problems.push("the pinned token's lines did not stay when the focus moved on");
+    await page.keyboard.press("Shift+Tab");
     await page.keyboard.press("Enter");
-    if ((await drawn()) !== all) problems.push("a second Enter did not bring every line back");
+    if ((await focused())?.pressed !== "false") problems.push("a second Enter did not unpin the token");
     await page.keyboard.press(" ");
-    if ((await drawn()) !== pinned) problems.push("Space did not pin the token as Enter does");
+    if ((await focused())?.pressed !== "true") problems.push("Space did not pin the token as Enter does");
     await page.keyboard.press(" ");
+    await page.evaluate(() => document.activeElement.blur());
+    if ((await drawn()) !== all) problems.push(`with the token unpinned and the focus gone, ${await drawn()} of ${all} lines`);
   }
   await page.close();
   if (problems.length === 0) {
-    console.log(`[a11y] ${name}: Tab reaches a token, Enter and Space pin and unpin it (${all} lines, pinned: fewer)`);
+    console.log(`[a11y] ${name}: Tab, Enter and Space pin and unpin a token, its lines stay while pinned (${all} lines)`);
     return 0;
   }
   for (const p of problems) console.log(`[a11y] ${name}: keyboard: ${p}`);

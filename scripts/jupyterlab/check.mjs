@@ -6,11 +6,11 @@
 // URL and TOKEN reach a JupyterLab serving FOLDER, a scratch copy of notebooks/. Both notebooks are
 // opened, and Run > Run All Cells is clicked in one and then the other, so their kernels run together.
 // Then each is saved with Ctrl+S and the saved file is read back: every code cell has run (an execution
-// count) and none holds an error. Every picture in the outputs must carry a <title> and its text must
-// appear in the picture (plotters draws it as the caption), and the outputs (the project's HTML as
-// JupyterLab shows it) must pass axe-core's WCAG 2.0/2.1 A and AA rules, as the pages outside it do
-// (scripts/a11y-check.sh); JupyterLab's own interface is not ours and is left out. A screenshot of each notebook's first
-// picture goes to SHOTS/NAME.png. Last, Stop (the toolbar's square) is pressed while Run All Above
+// count) and none holds an error. Every picture in the outputs (every SVG but a group of controls or one
+// hidden from screen readers) must be an image (role="img") with a <title>, which a chart also draws as
+// its caption; and the outputs (the project's HTML as JupyterLab shows it) must pass axe-core's WCAG
+// 2.0/2.1 A and AA rules, as the pages outside it do (scripts/a11y-check.sh); JupyterLab's own interface
+// is not ours and is left out. A screenshot of each notebook's first picture goes to SHOTS/NAME.png. Last, Stop (the toolbar's square) is pressed while Run All Above
 // Selected Cell re-runs FIRST: the kernel must be idle again, and after Run All Above Selected Cell the
 // last cell must run without an error, as the README tells a learner. Stop pressed once more with no cell
 // running must still forget the variables (the last cell, run alone, fails), and Run All Above Selected
@@ -165,7 +165,11 @@ function saved(name) {
   const notRun = code.filter((c) => c.execution_count == null).length;
   const errors = code.flatMap((c) => c.outputs).filter((o) => o.output_type === "error");
   const html = code.flatMap((c) => c.outputs).map((o) => [].concat(o.data?.["text/html"] ?? []).join(""));
-  return { code: code.length, notRun, errors, pictures: html.join("").match(/<svg[\s>]/g)?.length ?? 0 };
+  // A picture is every SVG but one hidden from screen readers (a legend whose numbers are written beside it)
+  // or a group of controls (the head view, whose tokens are buttons).
+  const tags = html.join("").match(/<svg\b[^>]*>/g) ?? [];
+  const pictures = tags.filter((t) => !/aria-hidden="true"|role="group"/.test(t)).length;
+  return { code: code.length, notRun, errors, pictures };
 }
 
 // Ctrl+S, then the file as saved (once its modification time moves).
@@ -187,15 +191,19 @@ function lastCellErrors(nb) {
 async function checkPictures({ page, name }) {
   const pictures = await page.locator(".jp-OutputArea-output svg:not(svg svg)").evaluateAll((svgs) =>
     svgs
-      .filter((s) => s.getBoundingClientRect().width > 100) // pictures, not icons
+      .filter((s) => s.getAttribute("aria-hidden") !== "true" && s.getAttribute("role") !== "group")
       .map((s) => ({
-        title: s.querySelector(":scope > title")?.textContent.trim() ?? "",
-        text: [...s.querySelectorAll("text")].map((t) => t.textContent).join(" "),
-      })),
+      image: s.getAttribute("role") === "img",
+      title: s.querySelector(":scope > title")?.textContent.trim() ?? "",
+      text: [...s.querySelectorAll("text")].map((t) => t.textContent).join(" "),
+      chart: s.getBoundingClientRect().width > 100 && s.querySelector("text") !== null,
+    })),
   );
   for (const [i, p] of pictures.entries()) {
-    if (!p.title) fail(`${name}: picture ${i + 1} has no <title> (its text: ${p.text.slice(0, 80)})`);
-    if (!p.text.replace(/\s+/g, " ").includes(p.title.replace(/\s+/g, " ")))
+    if (!p.image || !p.title)
+      fail(`${name}: picture ${i + 1} is not an image with a <title> (role="img"; its text: ${p.text.slice(0, 80)})`);
+    // A chart draws its title as its caption; a small picture without text (a view's cell) only names it.
+    if (p.chart && !p.text.replace(/\s+/g, " ").includes(p.title.replace(/\s+/g, " ")))
       fail(`${name}: picture ${i + 1}'s title "${p.title}" is not drawn in it`);
   }
   return pictures.length;
@@ -203,6 +211,7 @@ async function checkPictures({ page, name }) {
 
 // axe-core over the notebook's outputs only: every violation of a WCAG 2.0/2.1 A or AA rule fails.
 async function checkOutputsAccessible({ page, name }) {
+  if ((await page.locator(".jp-OutputArea-output").count()) === 0) return;
   await page.addScriptTag({ path: axeSource });
   const violations = await page.evaluate(async () => {
     const result = await window.axe.run(
@@ -215,7 +224,7 @@ async function checkOutputsAccessible({ page, name }) {
 }
 
 async function screenshot({ page, name }) {
-  const first = page.locator(".jp-OutputArea-output svg:not(svg svg)").first();
+  const first = page.locator('.jp-OutputArea-output svg[role="img"]:not(svg svg)').first();
   if ((await first.count()) > 0) {
     await first.scrollIntoViewIfNeeded();
     await first.waitFor({ state: "visible" });
