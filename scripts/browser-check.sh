@@ -14,9 +14,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$root"
 cargo build --quiet --bin anatomy
 failures=0
+write_pages "$work"
 for view in head model neuron; do
-  target/debug/anatomy attention --view "$view" --layer 0 --head 8 --token 2 -o "$work/$view.html" \
-    "time flies like an arrow" "fruit flies like a banana" >/dev/null
   render "$work" "$view" "file://$work/$view.html"
   if grep -q "CONSOLE" "$work/$view.log"; then
     echo "[browser] $view view: console messages:"; grep "CONSOLE" "$work/$view.log"; failures=$((failures + 1))
@@ -26,20 +25,12 @@ for view in head model neuron; do
     echo "[browser] head view: the script did not redraw the picture"; failures=$((failures + 1))
   fi
 done
-# The alignment picture of `anatomy translate --attention`, from a small copy model trained here (seconds).
-target/debug/anatomy train --task copy --d-model 32 --layers 1 --steps 60 --warmup 30 -o "$work/copy.safetensors" >/dev/null
-target/debug/anatomy translate --checkpoint "$work/copy.safetensors" --attention "$work/alignment.html" \
-  "3 1 4 1 5 9 2 6 5 3" >/dev/null
 render "$work" alignment "file://$work/alignment.html"
 if grep -q "CONSOLE" "$work/alignment.log"; then
   echo "[browser] alignment picture: console messages:"; grep "CONSOLE" "$work/alignment.log"; failures=$((failures + 1))
 elif ! grep -q "<svg" "$work/alignment.dom" || ! grep -q "Encoder-decoder attention" "$work/alignment.dom"; then
   echo "[browser] alignment picture: the page did not render"; failures=$((failures + 1))
 fi
-# The class report (`anatomy exercises grade --report`) of the made-up class of 30.
-python3 scripts/demo-class.py "$work/class" >/dev/null
-target/debug/anatomy exercises grade "$work/class" --report "$work/report" >/dev/null 2>"$work/grade.log" \
-  || { cat "$work/grade.log"; exit 1; }
 render "$work" report "file://$work/report/index.html"
 if [[ ${1:-} == --picture ]]; then
   timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \

@@ -2,6 +2,9 @@
 # with nothing reaching out, and the npm packages the Node.js checks drive it with.
 #   ensure_chromium         installs Debian's chromium when it is missing (as root), or says what to do
 #   render WORK NAME URL    opens URL; the DOM goes to WORK/NAME.dom, the console to WORK/NAME.log
+#   write_pages WORK        writes the pages the project makes for a person, outside the book, into WORK:
+#                           the head, model and neuron views, the alignment picture, the class report of
+#                           the made-up class (WORK/report/) and the similarity page (run from the root)
 #   node_packages SRC DEST  installs the npm packages pinned in SRC/package-lock.json into DEST (again only
 #                           when the lock changes) and puts SRC's scripts (*.mjs) beside them
 ensure_chromium() {
@@ -32,4 +35,21 @@ node_packages() {
     (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error) || { rm -rf "$dest"; return 1; }
   fi
   cp "$src"/*.mjs "$dest/" # next to its node_modules, where `import` finds them
+}
+
+write_pages() {
+  local work=$1 view
+  for view in head model neuron; do
+    target/debug/anatomy attention --view "$view" --layer 0 --head 8 --token 2 -o "$work/$view.html" \
+      "time flies like an arrow" "fruit flies like a banana" >/dev/null
+  done
+  # The alignment picture of `anatomy translate --attention`, from a small copy model trained here (seconds).
+  target/debug/anatomy train --task copy --d-model 32 --layers 1 --steps 60 --warmup 30 -o "$work/copy.safetensors" >/dev/null
+  target/debug/anatomy translate --checkpoint "$work/copy.safetensors" --attention "$work/alignment.html" \
+    "3 1 4 1 5 9 2 6 5 3" >/dev/null
+  # The class report (`anatomy exercises grade --report`) of the made-up class of 30.
+  python3 scripts/demo-class.py "$work/class" >/dev/null
+  target/debug/anatomy exercises grade "$work/class" --report "$work/report" >/dev/null 2>"$work/grade.log" \
+    || { cat "$work/grade.log"; return 1; }
+  target/debug/anatomy exercises similarity tests/similarity-class --html "$work/similarity.html" >/dev/null
 }
