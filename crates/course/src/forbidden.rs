@@ -1,6 +1,26 @@
 //! The finished operations an exercise asks the student to write instead of call, as data: each
 //! exercise names its families ([`crate::Exercise::forbids`]), the grader's rules refuse a file that calls
 //! one (`anatomy_intake::rules`), and the homework notebook's check card says so.
+//!
+//! A family is refused by what a name *does*, not by the words it holds: only a name through which `tch`
+//! or the learner's crate reach one of its operations ([`REACHING`], read off those crates' sources) is
+//! refused; a helper the student names `layer_norm_moments` reaches nothing of LibTorch's and is theirs.
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+/// Every name `tch` and the learner's crate declare (a function, method, type, field, module, constant)
+/// that holds one of the families' parts: the names through which a student's file can reach a finished
+/// operation. Written from those crates' sources by `crates/intake/tests/forbidden_names.rs`
+/// (`UPDATE_FORBIDDEN_NAMES=1` writes it again), which fails when the list and the sources disagree.
+pub const REACHING: &str = include_str!("forbidden-names.txt");
+
+static REACHING_SET: LazyLock<BTreeSet<&'static str>> =
+    LazyLock::new(|| REACHING.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect());
+
+/// A name as the families' parts are matched against it: no `r#`, no underscores, lower case.
+pub fn folded(name: &str) -> String {
+    name.trim_start_matches("r#").chars().filter(|&c| c != '_').flat_map(char::to_lowercase).collect()
+}
 
 /// A family of finished operations an exercise asks the student to write instead of call.
 #[derive(Debug)]
@@ -46,3 +66,19 @@ pub const CROSS_ENTROPY: Forbidden = Forbidden {
     // nll_loss after log_softmax is the cross-entropy's own core, padding and mean included.
     names: &["crossentropyloss", "crossentropyforlogits", "binarycrossentropy", "nllloss"],
 };
+
+impl Forbidden {
+    /// Whether `name` holds one of this family's parts.
+    pub fn matches(&self, name: &str) -> bool {
+        let key = folded(name);
+        self.names.iter().any(|n| key.contains(n))
+    }
+
+    /// Whether `name` is one through which `tch` or the learner's crate reach this family (see [`REACHING`]).
+    pub fn reaches(&self, name: &str) -> bool {
+        self.matches(name) && REACHING_SET.contains(name.trim_start_matches("r#"))
+    }
+}
+
+/// The families every exercise's rules know, in one list.
+pub const FAMILIES: [&Forbidden; 3] = [&ATTENTION, &NORMS, &CROSS_ENTROPY];

@@ -11,9 +11,13 @@
 //!   crate's finished modules; the grader's crates (`anatomy_course`, `anatomy_intake`, `anatomy_checks`,
 //!   `anatomy_grade`, `anatomy_report`, `anatomy_platforms`, `anatomy_exercises`) not at all;
 //! - **the finished operations the exercise is about** ([`Forbidden`]): libtorch's attention kernels, its
-//!   layer norm, its cross-entropy — by name, anywhere in the file (method calls, paths, `use` trees,
-//!   function pointers, macro bodies), except as the name of a function the file defines itself (a
-//!   signature the parser reads; `fn name` inside a macro's input defines nothing);
+//!   layer norm, its cross-entropy — by what a name does, wherever it is written (method calls, paths, `use`
+//!   trees, function pointers, macro bodies): a name is refused when it is one through which `tch` or the
+//!   learner's crate reach the operation (`anatomy_course::forbidden::REACHING`), and not where it is the
+//!   file's own — where the file defines it (a signature, an item, a binding the parser reads; `fn name`
+//!   inside a macro's input defines nothing), or where a plain use of it can only mean the file's own
+//!   definition (no `.` or `::` before it, not in a `use` or a macro, and no glob import from outside the
+//!   file that could bring another). A helper named `layer_norm_moments` reaches nothing of LibTorch's;
 //! - **anything that reads beyond the file or escapes Rust's checks**, in every exercise: `unsafe`,
 //!   `extern` (crates and foreign functions), `include!`/`include_str!`/`include_bytes!` (by name, renamed
 //!   or handed to a macro too), `#[path]` and any module but `mod name { … }`, `crate::` and `super::` above
@@ -24,8 +28,9 @@
 //!
 //! The rules look at identifiers, which stable Rust has no way to assemble from pieces (a macro can paste
 //! tokens it was given, never make a new name out of strings), so a name the rules forbid cannot appear
-//! without being spelled. The sandbox still stands behind them: a file that passes the rules is compiled
-//! and run exactly as before.
+//! without being spelled. A raw identifier (`r#mod`) is an identifier, never the keyword it spells; a `#!`
+//! first line (a script's, which rustc skips) is skipped too. The sandbox still stands behind them: a file
+//! that passes the rules is compiled and run exactly as before.
 use std::collections::BTreeSet;
 use std::str::FromStr;
 
@@ -66,9 +71,21 @@ pub enum Verdict {
 /// The file is measured first ([`bounds`]); within the limits it is parsed and walked on the reader's
 /// stack, so no file can overflow the grader's.
 pub fn check(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    bounds::on_reader_stack(|| read(text, uses, forbidden))
+    let text = without_shebang(text.strip_prefix('\u{feff}').unwrap_or(text));
+    bounds::on_reader_stack(|| read(&text, uses, forbidden))
         .unwrap_or_else(|message| Verdict::Beyond(Refusal { line: 1, message }))
+}
+
+/// The text with a `#!` first line blanked (its line kept, so that lines keep their numbers), as rustc
+/// reads it: `#!` starts a script's line unless what follows is `[` (an inner attribute, `#![…]`).
+pub fn without_shebang(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.strip_prefix("#!") {
+        Some(rest) if !rest.trim_start().starts_with('[') => {
+            let end = text.find('\n').unwrap_or(text.len());
+            std::borrow::Cow::Owned(format!("{}{}", " ".repeat(text[..end].chars().count()), &text[end..]))
+        }
+        _ => std::borrow::Cow::Borrowed(text),
+    }
 }
 
 fn read(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
@@ -89,13 +106,13 @@ fn read(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
             return Verdict::Unreadable(Refusal { line, message: format!("the grader cannot read it: {e}") });
         }
     };
-    let mut imports = Imports { uses, allowed: BTreeSet::new(), defined: BTreeSet::new(), refused: None };
+    let mut imports = Imports { uses, ..Imports::default() };
     imports.visit_file(&file);
-    if let Some(r) = imports.refused {
+    if let Some(r) = imports.refused.take() {
         return Verdict::Refused(r);
     }
-    let mut scan = Scan { allowed: &imports.allowed, defined: &imports.defined, forbidden, uses, refused: None };
-    scan.stream(tokens, 0, false);
+    let mut scan = Scan { imports: &imports, forbidden, uses, refused: None };
+    scan.stream(tokens, Inside::default());
     match scan.refused {
         Some(r) => Verdict::Refused(r),
         None => Verdict::Allowed,
@@ -111,14 +128,27 @@ fn place(ident: &proc_macro2::Ident) -> Place {
 }
 
 /// What the parser sees and the token scan cannot: the `use transformer_anatomy::…` items that import only
-/// what the stub hands over (the places of their `transformer_anatomy`, which the scan then lets pass), and
-/// the names of the functions the file defines (the places of the name after `fn` in a real signature).
-/// syn does not look into a macro's input, so `m!(fn layer_norm, x)` defines nothing and is read as a use.
+/// what the stub hands over (the places of their `transformer_anatomy`, which the scan then lets pass), the
+/// names the file defines (the places of a signature's, an item's or a binding's name, and the names
+/// themselves), every name written inside a `use` item, and whether a glob import could bring names from
+/// outside the file. syn does not look into a macro's input, so `m!(fn layer_norm, x)` defines nothing and
+/// is read as a use.
+#[derive(Default)]
 struct Imports<'a> {
     uses: &'a [&'a str],
     allowed: BTreeSet<Place>,
     defined: BTreeSet<Place>,
+    own: BTreeSet<String>,
+    in_use_items: BTreeSet<Place>,
+    foreign_glob: bool,
     refused: Option<Refusal>,
+}
+
+impl Imports<'_> {
+    fn define(&mut self, ident: &proc_macro2::Ident) {
+        self.defined.insert(place(ident));
+        self.own.insert(ident.to_string().trim_start_matches("r#").to_string());
+    }
 }
 
 impl<'ast> Visit<'ast> for Imports<'_> {
@@ -126,6 +156,15 @@ impl<'ast> Visit<'ast> for Imports<'_> {
         let mut leaves = Vec::new();
         let mut roots = Vec::new();
         flatten(&item.tree, &mut Vec::new(), &mut leaves, &mut roots);
+        self.in_use_items.extend(idents_of(&item.tree));
+        // A glob brings names the file does not spell; only one of the file's own modules is known to bring
+        // nothing else.
+        if leaves
+            .iter()
+            .any(|(path, glob, _)| *glob && !matches!(path.first().map(String::as_str), Some("self" | "super")))
+        {
+            self.foreign_glob = true;
+        }
         let ours: Vec<&(Vec<String>, bool, usize)> =
             leaves.iter().filter(|(path, _, _)| path.first().is_some_and(|s| s == "transformer_anatomy")).collect();
         if ours.is_empty() {
@@ -146,8 +185,50 @@ impl<'ast> Visit<'ast> for Imports<'_> {
     }
 
     fn visit_signature(&mut self, sig: &'ast syn::Signature) {
-        self.defined.insert(place(&sig.ident));
+        self.define(&sig.ident);
         syn::visit::visit_signature(self, sig);
+    }
+
+    fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+        self.define(&pat.ident);
+        syn::visit::visit_pat_ident(self, pat);
+    }
+
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let ident = match item {
+            syn::Item::Struct(i) => Some(&i.ident),
+            syn::Item::Enum(i) => Some(&i.ident),
+            syn::Item::Union(i) => Some(&i.ident),
+            syn::Item::Trait(i) => Some(&i.ident),
+            syn::Item::Type(i) => Some(&i.ident),
+            syn::Item::Const(i) => Some(&i.ident),
+            syn::Item::Static(i) => Some(&i.ident),
+            syn::Item::Mod(i) => Some(&i.ident),
+            syn::Item::Macro(i) => i.ident.as_ref(),
+            _ => None,
+        };
+        if let Some(ident) = ident {
+            self.define(ident);
+        }
+        syn::visit::visit_item(self, item);
+    }
+
+    fn visit_field(&mut self, field: &'ast syn::Field) {
+        if let Some(ident) = &field.ident {
+            self.define(ident);
+        }
+        syn::visit::visit_field(self, field);
+    }
+}
+
+/// The places of every identifier in a `use` tree: none of them is a plain use of the file's own name.
+fn idents_of(tree: &syn::UseTree) -> Vec<Place> {
+    match tree {
+        syn::UseTree::Path(p) => std::iter::once(place(&p.ident)).chain(idents_of(&p.tree)).collect(),
+        syn::UseTree::Name(n) => vec![place(&n.ident)],
+        syn::UseTree::Rename(r) => vec![place(&r.ident), place(&r.rename)],
+        syn::UseTree::Glob(_) => Vec::new(),
+        syn::UseTree::Group(g) => g.items.iter().flat_map(idents_of).collect(),
     }
 }
 
@@ -176,7 +257,7 @@ pub fn imported_names(text: &str) -> Vec<String> {
     }
     let read = || {
         let mut out = Vec::new();
-        let Ok(tokens) = TokenStream::from_str(text) else { return out };
+        let Ok(tokens) = TokenStream::from_str(&without_shebang(text)) else { return out };
         if bounds::measure(&tokens).is_err() {
             return out;
         }
@@ -230,16 +311,20 @@ fn flatten(
 
 /// The scan over every token of the file, macro bodies included.
 struct Scan<'a> {
-    allowed: &'a BTreeSet<Place>,
-    defined: &'a BTreeSet<Place>,
+    imports: &'a Imports<'a>,
     forbidden: &'a [&'a Forbidden],
     uses: &'a [&'a str],
     refused: Option<Refusal>,
 }
 
-/// An identifier as the rules compare it: no `r#`, no underscores, lower case.
-fn folded(name: &str) -> String {
-    name.trim_start_matches("r#").chars().filter(|&c| c != '_').flat_map(char::to_lowercase).collect()
+/// Where in the file the scan is: how many inline modules (`mod name { … }`) deep, inside an attribute's
+/// brackets (where every name is read as an attribute's), inside a macro's definition or input (where
+/// what a name will mean is decided where the macro expands).
+#[derive(Clone, Copy, Default)]
+struct Inside {
+    depth: usize,
+    attribute: bool,
+    macro_tokens: bool,
 }
 
 impl Scan<'_> {
@@ -249,10 +334,10 @@ impl Scan<'_> {
         }
     }
 
-    /// Scans a token stream; `depth` is how many inline modules (`mod name { … }`) it is inside, `attribute`
-    /// whether it is inside an attribute's brackets, where every name is read as an attribute's (so that
+    /// Scans a token stream; inside an attribute's brackets every name is read as an attribute's (so that
     /// `#[cfg_attr(all(), export_name = "…")]` is refused as `#[export_name]` is).
-    fn stream(&mut self, stream: TokenStream, depth: usize, attribute: bool) {
+    fn stream(&mut self, stream: TokenStream, inside: Inside) {
+        let Inside { depth, attribute, macro_tokens } = inside;
         let tokens: Vec<TokenTree> = stream.into_iter().collect();
         let ident_at = |i: usize| match tokens.get(i) {
             Some(TokenTree::Ident(id)) => Some(id.to_string()),
@@ -283,7 +368,9 @@ impl Scan<'_> {
                             || (punct_at(i.wrapping_sub(1), '!') && punct_at(i.wrapping_sub(2), '#')));
                     let depth =
                         if macro_body.contains(&i) { 0 } else { depth + usize::from(inner_module.contains(&i)) };
-                    self.stream(g.stream(), depth, attribute || opens_attribute);
+                    // A macro's input (`name!(…)`) or a macro_rules body.
+                    let macro_tokens = macro_tokens || macro_body.contains(&i) || punct_at(i.wrapping_sub(1), '!');
+                    self.stream(g.stream(), Inside { depth, attribute: attribute || opens_attribute, macro_tokens });
                 }
                 TokenTree::Ident(id) => {
                     let name = id.to_string();
@@ -294,9 +381,10 @@ impl Scan<'_> {
                         // Outside brackets too: a macro's input (`a!(no_mangle)`) can be made an attribute.
                         self.attribute(id);
                     }
-                    let defined = self.defined.contains(&place(id));
+                    let defined = self.imports.defined.contains(&place(id));
                     let macro_call = punct_at(i + 1, '!');
-                    match name.trim_start_matches("r#") {
+                    // Keywords by their exact spelling: `r#mod` is an identifier, not `mod`.
+                    match name.as_str() {
                         // Only `mod name { … }`: `mod name;` loads another file, and so does any other shape
                         // once a macro completes it (`mod $n;`, or `mod f001` handed to a macro that adds the
                         // `;`).
@@ -313,13 +401,6 @@ impl Scan<'_> {
                                     .into(),
                             ),
                         },
-                        // A macro's body is expanded where the macro is called, and so is its `super`: read it
-                        // as if at the top of the file, however deep the macro is defined.
-                        "macro_rules" if macro_call => {
-                            if let Some(TokenTree::Group(_)) = tokens.get(i + 3) {
-                                macro_body.insert(i + 3);
-                            }
-                        }
                         "unsafe" => self.refuse(line, "uses `unsafe`, which no exercise needs: remove it".into()),
                         "extern" => self.refuse(
                             line,
@@ -327,20 +408,6 @@ impl Scan<'_> {
                              and what its stub imports"
                                 .into(),
                         ),
-                        // The probe links the checks (and so the exercise list): their tape and probe write
-                        // the frames the grader reads, so no file may name them, nor the grader's own crate.
-                        grader @ ("anatomy_exercises" | "anatomy_checks" | "anatomy_course" | "anatomy_intake"
-                        | "anatomy_grade" | "anatomy_report" | "anatomy_platforms") => self.refuse(
-                            line,
-                            format!("names the grader's crate `{grader}`, which an exercise file may not use"),
-                        ),
-                        "transformer_anatomy" if !self.allowed.contains(&place(id)) => {
-                            let message = format!(
-                                "uses the learner's crate `transformer_anatomy` here, {}",
-                                allowance(self.uses)
-                            );
-                            self.refuse(line, message)
-                        }
                         "crate" => self.refuse(
                             line,
                             "reaches outside its own file with `crate`: an exercise file uses only what it defines, \
@@ -364,6 +431,31 @@ impl Scan<'_> {
                                 );
                             }
                         }
+                        _ => {}
+                    }
+                    // Names by the item they name: `r#include` is `include`.
+                    match name.trim_start_matches("r#") {
+                        // A macro's body is expanded where the macro is called, and so is its `super`: read it
+                        // as if at the top of the file, however deep the macro is defined.
+                        "macro_rules" if macro_call => {
+                            if let Some(TokenTree::Group(_)) = tokens.get(i + 3) {
+                                macro_body.insert(i + 3);
+                            }
+                        }
+                        // The probe links the checks (and so the exercise list): their tape and probe write
+                        // the frames the grader reads, so no file may name them, nor the grader's own crate.
+                        grader @ ("anatomy_exercises" | "anatomy_checks" | "anatomy_course" | "anatomy_intake"
+                        | "anatomy_grade" | "anatomy_report" | "anatomy_platforms") => self.refuse(
+                            line,
+                            format!("names the grader's crate `{grader}`, which an exercise file may not use"),
+                        ),
+                        "transformer_anatomy" if !self.imports.allowed.contains(&place(id)) => {
+                            let message = format!(
+                                "uses the learner's crate `transformer_anatomy` here, {}",
+                                allowance(self.uses)
+                            );
+                            self.refuse(line, message)
+                        }
                         // By name, wherever it is written: a rename (`use std::include as inc`) or a macro's
                         // input (`m!(include)`) calls it under another name or later.
                         "include" | "include_str" | "include_bytes" => self.refuse(
@@ -382,9 +474,19 @@ impl Scan<'_> {
                         ),
                         _ => {}
                     }
-                    if !defined {
-                        let key = folded(&name);
-                        if let Some(f) = self.forbidden.iter().find(|f| f.names.iter().any(|n| key.contains(n))) {
+                    // A plain use of a name the file defines can only mean the file's own: no `.` or `::`
+                    // before it (a method, another path's item), not in a `use` item, not where a macro
+                    // decides what it means, and no glob import that could bring another of that name.
+                    let after_dot = punct_at(i.wrapping_sub(1), '.') && !punct_at(i.wrapping_sub(2), '.');
+                    let after_path = punct_at(i.wrapping_sub(1), ':');
+                    let own_plain_use = !after_dot
+                        && !after_path
+                        && !macro_tokens
+                        && !self.imports.foreign_glob
+                        && !self.imports.in_use_items.contains(&place(id))
+                        && self.imports.own.contains(name.trim_start_matches("r#"));
+                    if !defined && !own_plain_use {
+                        if let Some(f) = self.forbidden.iter().find(|f| f.reaches(&name)) {
                             self.refuse(
                                 line,
                                 format!(
@@ -497,6 +599,52 @@ mod tests {
         let loss =
             "fn f(x: &tch::Tensor) { x.cross_entropy_loss::<tch::Tensor>(x, None, tch::Reduction::Mean, -1, 0.1); }";
         assert!(refused(loss, &[], &[&CROSS_ENTROPY]).contains("cross-entropy"));
+    }
+
+    #[test]
+    fn a_name_the_file_defines_is_its_own_and_a_name_is_refused_for_what_it_reaches() {
+        // Helpers of the student's own, whatever words their names hold: free functions, a method called on a
+        // value of the file's own type, an associated function, a closure bound to a name, fields.
+        for text in [
+            "fn layer_norm_statistics(x: &tch::Tensor) -> tch::Tensor { x.mean_dim(-1, true, tch::Kind::Float) }\n\
+             pub fn layer_norm(x: &tch::Tensor) -> tch::Tensor { layer_norm_statistics(x) }",
+            "fn multi_head_attention(x: &tch::Tensor) -> tch::Tensor { x.shallow_clone() }\n\
+             pub fn gpt_block(x: &tch::Tensor) -> tch::Tensor { multi_head_attention(x) }",
+            "struct Stats { layer_norm_eps_value: f64 }\nimpl Stats { fn apply_layer_norm_scale(&self) -> f64 { self.layer_norm_eps_value } }\n\
+             fn f(s: &Stats) -> f64 { s.apply_layer_norm_scale() }",
+            "struct LayerNormParts;\nimpl LayerNormParts { fn new() -> Self { LayerNormParts } }\nfn f() { let _ = LayerNormParts::new(); }",
+            "fn f(x: &tch::Tensor) { let layer_norm = |y: &tch::Tensor| y.shallow_clone(); let _ = layer_norm(x); }",
+            // A recursive call of the exercise's own function, by its name.
+            "pub fn layer_norm(x: &tch::Tensor, n: i64) -> tch::Tensor { if n == 0 { x.shallow_clone() } else { layer_norm(x, n - 1) } }",
+        ] {
+            assert_eq!(check(text, &[], &[&NORMS, &ATTENTION]), Verdict::Allowed, "{text}");
+        }
+        // What the name reaches decides, not what the file defines: a method (`.`) or another path's item
+        // (`::`) of a name tch has is tch's, a glob import could bring tch's over the file's, a `use` names
+        // tch's, and a macro decides what it means where it expands.
+        for text in [
+            "fn layer_norm() {}\nfn f(x: &tch::Tensor) { x.layer_norm([4], None::<&tch::Tensor>, None::<&tch::Tensor>, 1e-5, false); }",
+            "fn native_layer_norm() {}\nfn f() { let g = tch::Tensor::native_layer_norm; }",
+            "use tch::nn::*;\nfn group_norm() {}\nmod m { use tch::nn::*; fn f() { let _ = group_norm; } }",
+            "fn layer_norm() {}\nmod m { use tch::nn::{layer_norm}; }",
+            "fn layer_norm() {}\nmacro_rules! m { () => { layer_norm } }\nfn f() { let _ = m!(); }",
+        ] {
+            assert!(refused(text, &[], &[&NORMS]).contains("libtorch's finished normalisation"), "{text}");
+        }
+    }
+
+    #[test]
+    fn raw_identifiers_and_a_scripts_first_line_are_read_as_rustc_reads_them() {
+        let raw = "fn f(x: i64) -> i64 { let r#mod = x; let r#unsafe = r#mod + 1; let r#extern = r#unsafe; r#extern }";
+        assert_eq!(check(raw, &[], &[]), Verdict::Allowed);
+        // A raw identifier still names the item it spells.
+        assert!(refused("fn f() { r#include!(\"x.rs\"); }", &[], &[]).contains("reads another file"));
+        assert!(refused("fn f(x: &tch::Tensor) { x.r#layer_norm(); }", &[], &[&NORMS]).contains("normalisation"));
+        let script = "#!/usr/bin/env run-cargo-script\nfn f() {}\nfn g() { let x = unsafe { 1 }; }\n";
+        assert_eq!(refused(script, &[], &[]), "3: uses `unsafe`, which no exercise needs: remove it");
+        assert_eq!(check("#!/usr/bin/env run\npub fn f() {}\n", &[], &[]), Verdict::Allowed);
+        // `#![…]` is an inner attribute, not a script's line.
+        assert!(refused("#![path = \"x\"]\nfn f() {}", &[], &[]).contains("`#[path]`"));
     }
 
     #[test]
