@@ -5,6 +5,7 @@ made-up nestings — past the bounds and within them — of each shape a recursi
 import hashlib
 import json
 import pathlib
+import struct
 
 root = pathlib.Path(__file__).resolve().parent.parent
 corpus = root / "fuzz" / "corpus"
@@ -76,10 +77,54 @@ def main():
               "2026-12-01T23:59:00+01:00", "9999-12-31T23:59:60Z", "0000-01-01T00:00:00-23:59", "tomorrow", ""]:
         put("time", t)
     names = [b"caf\xe9", b"caf\xe8", "café".encode(), b"caf\\xE9", "ana\u200b".encode(), b"ana", b" ana ",
-             b"=SUM(A1:A9)", b"\t=1", "\u202egpj.exe".encode(), b"\xff\xfe", b"\\", b"Ana", b"ANA"]
+             b"=SUM(A1:A9)", b"\t=1", "\u202egpj.exe".encode(), b"\xff\xfe", b"\\", b"Ana", b"ANA",
+             "Jos\u00e9".encode(), "Jose\u0301".encode(), "\u212bngstr\u00f6m".encode(), "\u00c5ngstr\u00f6m".encode()]
     put("names", b"/".join(names))
     for name in names:
         put("names", name)
+    for channel in tape_channels():
+        put("tape", channel)
+
+
+def frame(tag, payload=b""):
+    return tag + struct.pack("<I", len(payload)) + payload
+
+
+def safetensors(tensors, header_extra=None):
+    """A safetensors record: an 8-byte header length, the JSON header, then the tensors' bytes."""
+    header, data = {}, b""
+    for name, (dtype, shape, raw) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    if header_extra:
+        header.update(header_extra)
+    text = json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def tape_channels():
+    """Channels as a check's process writes them, honest and not: answers, a panic, the end; an answer
+    whose bytes disagree with its shape, one with a gap in its numbering, an unknown element type, a
+    header that claims 4 GiB, a channel cut inside a frame, and noise."""
+    weights = safetensors({"0": ("F32", [2, 2], struct.pack("<4f", 0.25, 0.75, 0.5, 0.5))})
+    pair = safetensors({"0": ("F32", [1], b"\0" * 4), "1": ("I64", [1, 1], b"\0" * 8)})
+    honest = frame(b"O", weights) + frame(b"O", pair) + frame(b"D")
+    yield honest
+    yield frame(b"P", b"attempt to divide by zero") + frame(b"D")
+    yield frame(b"R", b"returned a tensor of kind ComplexFloat") + frame(b"D")
+    yield frame(b"X", struct.pack("<I", 41))
+    yield frame(b"O", safetensors({"0": ("F32", [3, 3], b"\0" * 4)}))
+    yield frame(b"O", safetensors({"1": ("F32", [1], b"\0" * 4)}))
+    yield frame(b"O", safetensors({"0": ("C64", [1], b"\0" * 8)}))
+    yield frame(b"O", safetensors({"0": ("F32", [2**40, 2**40], b"")}))
+    yield frame(b"O", struct.pack("<Q", 2**62) + b"{}")
+    yield b"O\xff\xff\xff\xff" + b"\0" * 16
+    yield honest[: len(honest) // 2]
+    yield bytes(range(256)) * 4
+
+
+if __name__ == "__main__":
+    main()
 
 
 if __name__ == "__main__":

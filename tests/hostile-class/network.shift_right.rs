@@ -1,4 +1,4 @@
-//! expect: tried to open a network connection
+//! expect: it reported: system call 41, to open a network connection
 //! Sends what it was given to a port on this machine.
 use std::io::Write;
 use tch::Tensor;

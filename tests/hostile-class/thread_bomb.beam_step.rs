@@ -1,4 +1,4 @@
-//! expect: threads | aborted
+//! expect: threads | aborted | used more than its 2 GiB of memory
 //! Starts sleeping threads until the system refuses one, then panics, leaving them all behind for the
 //! checks after this one. At that limit the panic itself sometimes cannot start ("failed to initiate
 //! panic") and the probe aborts instead: either way only this cell may fail.

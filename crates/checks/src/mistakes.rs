@@ -6,12 +6,12 @@
 //! limits), or [`UNNAMED`] for a failure no name covers.
 //!
 //! Each check declares its named mistakes beside its code and returns the id with the message
-//! ([`crate::checks::CHECKS`]); the grader gives its own ids where it decides (the probe's stops in
-//! `grading/run.rs`). No id is read back out of a message of ours, so rewording one cannot change what it
-//! counts as. Two places still read a panic's text, which a student's code can write too: a check's
-//! `call` names LibTorch's errors it knows (a wrong width, an untransposed key), and the grader's `tidy`
-//! reads LibTorch's out-of-memory and full-disk errors; at worst a student so picks the id of a mistake
-//! of that same exercise or a limit.
+//! ([`crate::checks::CHECKS`]); the grader gives its own ids where it decides, from what it observes of a
+//! check's process — its status, a signal, the grader's own limits (`grading/run/`) — and never from what
+//! the process prints. No id is read back out of a message of ours, so rewording one cannot change what it
+//! counts as. One place still reads a panic's text, which a student's code can write too: a check's `call`
+//! names LibTorch's errors it knows (a wrong width, an untransposed key); at worst a student so picks the
+//! id of a mistake of that same exercise, in a cell that fails either way.
 use std::sync::LazyLock;
 
 use crate::checks::CHECKS;
@@ -46,6 +46,8 @@ pub const STOPS: &[(&str, &str)] = &[
     ("disk_limit", "the code wrote more to disk than allowed"),
     ("forbidden_call", "the code made a system call the sandbox forbids"),
     ("crashed", "the code crashed or ended in the middle of the check"),
+    ("too_large", "an answer was larger than the grader records (its limit for one answer or one check)"),
+    ("broken_record", "the code wrote to the grader's channel itself, and its record could not be read"),
 ];
 
 /// The grader's own ids that the sandbox's limits give, as `grading/run.rs` and the judge set them.
@@ -55,6 +57,8 @@ pub const TOO_MUCH_OUTPUT: &str = "too_much_output";
 pub const DISK_LIMIT: &str = "disk_limit";
 pub const FORBIDDEN_CALL: &str = "forbidden_call";
 pub const CRASHED: &str = "crashed";
+pub const TOO_LARGE: &str = "too_large";
+pub const BROKEN_RECORD: &str = "broken_record";
 
 /// What an id means, in words: the grader's own from [`STOPS`], a named mistake as its id reads
 /// (`unbiased_variance` → "unbiased variance").
@@ -89,7 +93,9 @@ mod tests {
 
     #[test]
     fn every_stop_id_the_grader_sets_is_listed() {
-        for id in [TIMED_OUT, OUT_OF_MEMORY, TOO_MUCH_OUTPUT, DISK_LIMIT, FORBIDDEN_CALL, CRASHED] {
+        for id in
+            [TIMED_OUT, OUT_OF_MEMORY, TOO_MUCH_OUTPUT, DISK_LIMIT, FORBIDDEN_CALL, CRASHED, TOO_LARGE, BROKEN_RECORD]
+        {
             assert!(STOPS.iter().any(|(s, _)| *s == id), "{id}");
         }
     }

@@ -1,52 +1,37 @@
 //! The tape between the probe and the judge: what a student's functions returned, call by call.
 //!
 //! A check is ordinary code that makes inputs, calls the student's functions and compares what comes back.
-//! Grading runs it twice. In the *probe* — the sandboxed process that also holds the student's code — each
-//! call goes through [`record`], which writes the return value (or the panic's text) to the tape and
-//! nothing else: whatever the probe decides is thrown away. In the *judge* — `anatomy` itself, which never
-//! loads student code — the same check runs again with [`replay`] in place of the student's functions, so
-//! the verdict comes from the judge's own inputs and comparisons and from nothing but the recorded values.
+//! Grading runs it twice. In the *probe* — a process that checks this one exercise and holds the student's
+//! code — each call goes through [`record`], which writes the return value (or the panic's text) to the
+//! check's own channel and nothing else: whatever the probe decides is thrown away. In the *judge* —
+//! `anatomy` itself, which never loads student code — the same check runs again with [`replay`] in place of
+//! the student's functions, so the verdict comes from the judge's own inputs and comparisons and from
+//! nothing but the recorded values.
 //!
-//! Both sides seed LibTorch's generator from the run's seed before a check and again after every call, so
-//! they draw the same inputs even when a student's function draws random numbers of its own.
+//! **The judge reads values, never memory.** A tensor's memory is not always its value: LibTorch keeps
+//! negation and conjugation as flags on a view, strides can repeat one element a million times, and
+//! sparse or MKL-DNN layouts hold something else entirely. So every tensor a student's function returns
+//! goes through one canonical path ([`canonical`]) before it is recorded: made dense, moved to the CPU,
+//! its negation and conjugation resolved, and copied *by value* (LibTorch's own `copy_`) into a fresh
+//! contiguous tensor — or it is refused, with a reason that names the layout, the kind or the size limit.
+//! The probe's check goes on with that same canonical value, so both sides see the same thing.
 //!
-//! On the wire a tape is a stream of frames: a tag byte, a little-endian `u32` length, the payload. Return
-//! values travel as safetensors (exact bits, NaN included, and a parser that rejects malformed input
-//! instead of crashing); a panic travels as its text.
-use std::cell::RefCell;
+//! Both sides seed LibTorch's generator from the check's seed before a check and again after every call,
+//! so they draw the same inputs even when a student's function draws random numbers of its own.
+//!
+//! The frames' format is `anatomy_course::wire`; the grader reads them with `anatomy_intake::tape`. Return
+//! values travel as safetensors (exact bits, NaN included).
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 
-use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use safetensors::tensor::{Dtype, TensorView};
 use tch::{Device, Kind, Tensor};
 
-/// A check is starting (payload: its index in the probe's list, `u32`).
-pub const START: u8 = b'S';
-/// A student's function returned (payload: safetensors).
-pub const OUTPUT: u8 = b'O';
-/// A student's function panicked (payload: the text).
-pub const PANIC: u8 = b'P';
-/// The check finished in the probe (payload: its index).
-pub const DONE: u8 = b'D';
-/// The sandbox stopped a forbidden system call (payload: the call's number, `u32`).
-pub const SYSCALL: u8 = b'X';
-/// The probe ends after the check it just finished, so that the next one starts in a fresh probe
-/// (payload: the finished check's index): the student's code panicked, and what it started — threads,
-/// memory, files in `/tmp` — must not reach the next check.
-pub const FRESH: u8 = b'F';
+use anatomy_course::wire::{self, Value, MAX_FRAME, OUTPUT, PANIC, REFUSED};
 
-/// Whether a student's function panicked since the last [`take_student_panic`] (the probe's side).
-static STUDENT_PANICKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether a student's function panicked since the last call, and forgets it.
-pub fn take_student_panic() -> bool {
-    STUDENT_PANICKED.swap(false, std::sync::atomic::Ordering::SeqCst)
-}
-
-/// The file descriptor the probe writes its tape to (the grader opens it as a pipe).
+/// The file descriptor a check's process writes its tape to (a pipe of that check's alone).
 pub const FD: i32 = 3;
-/// The largest frame the judge reads: far above any check's outputs, far below what would hurt.
-pub const MAX_FRAME: usize = 8 << 20;
 
 /// What a student's function may return: tensors, tuples of them, or a number.
 pub trait Taped: Sized {
@@ -83,13 +68,14 @@ impl Taped for (Tensor, Tensor, Tensor) {
     }
 }
 
+/// A number travels as a 0-dim `f64` tensor, and only as that.
 impl Taped for f64 {
     fn to_tensors(&self) -> Vec<Tensor> {
         vec![Tensor::from(*self)]
     }
     fn from_tensors(t: Vec<Tensor>) -> Option<Self> {
         let t = <Tensor as Taped>::from_tensors(t)?;
-        (t.kind() == Kind::Double && t.numel() == 1).then(|| t.double_value(&[]))
+        (t.kind() == Kind::Double && t.dim() == 0).then(|| t.double_value(&[]))
     }
 }
 
@@ -109,84 +95,155 @@ fn dtype(kind: Kind) -> Option<Dtype> {
     })
 }
 
-fn kind(dtype: Dtype) -> Option<Kind> {
-    Some(match dtype {
-        Dtype::BOOL => Kind::Bool,
-        Dtype::U8 => Kind::Uint8,
-        Dtype::I8 => Kind::Int8,
-        Dtype::I16 => Kind::Int16,
-        Dtype::I32 => Kind::Int,
-        Dtype::I64 => Kind::Int64,
-        Dtype::F16 => Kind::Half,
-        Dtype::BF16 => Kind::BFloat16,
-        Dtype::F32 => Kind::Float,
-        Dtype::F64 => Kind::Double,
-        _ => return None,
+fn kind(dtype: wire::Dtype) -> Kind {
+    match dtype {
+        wire::Dtype::Bool => Kind::Bool,
+        wire::Dtype::U8 => Kind::Uint8,
+        wire::Dtype::I8 => Kind::Int8,
+        wire::Dtype::I16 => Kind::Int16,
+        wire::Dtype::I32 => Kind::Int,
+        wire::Dtype::I64 => Kind::Int64,
+        wire::Dtype::F16 => Kind::Half,
+        wire::Dtype::BF16 => Kind::BFloat16,
+        wire::Dtype::F32 => Kind::Float,
+        wire::Dtype::F64 => Kind::Double,
+    }
+}
+
+/// Why an answer is not recorded: larger than one answer may take (its size, in bytes), or another reason,
+/// in words for the student.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NotRecorded {
+    TooLarge(u128),
+    Refused(String),
+}
+
+impl NotRecorded {
+    /// The words a student reads.
+    pub fn words(&self) -> String {
+        match self {
+            NotRecorded::TooLarge(bytes) => format!(
+                "returned {} MiB of tensors for one answer, over the {} MiB the grader reads of one answer",
+                bytes.div_ceil(1 << 20),
+                MAX_FRAME >> 20
+            ),
+            NotRecorded::Refused(why) => why.clone(),
+        }
+    }
+}
+
+/// A returned tensor by value: dense, on the CPU, negation and conjugation resolved, in a fresh contiguous
+/// tensor of its own; or why it cannot be. Its size is checked against what one answer may take before
+/// anything of that size is made, so a tensor that repeats one element (stride 0) a billion times costs
+/// nothing.
+pub fn canonical(t: &Tensor) -> Result<Tensor, NotRecorded> {
+    canonical_or_why(t).map_err(|e| match e {
+        Err(bytes) => NotRecorded::TooLarge(bytes),
+        Ok(why) => NotRecorded::Refused(why),
     })
 }
 
-/// The bytes of a return value, or the reason it cannot be recorded (said to the student).
-pub fn encode(tensors: &[Tensor]) -> Result<Vec<u8>, String> {
+/// [`canonical`], with `Err(Err(bytes))` for an answer too large and `Err(Ok(why))` for any other reason.
+fn canonical_or_why(t: &Tensor) -> Result<Tensor, Result<String, u128>> {
+    if !t.defined() {
+        return Err(Ok("returned an undefined tensor".into()));
+    }
+    let kind = t.f_kind().map_err(|e| Ok(format!("returned a tensor of a kind no check reads ({e})")))?;
+    if dtype(kind).is_none() {
+        return Err(Ok(format!("returned a tensor of kind {kind:?}, which no check reads")));
+    }
+    let shape = t.size();
+    let bytes = shape.iter().try_fold(kind.elt_size_in_bytes() as u128, |n, &d| n.checked_mul(d.max(0) as u128));
+    match bytes {
+        Some(b) if b <= MAX_FRAME as u128 => {}
+        other => return Err(Err(other.unwrap_or(u128::MAX))),
+    }
+    let layout = if t.is_sparse() {
+        "a sparse layout"
+    } else if t.is_mkldnn() {
+        "MKL-DNN's layout"
+    } else {
+        "its layout"
+    };
+    let dense = t.f_detach().and_then(|t| t.f_to_dense(None, false)).map_err(|e| {
+        Ok(format!("returned a tensor in {layout}, which the grader cannot make dense ({})", first_line(&e)))
+    })?;
+    let resolved = dense
+        .f_to_device(Device::Cpu)
+        .and_then(|t| t.f_resolve_conj())
+        .and_then(|t| t.f_resolve_neg())
+        .map_err(|e| Ok(format!("returned a tensor the grader cannot read ({})", first_line(&e))))?;
+    let mut fresh = Tensor::f_empty(shape.as_slice(), (kind, Device::Cpu))
+        .map_err(|e| Ok(format!("returned a tensor the grader cannot copy ({})", first_line(&e))))?;
+    fresh
+        .f_copy_(&resolved)
+        .map_err(|e| Ok(format!("returned a tensor the grader cannot copy ({})", first_line(&e))))?;
+    Ok(fresh)
+}
+
+fn first_line(e: &tch::TchError) -> String {
+    e.to_string().lines().next().unwrap_or_default().chars().take(300).collect()
+}
+
+/// The bytes of a return value already made [`canonical`], or why it cannot be recorded.
+pub fn encode(tensors: &[Tensor]) -> Result<Vec<u8>, NotRecorded> {
     let mut owned = Vec::new();
     for (i, t) in tensors.iter().enumerate() {
-        if !t.defined() {
-            return Err("returned an undefined tensor".into());
-        }
-        let Some(d) = dtype(t.kind()) else {
-            return Err(format!("returned a tensor of kind {:?}, which the grader cannot read", t.kind()));
-        };
-        let t = t.f_detach().and_then(|t| t.f_to_device(Device::Cpu)).and_then(|t| t.f_contiguous());
-        let t = t.map_err(|e| format!("returned a tensor the grader cannot read: {e}"))?;
+        let d = dtype(t.kind()).expect("canonical: a kind the tape carries");
         let shape: Vec<usize> = t.size().iter().map(|&s| s as usize).collect();
         let mut bytes = vec![0u8; t.numel() * t.kind().elt_size_in_bytes()];
         t.f_copy_data_u8(&mut bytes, t.numel())
-            .map_err(|e| format!("returned a tensor the grader cannot read: {e}"))?;
+            .map_err(|e| NotRecorded::Refused(format!("could not record the answer ({e})")))?;
         owned.push((format!("{i}"), d, shape, bytes));
     }
     let views: Vec<(String, TensorView)> = owned
         .iter()
         .map(|(name, d, shape, bytes)| (name.clone(), TensorView::new(*d, shape.clone(), bytes).expect("sizes agree")))
         .collect();
-    safetensors::tensor::serialize(views, &None).map_err(|e| format!("could not record the result: {e}"))
+    let bytes = safetensors::tensor::serialize(views, &None)
+        .map_err(|e| NotRecorded::Refused(format!("could not record the answer: {e}")))?;
+    if bytes.len() > MAX_FRAME {
+        return Err(NotRecorded::TooLarge(bytes.len() as u128));
+    }
+    Ok(bytes)
 }
 
-/// Tensors back from [`encode`]'s bytes; `None` for anything malformed.
-pub fn decode(bytes: &[u8]) -> Option<Vec<Tensor>> {
-    let file = SafeTensors::deserialize(bytes).ok()?;
-    let mut named: Vec<(usize, Tensor)> = Vec::new();
-    for (name, view) in file.tensors() {
-        let index: usize = name.parse().ok()?;
-        let shape: Vec<i64> = view.shape().iter().map(|&s| s as i64).collect();
-        let t = Tensor::f_from_data_size(view.data(), &shape, kind(view.dtype())?).ok()?;
-        named.push((index, t));
-    }
-    named.sort_by_key(|(i, _)| *i);
-    if named.iter().enumerate().any(|(i, (j, _))| i != *j) {
-        return None;
-    }
-    Some(named.into_iter().map(|(_, t)| t).collect())
+/// Tensors from the values the grader read off the tape (`anatomy_intake::tape::values`).
+pub fn tensors(values: &[Value]) -> Option<Vec<Tensor>> {
+    values
+        .iter()
+        .map(|v| {
+            let shape: Vec<i64> = v.shape.iter().map(|&s| s as i64).collect();
+            Tensor::f_from_data_size(&v.bytes, &shape, kind(v.dtype)).ok()
+        })
+        .collect()
 }
 
-/// Writes one frame to the tape's file descriptor (the probe's side).
+/// Writes one frame to the check's channel (the probe's side).
 pub fn write_frame(tag: u8, payload: &[u8]) {
+    write_raw(&wire::frame(tag, payload));
+}
+
+fn write_raw(bytes: &[u8]) {
     use std::os::fd::FromRawFd;
-    // The descriptor stays open for the probe's whole life: borrow it, never close it.
+    // The descriptor stays open for the process's whole life: borrow it, never close it.
     let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(FD) });
-    let mut frame = Vec::with_capacity(payload.len() + 5);
-    frame.push(tag);
-    frame.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    frame.extend_from_slice(payload);
-    let _ = file.write_all(&frame);
+    let _ = file.write_all(bytes);
 }
 
 /// What the judge replays for one call.
 #[derive(Debug, Clone)]
 pub enum Entry {
-    Output(Vec<u8>),
+    /// The tensors the function returned, by value.
+    Output(Vec<Value>),
+    /// The function panicked, with this text.
     Panic(String),
+    /// The answer was not recorded, or cannot be read, for this reason.
+    Refused(String),
 }
 
-/// The panic payload of a call the probe never answered: the reason it stopped (a time limit, a crash).
+/// The panic payload of a call the judge does not get a value for: the reason (a time limit, a crash, an
+/// answer refused), which becomes the check's message.
 #[derive(Debug, Clone)]
 pub struct Stopped(pub String);
 
@@ -198,6 +255,9 @@ struct Seeding {
 thread_local! {
     static SEEDING: RefCell<Seeding> = const { RefCell::new(Seeding { seed: 0, calls: 0 }) };
     static REPLAY: RefCell<(VecDeque<Entry>, Option<String>)> = const { RefCell::new((VecDeque::new(), None)) };
+    /// Whether a check's gate (`checks::call`) is waiting for this call's answer, to compare its shapes and
+    /// kinds with the reference's before any value is read.
+    static GATE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Seeds LibTorch's generator for a check; both sides call it with the same numbers.
@@ -215,20 +275,48 @@ fn after_call() {
     tch::manual_seed(seed.wrapping_mul(31).wrapping_add(calls));
 }
 
-/// The probe's side: calls the student's function, writes what it returned (or its panic) to the tape,
-/// and hands the value back to the check.
+/// Runs `call` (a student's function, or its replay) with the gate open: the judge hands out a recorded
+/// answer only to a check that will compare its shapes and kinds before its values ([`replay`]).
+pub(crate) fn through_gate<T>(call: impl FnOnce() -> T) -> T {
+    struct Close(bool);
+    impl Drop for Close {
+        fn drop(&mut self) {
+            GATE.with(|g| g.set(self.0));
+        }
+    }
+    let _close = Close(GATE.with(|g| g.replace(true)));
+    call()
+}
+
+/// The probe's side: calls the student's function, writes its answer by value (or its panic, or why the
+/// answer is refused) to the tape, and hands the check the same canonical value the judge will read. An
+/// answer larger than one frame may be is sent as what it is, a frame that claims its size: the grader
+/// sees a frame over its limit, stops the check and says so itself.
 pub fn record<R: Taped>(call: impl FnOnce() -> R) -> R {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(value) => {
-            match encode(&value.to_tensors()) {
-                Ok(bytes) => write_frame(OUTPUT, &bytes),
-                Err(why) => write_frame(PANIC, why.as_bytes()),
+            let recorded = value.to_tensors().iter().map(canonical).collect::<Result<Vec<_>, _>>().and_then(|ts| {
+                let bytes = encode(&ts)?;
+                Ok((ts, bytes))
+            });
+            match recorded {
+                Ok((tensors, bytes)) => {
+                    write_frame(OUTPUT, &bytes);
+                    after_call();
+                    R::from_tensors(tensors).expect("the same number of tensors")
+                }
+                Err(NotRecorded::TooLarge(bytes)) => {
+                    let claimed = bytes.min(u32::MAX as u128) as u32;
+                    write_raw(&[&[OUTPUT][..], &claimed.to_le_bytes()].concat());
+                    std::panic::panic_any(Stopped(NotRecorded::TooLarge(bytes).words()))
+                }
+                Err(NotRecorded::Refused(why)) => {
+                    write_frame(REFUSED, why.as_bytes());
+                    std::panic::panic_any(Stopped(why))
+                }
             }
-            after_call();
-            value
         }
         Err(payload) => {
-            STUDENT_PANICKED.store(true, std::sync::atomic::Ordering::SeqCst);
             write_frame(PANIC, super::panic_text(&*payload).as_bytes());
             std::panic::resume_unwind(payload)
         }
@@ -240,15 +328,25 @@ pub fn load_replay(entries: Vec<Entry>, stopped: Option<String>) {
     REPLAY.with(|r| *r.borrow_mut() = (entries.into(), stopped));
 }
 
-/// The judge's side: the next value the student's function returned, or its panic again.
+/// The judge's side: the next value the student's function returned, or its panic again. Only through a
+/// check's gate: a check that would read an answer without comparing its shape and kind first is a bug in
+/// the grader, and the answer is not handed out.
 pub fn replay<R: Taped>() -> R {
+    if !GATE.with(|g| g.get()) {
+        debug_assert!(false, "a check read a recorded answer outside its gate (checks::call)");
+        std::panic::panic_any(Stopped(
+            "the grader's check read an answer without checking its shape first: a bug in \
+                                       the grader, not in this file"
+                .into(),
+        ));
+    }
     let (next, stopped) = REPLAY.with(|r| {
         let mut r = r.borrow_mut();
         (r.0.pop_front(), r.1.clone())
     });
     match next {
-        Some(Entry::Output(bytes)) => {
-            let value = decode(&bytes).and_then(R::from_tensors);
+        Some(Entry::Output(values)) => {
+            let value = tensors(&values).and_then(R::from_tensors);
             after_call();
             match value {
                 Some(v) => v,
@@ -256,6 +354,7 @@ pub fn replay<R: Taped>() -> R {
             }
         }
         Some(Entry::Panic(text)) => std::panic::panic_any(text),
+        Some(Entry::Refused(why)) => std::panic::panic_any(Stopped(why)),
         None => std::panic::panic_any(Stopped(stopped.unwrap_or_else(|| {
             "the record of its calls ended before the check did: the code exited, wrote to the grader's channel, or \
              changed its inputs in place"
@@ -264,41 +363,79 @@ pub fn replay<R: Taped>() -> R {
     }
 }
 
-/// A frame as read from the tape.
-#[derive(Debug)]
-pub struct Frame {
-    pub tag: u8,
-    pub payload: Vec<u8>,
-}
-
-/// The `u32` a START, DONE or SYSCALL frame carries.
-pub fn number(payload: &[u8]) -> Option<u32> {
-    Some(u32::from_le_bytes(payload.try_into().ok()?))
-}
-
 /// Names for the system calls the sandbox forbids, as the grader reports them.
 pub fn forbidden_call_words(nr: u32) -> String {
     let table: HashMap<i64, &str> = [
-        (libc::SYS_socket, "tried to open a network connection"),
-        (libc::SYS_socketpair, "tried to open a network connection"),
-        (libc::SYS_connect, "tried to open a network connection"),
-        (libc::SYS_fork, "tried to start a process"),
-        (libc::SYS_vfork, "tried to start a process"),
-        (libc::SYS_clone, "tried to start a process"),
-        (libc::SYS_execve, "tried to start a process"),
-        (libc::SYS_execveat, "tried to start a process"),
-        (libc::SYS_ptrace, "tried to trace a process"),
-        (libc::SYS_process_vm_readv, "tried to read another process's memory"),
-        (libc::SYS_process_vm_writev, "tried to write another process's memory"),
-        (libc::SYS_memfd_create, "tried to make shared memory, which no limit of its own would count"),
-        (libc::SYS_shmget, "tried to make shared memory, which no limit of its own would count"),
-        (libc::SYS_msgget, "tried to make a message queue, which no limit of its own would count"),
-        (libc::SYS_mq_open, "tried to make a message queue, which no limit of its own would count"),
+        (libc::SYS_socket, "to open a network connection"),
+        (libc::SYS_socketpair, "to open a network connection"),
+        (libc::SYS_connect, "to open a network connection"),
+        (libc::SYS_fork, "to start a process"),
+        (libc::SYS_vfork, "to start a process"),
+        (libc::SYS_clone, "to start a process"),
+        (libc::SYS_execve, "to start a process"),
+        (libc::SYS_execveat, "to start a process"),
+        (libc::SYS_ptrace, "to trace a process"),
+        (libc::SYS_process_vm_readv, "to read another process's memory"),
+        (libc::SYS_process_vm_writev, "to write another process's memory"),
+        (libc::SYS_memfd_create, "to make shared memory, which no limit of its own would count"),
+        (libc::SYS_shmget, "to make shared memory, which no limit of its own would count"),
+        (libc::SYS_msgget, "to make a message queue, which no limit of its own would count"),
+        (libc::SYS_mq_open, "to make a message queue, which no limit of its own would count"),
     ]
     .into_iter()
     .collect();
     match table.get(&(nr as i64)) {
-        Some(words) => format!("{words} (system call {nr}), which the sandbox forbids"),
-        None => format!("made system call {nr}, which the sandbox forbids"),
+        Some(words) => format!("system call {nr}, {words}"),
+        None => format!("system call {nr}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(t: &Tensor) -> Vec<f64> {
+        Vec::<f64>::try_from(t.to_kind(Kind::Double).flatten(0, -1)).unwrap()
+    }
+
+    #[test]
+    fn the_canonical_path_reads_a_tensors_value_whatever_its_memory_or_layout() {
+        let right = Tensor::from_slice(&[1.0f32, -2.0, 3.0, 4.0]).view([2, 2]);
+        // A negated view: its memory holds the right numbers, its value is their negation.
+        let negated = right.internal_neg_view();
+        assert!(negated.is_neg());
+        let read = canonical(&negated).unwrap();
+        assert!(!read.is_neg() && read.is_contiguous());
+        assert_eq!(values(&read), [-1.0, 2.0, -3.0, -4.0]);
+        // Other layouts are made dense; a transposed view is read in its own order.
+        for other in [right.to_sparse_sparse_dim(2), right.to_sparse_csr(None), right.g_to_mkldnn(None)] {
+            assert_eq!(values(&canonical(&other).unwrap()), [1.0, -2.0, 3.0, 4.0]);
+        }
+        assert_eq!(values(&canonical(&right.tr()).unwrap()), [1.0, 3.0, -2.0, 4.0]);
+        // What the grader does not read: a kind no check reads, an undefined tensor.
+        let complex = Tensor::zeros([2], (Kind::ComplexFloat, Device::Cpu));
+        assert_eq!(
+            canonical(&complex).unwrap_err(),
+            NotRecorded::Refused("returned a tensor of kind ComplexFloat, which no check reads".into())
+        );
+        // One element repeated a trillion times (stride 0) is refused by its size before anything is made.
+        let repeated = Tensor::zeros([1], (Kind::Float, Device::Cpu)).expand([1 << 20, 1 << 20], false);
+        assert_eq!(canonical(&repeated).unwrap_err(), NotRecorded::TooLarge(4 << 40));
+        assert!(NotRecorded::TooLarge(4 << 40).words().contains("over the 8 MiB the grader reads of one answer"));
+    }
+
+    #[test]
+    fn the_judge_hands_out_an_answer_only_through_a_checks_gate() {
+        load_replay(vec![Entry::Output(vec![])], None);
+        let outside = std::panic::catch_unwind(replay::<f64>);
+        if cfg!(debug_assertions) {
+            assert!(outside.is_err());
+        } else {
+            let payload = outside.unwrap_err();
+            assert!(payload.downcast_ref::<Stopped>().unwrap().0.contains("a bug in the grader"));
+        }
+        let inside = std::panic::catch_unwind(|| through_gate(replay::<f64>)).unwrap_err();
+        // Inside the gate the entry is read: an empty answer is not a number.
+        assert!(inside.downcast_ref::<Stopped>().unwrap().0.contains("cannot read"));
     }
 }

@@ -147,6 +147,39 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     let outside_files: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
     assert_eq!(outside_files.len(), 1, "something was written outside the submission");
 
+    // Isolation and values, in the containers' tier: files that reach for the other exercises' checks (a
+    // thread left drawing random numbers, an abort set for the next panic beside an untouched stub) cost no
+    // other test, and answers read by value and shape (a negated view, a shape that changes on the second
+    // call, an answer over one frame, memory that keeps growing) fail their own test alone.
+    let isolation = work.join("isolation");
+    let folder = submission(&isolation);
+    hand_in_solutions(&folder);
+    let isolated = [
+        ("crossforge.layer_norm", "layer_norm", "unbiased"),
+        ("drawer.embeddings", "embeddings", ""),
+        ("globals.sinusoidal_positions", "sinusoidal_positions", ""),
+        ("globals.warmup_schedule", "warmup_schedule", "not done"),
+        ("negview.classifier_head", "classifier_head", "differs from the expected values"),
+        ("shapes.mean_pooling", "mean_pooling", "expected shape [1, 8], got [8]"),
+        ("giant.shift_right", "shift_right", "over the 8 MiB the grader reads of one answer"),
+        ("grower.gpt_block", "gpt_block", "used more than its 2 GiB of memory"),
+    ];
+    for (file, exercise, _) in isolated {
+        let from = project_root().join(format!("tests/hostile-class/{file}.rs"));
+        std::fs::copy(from, folder.join(format!("{exercise}.rs"))).unwrap();
+    }
+    let results = run_autograder(&isolation, &[]);
+    for e in EXERCISES {
+        let t = test(&results, e.name);
+        match isolated.iter().find(|i| i.1 == e.name).map(|i| i.2).filter(|w| !w.is_empty()) {
+            None => assert_eq!(t["status"], "passed", "{}: {t}", e.name),
+            Some(words) => {
+                assert_eq!(t["status"], "failed", "{}: {t}", e.name);
+                assert!(t["output"].as_str().unwrap().contains(words), "{}: {t}", e.name);
+            }
+        }
+    }
+
     // Late: two days after the due date, with a course that takes 10 % a day.
     let late = work.join("late");
     hand_in_solutions(&submission(&late));

@@ -159,6 +159,45 @@ fn solutions_pass_stubs_are_not_done_wrong_answers_fail_for_their_reason_and_a_b
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
 
+/// A learner's folder whose files attack the grader's isolation, checked as a learner checks them (no
+/// sandbox, the same probe and judge): a `feed_forward` that forges frames for a wrong `layer_norm`, an
+/// `embeddings` that leaves a thread drawing random numbers, a `sinusoidal_positions` that sets an abort on
+/// the next panic beside an untouched stub, a negated view, a shape that changes on the second call and an
+/// answer over one frame. Each costs only its own exercise; every other file passes.
+#[test]
+fn check_keeps_every_exercise_in_a_process_of_its_own_and_reads_values() {
+    let dir = scratch("isolation");
+    for e in EXERCISES {
+        std::fs::copy(e.solution_file(), dir.join(format!("{}.rs", e.name))).unwrap();
+    }
+    let hostile = project_root().join("tests/hostile-class");
+    let files = [
+        ("crossforge.feed_forward", "feed_forward", "failed", "expected shape [2, 5, 16], got [2, 6, 8]"),
+        ("crossforge.layer_norm", "layer_norm", "failed", "the variance is the unbiased one"),
+        ("drawer.embeddings", "embeddings", "passed", "passed"),
+        ("globals.sinusoidal_positions", "sinusoidal_positions", "passed", "passed"),
+        ("globals.warmup_schedule", "warmup_schedule", "not_done", "not done yet"),
+        ("negview.classifier_head", "classifier_head", "failed", "logits: differs from the expected values"),
+        ("shapes.mean_pooling", "mean_pooling", "failed", "expected shape [1, 8], got [8]"),
+        ("giant.shift_right", "shift_right", "failed", "over the 8 MiB the grader reads of one answer"),
+    ];
+    for (file, exercise, _, _) in files {
+        std::fs::copy(hostile.join(format!("{file}.rs")), dir.join(format!("{exercise}.rs"))).unwrap();
+    }
+    let (code, out, err) = anatomy(&dir, &["exercises", "check", "--json"]);
+    assert_eq!(code, Some(1), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let of = |name: &str| report["exercises"].as_array().unwrap().iter().find(|e| e["name"] == name).unwrap().clone();
+    for (file, exercise, status, words) in files {
+        let e = of(exercise);
+        assert_eq!(e["status"], status, "{file}: {e}");
+        assert!(e["message"].as_str().unwrap().contains(words), "{file}: {e}");
+    }
+    for e in EXERCISES.iter().filter(|e| !files.iter().any(|f| f.1 == e.name)) {
+        assert_eq!(of(e.name)["status"], "passed", "{}: {}", e.name, of(e.name));
+    }
+}
+
 fn anatomy(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).env("ANATOMY_EXERCISES_DIR", dir).output().unwrap();
     (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
@@ -429,6 +468,22 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
     let deep = deep.replace("pub fn learning_rate(step: u64, d_model: i64, warmup: u64) -> f64", "pub fn f() -> f64");
     std::fs::write(dir.join("scaled_dot_product.rs"), deep).unwrap();
     wait_for(&rx, &mut seen, "more than 64 levels deep");
+
+    // A view whose value is the answer negated while its memory holds the answer: the value is read.
+    let negated = "use tch::{Kind, Tensor};\n\
+                   pub fn scaled_dot_product(query: &Tensor, key: &Tensor, value: &Tensor) -> (Tensor, Tensor) {\n\
+                   let d = *query.size().last().unwrap() as f64;\n\
+                   let weights = (query.bmm(&key.transpose(1, 2)) / d.sqrt()).softmax(-1, Kind::Float);\n\
+                   (weights.bmm(value).internal_neg_view(), weights)\n}\n";
+    std::fs::write(dir.join("scaled_dot_product.rs"), negated).unwrap();
+    wait_for(&rx, &mut seen, "output: differs from the expected values");
+    // An answer larger than one frame: the limit is named, and the watch goes on.
+    let giant = "use tch::{Kind, Tensor};\n\
+                 pub fn scaled_dot_product(query: &Tensor, key: &Tensor, value: &Tensor) -> (Tensor, Tensor) {\n\
+                 let big = Tensor::zeros([3, 1 << 20], (Kind::Double, query.device()));\n\
+                 (big.shallow_clone(), big)\n}\n";
+    std::fs::write(dir.join("scaled_dot_product.rs"), giant).unwrap();
+    wait_for(&rx, &mut seen, "over the 8 MiB the grader reads of one answer");
 
     // The right one: passed, then the next exercise.
     let saved = Instant::now();

@@ -30,7 +30,10 @@ use scratch::Scratch;
 struct Attack {
     student: String,
     exercise: &'static str,
+    /// "passed", "not done", or words the failure's message holds; `A | B`: either.
     expect: String,
+    /// The id the class report counts it under, where the file names one (`//! mistake: ID`).
+    mistake: Option<String>,
 }
 
 /// A folder of this test's own, removed when it ends.
@@ -121,14 +124,31 @@ fn grade_the_hostile_class(tier: &str) {
             }
         }
         // A kind of attack may take several exercises (`deep.*`): one student hands them all in.
+        let mistake = text.lines().find_map(|l| l.strip_prefix("//! mistake: ")).map(String::from);
         let student = class.join(kind);
         if !student.exists() {
             hand_in_solutions(&student);
         }
         std::fs::write(student.join(format!("{exercise}.rs")), text).unwrap();
-        attacks.push(Attack { student: kind.to_string(), exercise, expect });
+        attacks.push(Attack { student: kind.to_string(), exercise, expect, mistake });
     }
     assert!(attacks.len() >= 15, "{} attacks", attacks.len());
+
+    // Honest students who write in other styles than the solutions' (helpers named after the step, a `#!`
+    // line, raw identifiers, loops, booleans, f64, modules of their own, …): each hands in one such file
+    // beside the solutions, and every cell of theirs passes.
+    let styles_dir = project_root().join("tests").join("honest-styles");
+    let mut styles = Vec::new();
+    for path in files_below(&styles_dir).into_iter().filter(|p| p.extension().is_some_and(|x| x == "rs")) {
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let (style, exercise) = stem.split_once('.').unwrap();
+        let exercise = find(exercise).unwrap().name;
+        let student = format!("style-{style}");
+        hand_in_solutions(&class.join(&student));
+        std::fs::copy(&path, class.join(&student).join(format!("{exercise}.rs"))).unwrap();
+        styles.push(student);
+    }
+    assert!(styles.len() >= 10, "{} honest styles", styles.len());
 
     // One student takes every shortcut: the finished operation of each exercise that forbids one.
     let shortcutter = class.join("shortcutter");
@@ -176,6 +196,14 @@ fn grade_the_hostile_class(tier: &str) {
     for (bytes, _) in latin1 {
         use std::os::unix::ffi::OsStrExt;
         hand_in_solutions(&class.join(std::ffi::OsStr::from_bytes(bytes)));
+    }
+
+    // Two students whose names are the same typed name in the two forms of Unicode that macOS and Windows
+    // write ("José" with é as one character, and as e and a combining accent), and one in capitals: a disk
+    // that compares names after normalisation and case folding (macOS's default) would see one name.
+    let look_alikes = ["Jos\u{e9}", "Jose\u{301}", "JOS\u{c9}"];
+    for name in look_alikes {
+        hand_in_solutions(&class.join(name));
     }
 
     let (csv, feedback) = (work.join("grades.csv"), work.join("feedback"));
@@ -307,10 +335,20 @@ fn grade_the_hostile_class(tier: &str) {
     }
     for a in &attacks {
         let (s, m) = (status(&a.student, a.exercise), message(&a.student, a.exercise));
-        // `A | B`: either answer (an attack whose end the machine decides, such as the thread bomb's).
-        if s == "passed" || !a.expect.split(" | ").any(|e| m.contains(e)) {
-            problems
-                .push(format!("{}/{}: expected a failure saying {:?}, got {s}: {m}", a.student, a.exercise, a.expect));
+        // `A | B`: either answer (an attack whose end the machine decides, such as the thread bomb's, or the
+        // Landlock tier's user: whether it may open its own descriptors again through /proc).
+        let as_expected = a.expect.split(" | ").any(|e| match e {
+            "passed" | "not done" => s == e,
+            words => s != "passed" && m.contains(words),
+        });
+        if !as_expected {
+            problems.push(format!("{}/{}: expected {:?}, got {s}: {m}", a.student, a.exercise, a.expect));
+        }
+        if let Some(id) = &a.mistake {
+            let counted = rows[&a.student]["mistakes"][a.exercise].as_str().unwrap_or_default().to_string();
+            if &counted != id {
+                problems.push(format!("{}/{}: counted as {counted:?}, not {id:?}: {m}", a.student, a.exercise));
+            }
         }
         // The attacker's other files are the solutions: they pass, the forger's forged ones too.
         others_pass(&a.student, a.exercise, &mut problems);
@@ -320,6 +358,9 @@ fn grade_the_hostile_class(tier: &str) {
         if s != "failed" || !m.contains(expect.as_str()) {
             problems.push(format!("shortcutter/{exercise}: expected a refusal saying {expect:?}, got {s}: {m}"));
         }
+    }
+    for student in &styles {
+        others_pass(student, "", &mut problems);
     }
     for e in EXERCISES.iter().filter(|e| e.forbids.is_empty()) {
         if status("shortcutter", e.name) != "passed" {
@@ -359,7 +400,11 @@ fn grade_the_hostile_class(tier: &str) {
         summary["stops"].as_array().unwrap().iter().map(|m| m["mistake"].as_str().unwrap()).collect();
     let mut wanted = vec!["refused_hand_in", "refused_by_rules", "does_not_compile", "compile_limit", "timed_out"];
     wanted.push("beyond_reading_limits");
-    wanted.extend(["out_of_memory", "too_much_output", "forbidden_call", "crashed"]);
+    wanted.extend(["out_of_memory", "too_much_output", "forbidden_call", "crashed", "too_large"]);
+    // Only where the probe can reach its own channel through /proc to write it itself (not under Landlock).
+    if tier == "bubblewrap" {
+        wanted.push("broken_record");
+    }
     for id in wanted {
         assert!(stops.contains(id), "{tier}: no {id} among the report's stops: {stops:?}");
     }
@@ -447,6 +492,17 @@ fn grade_the_hostile_class(tier: &str) {
         assert_eq!(records.iter().filter(|r| &r[0] == label).count(), 1, "{label} in the CSV");
         assert!(feedback.join(format!("{label}.md")).is_file(), "{label}: no feedback file");
     }
+    // The look-alikes: three rows, three labels that look different, three feedback files that stay three
+    // on a disk that normalises and folds case.
+    let labels: Vec<&String> = rows.keys().filter(|l| l.to_lowercase().starts_with("jos")).collect();
+    assert_eq!(labels.len(), 3, "{labels:?}");
+    assert!(labels.iter().any(|l| l.contains("\\u{301}")), "the combining accent is shown: {labels:?}");
+    let folded: std::collections::BTreeSet<String> = feedback_files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().to_lowercase())
+        .map(|n| unicode_normalization::UnicodeNormalization::nfc(n.as_str()).collect())
+        .collect();
+    assert_eq!(folded.len(), feedback_files.len(), "feedback files that one disk would see as one");
     assert_eq!(rows.len(), rows_count(&class), "a row per student folder");
     let honest_row = lines.iter().find(|l| l.starts_with("honest,")).unwrap();
     assert!(honest_row.ends_with(",105,"), "full marks and no notes: {honest_row}");

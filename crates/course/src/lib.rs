@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod forbidden;
+pub mod wire;
 
 /// The project's root: the folder that holds `grader/` (found once, by this crate's build script).
 pub fn project_root() -> PathBuf {

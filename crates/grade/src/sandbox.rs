@@ -5,9 +5,10 @@
 //!   probe run a private view of the file system — only the toolchain or the libraries it needs, read-only,
 //!   and the student's own scratch folder — and new network, PID, IPC, UTS and user namespaces: no network
 //!   at all, no other process to see, nothing of the class folder, `solutions/` or the instructor's home.
-//! - **seccomp** (filters compiled with `seccompiler`, handed to bwrap) stops the probe from starting a
-//!   process (fork, vfork, clone without CLONE_THREAD), opening any socket, or tracing another process: the
-//!   call is answered with SIGSYS, which the probe reports before it exits.
+//! - **seccomp** (filters compiled with `seccompiler`, handed to the probe, which enters them in each
+//!   check's process, never its own parent, which must fork) stops a check's code from starting a process
+//!   (fork, vfork, clone without CLONE_THREAD), opening any socket, or tracing another process: the call is
+//!   answered with SIGSYS, which ends the process (its parent sees the signal).
 //! - **setrlimit** caps memory (address space), CPU time, the size of files written and open files; the
 //!   grader itself kills a check that runs past its wall-time limit or prints past the output limit.
 //! - **one capped place to write**: the probe sees its scratch folder read-only and writes only to a
@@ -132,7 +133,10 @@ pub fn choose(wanted: Wanted) -> Result<Tier> {
 pub struct Limits {
     /// Wall time of one check (the grader stops it and goes on with the next).
     pub time_per_check: Duration,
-    /// Address space of the probe, in bytes.
+    /// Memory of the probe, in bytes: the address space (VmSize) the grader lets any of its processes reach
+    /// before it stops the check (it watches, and says so: "used more than its 2 GiB of memory"). Twice
+    /// as much is the kernel's hard limit ([`Limits::address_space`]), which fails one larger allocation
+    /// at once: the process alone then knows why, and its words are only reported.
     pub memory: u64,
     /// What the probe may print (stdout and stderr together), in bytes.
     pub output: u64,
@@ -162,6 +166,12 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// The kernel's limit on a probe's address space (RLIMIT_AS): twice [`Limits::memory`], above the limit
+    /// the grader watches, so that memory that grows is stopped by the grader, where it can say so.
+    pub fn address_space(&self) -> u64 {
+        2 * self.memory
+    }
+
     /// "2 GiB", for messages.
     pub fn memory_words(&self) -> String {
         format!("{} GiB", self.memory >> 30)
@@ -286,17 +296,20 @@ pub fn compile_command(bwrap: &Path, scratch: &Path, readable: &[PathBuf], progr
 
 /// A sandbox for the probe: the C libraries, the folders `libraries` (LibTorch), the probe itself and the
 /// scratch folder (read-only), with `library_path` as LD_LIBRARY_PATH, working in a private `/tmp` of
-/// `disk` bytes; seccomp filters read from the descriptors `filters` (see [`seccomp_filters`]).
+/// `disk` bytes. The seccomp programs ([`seccomp_filters`]) go to the probe on its set-up channel: it
+/// enters them in each check's process, after the fork its own parent needs.
 pub fn run_command(
     bwrap: &Path,
     scratch: &Path,
     libraries: &[PathBuf],
     library_path: &Path,
     probe: &Path,
-    filters: &[i32],
     disk: u64,
 ) -> Command {
     let mut args = common(scratch, false, disk);
+    // The probe's parent is the namespace's first process itself: no bwrap process beside it that a
+    // check's process could reach through /proc (bwrap's reaper is the grader's user's, and dumpable).
+    args.push("--as-pid-1".into());
     for dir in C_LIBRARIES {
         if Path::new(dir).is_dir() {
             ro(&mut args, Path::new(dir));
@@ -307,9 +320,6 @@ pub fn run_command(
         ro(&mut args, path);
     }
     ro(&mut args, probe);
-    for fd in filters {
-        args.extend(["--add-seccomp-fd".into(), fd.to_string()]);
-    }
     args.extend(["--setenv".into(), "LD_LIBRARY_PATH".into(), library_path.display().to_string()]);
     args.extend(["--setenv".into(), "OMP_NUM_THREADS".into(), "1".into()]);
     args.extend(["--remount-ro".into(), "/".into()]);
@@ -372,9 +382,9 @@ pub struct ChildSetup {
     pub memory: u64,
     pub cpu_seconds: u64,
     pub file_size: u64,
-    /// Files to open read-only at these descriptor numbers (the seccomp programs).
+    /// Files to open read-only at these descriptor numbers.
     pub open_at: Vec<(CString, i32)>,
-    /// Descriptors to duplicate to these numbers (the tape's pipe).
+    /// Descriptors to duplicate to these numbers (the probe's channels), all below 64.
     pub dup_to: Vec<(i32, i32)>,
 }
 
@@ -389,18 +399,27 @@ impl ChildSetup {
                     }
                     Ok(())
                 };
+                // First every source to a number of its own at 64 or above, then each to its target: a
+                // source whose number is another's target is not overwritten before it is moved.
+                let mut moved = Vec::with_capacity(self.dup_to.len());
+                for (source, target) in &self.dup_to {
+                    let copy = libc::fcntl(*source, libc::F_DUPFD_CLOEXEC, 64);
+                    if copy < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    moved.push((copy, *target));
+                }
+                for (copy, target) in moved {
+                    if libc::dup2(copy, target) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    libc::close(copy);
+                }
                 limit(libc::RLIMIT_AS, self.memory)?;
                 limit(libc::RLIMIT_CPU, self.cpu_seconds)?;
                 limit(libc::RLIMIT_FSIZE, self.file_size)?;
                 limit(libc::RLIMIT_CORE, 0)?;
                 limit(libc::RLIMIT_NOFILE, 256)?;
-                for (source, target) in &self.dup_to {
-                    if *source == *target {
-                        libc::fcntl(*target, libc::F_SETFD, 0);
-                    } else if libc::dup2(*source, *target) < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
                 for (path, target) in &self.open_at {
                     let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
                     if fd < 0 {

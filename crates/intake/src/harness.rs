@@ -7,14 +7,20 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::bounds::{self, MAX_DEPTH, MAX_TOKENS};
 use crate::rules::{self, Verdict, ATTENTION, CROSS_ENTROPY, NORMS};
-use crate::{cells, names, similarity, times};
+use crate::{cells, names, similarity, tape, times};
 
 /// An entry point: bytes in, a panic if a promise is broken.
 pub type Target = fn(&[u8]);
 
 /// The entry points, by the name of their fuzz target and corpus folder.
-pub const TARGETS: &[(&str, Target)] =
-    &[("rules", rules), ("notebook", notebook), ("similarity", similarity), ("time", time), ("names", names)];
+pub const TARGETS: &[(&str, Target)] = &[
+    ("rules", rules),
+    ("notebook", notebook),
+    ("similarity", similarity),
+    ("time", time),
+    ("names", names),
+    ("tape", tape),
+];
 
 /// A hand-in file through the stubs' rules (as an exercise that imports one item and forbids all three
 /// families would read it) and the names it imports: a verdict, never a panic; a file is refused for the
@@ -76,15 +82,58 @@ pub fn time(bytes: &[u8]) {
 }
 
 /// A class folder's names (the bytes split at `/`, which no name holds): each label gives its name's
-/// bytes back, shows no control character, and two names share a label only if they are the same name.
+/// bytes back, shows no control character, and two names share a label only if they are the same name;
+/// two names that are one after Unicode normalisation show it, one of their labels holding an escape.
 pub fn names(bytes: &[u8]) {
+    use unicode_normalization::UnicodeNormalization;
     let mut seen: std::collections::BTreeMap<String, &[u8]> = std::collections::BTreeMap::new();
+    let mut composed: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
     for name in bytes.split(|&b| b == b'/').filter(|n| !n.is_empty()) {
         let label = names::label(OsStr::from_bytes(name));
         assert!(!label.chars().any(char::is_control), "{label:?}");
         assert_eq!(names::bytes_of(&label).as_deref(), Some(name), "{label:?}");
         if let Some(other) = seen.insert(label.clone(), name) {
             assert_eq!(other, name, "two names, one label {label:?}");
+        }
+        if let Ok(text) = std::str::from_utf8(name) {
+            if let Some(other) = composed.insert(text.nfc().collect(), label.clone()) {
+                if other != label {
+                    assert!(other.contains("\\u{") || label.contains("\\u{"), "{other:?} and {label:?} look alike");
+                }
+            }
+        }
+    }
+}
+
+/// A check's channel as a student's process may write it: frames read until the end or the first broken
+/// one, never a panic; no frame longer than the limit comes out, and every OUTPUT frame's tensors are
+/// exactly as many bytes as their shapes and element types say.
+pub fn tape(bytes: &[u8]) {
+    let mut reader = bytes;
+    let mut total = 0usize;
+    loop {
+        match tape::read_frame(&mut reader) {
+            Ok(Some(frame)) => {
+                assert!(frame.payload.len() <= tape::MAX_FRAME, "a frame of {} bytes", frame.payload.len());
+                total += frame.payload.len() + 5;
+                if frame.tag == anatomy_course::wire::OUTPUT {
+                    if let Ok(values) = tape::values(&frame.payload) {
+                        for v in values {
+                            let n: usize = v.shape.iter().product();
+                            assert_eq!(n * v.dtype.size(), v.bytes.len(), "{:?} {:?}", v.dtype, v.shape);
+                        }
+                    }
+                }
+            }
+            Ok(None) => {
+                assert_eq!(total, bytes.len(), "a clean end before the bytes ended");
+                break;
+            }
+            Err(tape::Broken::TooLarge(n)) => {
+                assert!(n as usize > tape::MAX_FRAME);
+                break;
+            }
+            Err(_) => break,
         }
     }
 }

@@ -8,13 +8,20 @@
 //!   but is valid and so shown as `café`);
 //! - `\u{NNNN}` for a character that shows nothing or looks like a space: control characters, zero-width
 //!   and direction marks, other spaces than the ASCII one, and an ASCII space at either end;
-//! - `\\` for a backslash, so that the two escapes above cannot be forged by a name that spells them.
+//! - `\\` for a backslash, so that the two escapes above cannot be forged by a name that spells them;
+//! - in a name that is not in Unicode's composed form (NFC), `\u{NNNN}` for each character that form would
+//!   change or reorder (a combining accent, a compatibility character): macOS writes "José" with é as e and
+//!   a combining accent, Windows and Linux with é as one character, and the two look the same on a screen
+//!   while their bytes differ. The composed one is shown as it is, the other as `Jose\u{301}`.
 //!
 //! Two different folder names therefore never share a label ([`bytes_of`] turns a label back into the
 //! folder name's bytes), and the table, the JSON lines, the CSV, the feedback files, the report and the
 //! similarity page, which all use the label, agree on it.
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
+
+use unicode_normalization::char::canonical_combining_class;
+use unicode_normalization::{is_nfc, is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// The label of a folder name (see the module's doc).
 pub fn label(name: &OsStr) -> String {
@@ -23,12 +30,15 @@ pub fn label(name: &OsStr) -> String {
     let last = bytes.len();
     let mut at = 0;
     for chunk in bytes.utf8_chunks() {
+        let composed = is_nfc(chunk.valid());
         for c in chunk.valid().chars() {
             let edge = at == 0 || at + c.len_utf8() == last;
             match c {
                 '\\' => out.push_str("\\\\"),
                 ' ' if edge => out.push_str("\\u{20}"),
-                c if hidden(c) => out.push_str(&format!("\\u{{{:X}}}", c as u32)),
+                c if hidden(c) || (!composed && normalisation_changes(c)) => {
+                    out.push_str(&format!("\\u{{{:X}}}", c as u32))
+                }
                 c => out.push(c),
             }
             at += c.len_utf8();
@@ -91,6 +101,18 @@ pub fn markdown(label: &str) -> String {
     out
 }
 
+/// A name as a disk that compares names after normalisation and case folding sees it (macOS's default,
+/// and Windows' case folding): two labels with the same key would be one file there.
+pub fn disk_key(name: &str) -> String {
+    name.nfd().collect::<String>().to_lowercase().nfc().collect()
+}
+
+/// A character that composition may change, move or join to another: in a name that is not composed
+/// already, it is shown as an escape.
+fn normalisation_changes(c: char) -> bool {
+    canonical_combining_class(c) != 0 || is_nfc_quick(std::iter::once(c)) != IsNormalized::Yes
+}
+
 /// A character that shows nothing, or shows as a space, where a name is printed: written as an escape.
 fn hidden(c: char) -> bool {
     c.is_control()
@@ -124,6 +146,22 @@ mod tests {
         assert_eq!(of(b"caf\\xE9"), "caf\\\\xE9");
         assert_eq!(of(b"tab\there"), "tab\\u{9}here");
         assert_eq!(of("\u{202E}gpj.exe".as_bytes()), "\\u{202E}gpj.exe");
+    }
+
+    #[test]
+    fn one_typed_name_in_two_unicode_forms_gives_two_labels_that_look_apart() {
+        let (composed, decomposed) = (of("Jos\u{e9}".as_bytes()), of("Jose\u{301}".as_bytes()));
+        assert_eq!(composed, "José");
+        assert_eq!(decomposed, "Jose\\u{301}");
+        // A compatibility character (the Ångström sign) in a name is shown; a combining accent on a letter
+        // that has no composed form is left as it is, since its name is composed already.
+        assert_eq!(of("\u{212B}ngstr\u{f6}m".as_bytes()), "\\u{212B}ngström");
+        assert_eq!(of("x\u{301}".as_bytes()), "x\u{301}");
+        assert_eq!(disk_key("José"), disk_key("JOSE\u{301}"));
+        assert_ne!(disk_key("José"), disk_key("Jose"));
+        for name in ["Jose\u{301}", "\u{212B}ngstr\u{f6}m"] {
+            assert_eq!(bytes_of(&of(name.as_bytes())).as_deref(), Some(name.as_bytes()));
+        }
     }
 
     #[test]

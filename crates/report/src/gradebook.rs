@@ -326,7 +326,8 @@ pub fn feedback_files(rows: &[Row]) -> Vec<String> {
             }
             let mut name = format!("{stem}.md");
             let mut n = 1;
-            while !taken.insert(name.to_lowercase()) {
+            // Distinct as a disk that normalises and folds case sees names (macOS's), where they are opened.
+            while !taken.insert(anatomy_intake::names::disk_key(&name)) {
                 n += 1;
                 name = format!("{stem} ({n}).md");
             }

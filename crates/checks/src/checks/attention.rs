@@ -4,8 +4,8 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{
-    call, expect_close_or_name, expect_rows_sum_to_one, expect_shape, expect_shape_said, named, parts, randn, told,
-    CheckResult, Mistake, KEYS_NOT_TRANSPOSED, TRANSPOSE,
+    call, expect_close_or_name, expect_rows_sum_to_one, named, parts, randn, told, CheckResult, Mistake, Returned,
+    KEYS_NOT_TRANSPOSED, TRANSPOSE,
 };
 use transformer_anatomy::exercises::support::Projections;
 
@@ -39,8 +39,14 @@ fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {
 pub fn scaled_dot_product(f: &dyn Fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tensor)) -> CheckResult {
     let (batch, t, s, d, dv) = (2, 4, 6, 8, 5);
     let (q, k, v) = (randn(&[batch, t, d]) * 2.0, randn(&[batch, s, d]) * 2.0, randn(&[batch, s, dv]));
-    let (output, w) = call(|| f(&q, &k, &v), &[TRANSPOSE])?;
-    expect_shape("weights", &w, &[batch, t, s], ": one row per query, one column per key")?;
+    let (output, w) = call(
+        || f(&q, &k, &v),
+        &[
+            Returned::floats("output", &[batch, t, dv]).told(": one value-sized vector per query (weights · value)"),
+            Returned::floats("weights", &[batch, t, s]).told(": one row per query, one column per key"),
+        ],
+        &[TRANSPOSE],
+    )?;
     let root_d = (d as f64).sqrt();
     expect_close_or_name(
         "weights",
@@ -67,7 +73,6 @@ pub fn scaled_dot_product(f: &dyn Fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tens
         ],
     )?;
     expect_rows_sum_to_one("weights", &w)?;
-    expect_shape("output", &output, &[batch, t, dv], ": one value-sized vector per query (weights · value)")?;
     let expected = Tensor::scaled_dot_product_attention(&q, &k, &v, None::<Tensor>, 0.0, false, None, false);
     expect_close_or_name("output", &output, &expected, 1e-5, &[])
 }
@@ -79,8 +84,11 @@ pub fn attention_head(f: &dyn Fn(&Tensor, &Projections) -> Tensor) -> CheckResul
     let p = Projections::new(&vs.root(), d_model, head_dim);
     let x = randn(&[batch, seq, d_model]);
     // The keys not transposed are told here but not counted by name: the course names them in the other two.
-    let output = call(|| f(&x, &p), &[(TRANSPOSE.0, told(TRANSPOSE.1.words))])?;
-    expect_shape("output", &output, &[batch, seq, head_dim], ": [batch, seq, head_dim], one vector per token")?;
+    let output = call(
+        || f(&x, &p),
+        &[Returned::floats("output", &[batch, seq, head_dim]).told(": [batch, seq, head_dim], one vector per token")],
+        &[(TRANSPOSE.0, told(TRANSPOSE.1.words))],
+    )?;
     let (q, k, v) = (p.query.forward(&x), p.key.forward(&x), p.value.forward(&x));
     let sdpa = |q: &Tensor, k: &Tensor, v: &Tensor, scale: Option<f64>| {
         Tensor::scaled_dot_product_attention(q, k, v, None::<Tensor>, 0.0, false, scale, false)
@@ -129,16 +137,11 @@ pub fn split_heads(split: &dyn Fn(&Tensor, i64) -> Tensor, merge: &dyn Fn(&Tenso
 fn the_split(split: &dyn Fn(&Tensor, i64) -> Tensor, x: &Tensor, expected: &Tensor, heads: i64) -> CheckResult {
     let (batch, seq, hidden) = x.size3().expect("3 axes");
     let head_dim = hidden / heads;
-    let split_x = call(|| split(x, heads), &[])?;
-    expect_shape_said(
-        "split_heads([2, 3, 20], 4)",
-        &split_x,
-        &[batch, heads, seq, head_dim],
-        named(
-            HEADS_LEFT_BEHIND_TOKENS,
-            ": [batch, heads, seq, head_dim] — view as [batch, seq, heads, head_dim], then swap axes 1 and 2",
-        ),
-    )?;
+    let returned = Returned::floats("split_heads([2, 3, 20], 4)", &[batch, heads, seq, head_dim]).said(named(
+        HEADS_LEFT_BEHIND_TOKENS,
+        ": [batch, heads, seq, head_dim] — view as [batch, seq, heads, head_dim], then swap axes 1 and 2",
+    ));
+    let split_x = call(|| split(x, heads), &[returned], &[])?;
     expect_close_or_name(
         "split_heads",
         &split_x,
@@ -160,6 +163,7 @@ fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, x: &Tensor, expected: &Tensor) -
     let (batch, seq, hidden) = x.size3().expect("3 axes");
     let merged = call(
         || merge(expected),
+        &[Returned::floats("merge_heads", &[batch, seq, hidden]).told(": back to [batch, seq, heads · head_dim]")],
         &[(
             "view size is not compatible",
             named(
@@ -169,7 +173,6 @@ fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, x: &Tensor, expected: &Tensor) -
             ),
         )],
     )?;
-    expect_shape("merge_heads", &merged, &[batch, seq, hidden], ": back to [batch, seq, heads · head_dim]")?;
     expect_close_or_name(
         "merge_heads(split_heads(x))",
         &merged,

@@ -4,8 +4,8 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{
-    call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, expect_shape, named, parts, randn, told,
-    CheckResult, Failure, Mistake, Said, KEYS_NOT_TRANSPOSED, TRANSPOSE,
+    call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, named, parts, randn, told, CheckResult,
+    Failure, Mistake, Returned, Said, KEYS_NOT_TRANSPOSED, TRANSPOSE, ZEROS_AND_ONES,
 };
 use transformer_anatomy::attention::Pass;
 use transformer_anatomy::config::{Activation, BertConfig, LayerNormPlacement};
@@ -29,6 +29,17 @@ const PADDING_IGNORED: Mistake = Mistake("padding_ignored");
 const QUERIES_FROM_THE_ENCODER: Mistake = Mistake("queries_from_the_encoder");
 const SCALED_BY_D: Mistake = Mistake("scaled_by_d");
 const SELF_ATTENTION_INSTEAD: Mistake = Mistake("self_attention_instead");
+
+/// A wrong shape of the cross-attention weights, in general and in the two ways round the shape names.
+macro_rules! rectangular {
+    () => {
+        ": one row per target position (the queries come from the decoder), one column per source position (keys \
+         from the encoder)"
+    };
+}
+const RECTANGULAR: &str = rectangular!();
+const QUERIES_FROM_THE_ENCODER_WORDS: &str = concat!(rectangular!(), "; the queries come from the encoder here");
+const SELF_ATTENTION_WORDS: &str = concat!(rectangular!(), "; the keys come from the decoder here (self-attention)");
 
 /// The named mistakes of `decoder_layer`.
 pub const DECODER_LAYER: &[Mistake] =
@@ -57,8 +68,8 @@ pub fn causal_mask(
 fn the_mask(causal_mask: &dyn Fn(i64, Device) -> Tensor) -> CheckResult {
     let drawn = Tensor::randint_low(2, 12, [1], (Kind::Int64, Device::Cpu)).int64_value(&[0]);
     for n in [1, 4, 7, drawn] {
-        let mask = causal_mask(n, Device::Cpu);
-        expect_shape(&format!("causal_mask({n}, ..)"), &mask, &[n, n], "")?;
+        let returned = Returned::new(format!("causal_mask({n}, ..)"), &[n, n], ZEROS_AND_ONES);
+        let mask = call(|| causal_mask(n, Device::Cpu), &[returned], &[])?;
         let ones = Tensor::ones([n, n], (Kind::Float, Device::Cpu));
         if n > 1 && close(&mask.to_kind(Kind::Float), &ones.triu(0), 0.0) {
             return Err(Failure::named(
@@ -98,8 +109,8 @@ fn the_masked_softmax(masked_softmax: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> Ch
     let (batch, n) = (2, 5);
     let scores = randn(&[batch, n, n]) * 3.0;
     let mask = Tensor::ones([n, n], (Kind::Float, Device::Cpu)).tril(0); // not the student's: checked on its own
-    let weights = masked_softmax(&scores, &mask);
-    expect_shape("masked_softmax(scores, mask)", &weights, &[batch, n, n], "")?;
+    let returned = Returned::floats("masked_softmax(scores, mask)", &[batch, n, n]);
+    let weights = call(|| masked_softmax(&scores, &mask), &[returned], &[])?;
     if close(&weights, &scores.softmax(-1, Kind::Float), 1e-6) {
         return Err(Failure::named(
             MASK_IGNORED,
@@ -165,40 +176,32 @@ pub fn cross_attention(
     let projections = Projections::new(&vs.root(), d_model, head_dim);
     for (batch, t, s) in [(2, 3, 5), (1, 4, 2), (3, 6, 6)] {
         let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
-        let expect_rectangular = |weights: &Tensor| {
-            // The two ways round that come out square or transposed, named when the shape shows them.
-            let (which, mistake) = match weights.size().as_slice() {
-                [_, a, b] if (*a, *b) == (s, t) && s != t => {
-                    ("; the queries come from the encoder here", Some(QUERIES_FROM_THE_ENCODER))
-                }
-                [_, a, b] if (*a, *b) == (t, t) && s != t => {
-                    ("; the keys come from the decoder here (self-attention)", Some(SELF_ATTENTION_INSTEAD))
-                }
-                _ => ("", None),
-            };
-            expect_shape(
-                &format!("weights for {t} target and {s} source positions"),
-                weights,
-                &[batch, t, s],
-                &format!(
-                    ": one row per target position (the queries come from the decoder), one column per source \
-                     position (keys from the encoder){which}"
-                ),
-            )
-            .map_err(|failure| Failure { mistake, ..failure })
+        // The two ways round that come out square or transposed, named when the shape shows them.
+        let rectangular = |got: &[i64]| match got {
+            [_, a, b] if (*a, *b) == (s, t) && s != t => {
+                named(QUERIES_FROM_THE_ENCODER, QUERIES_FROM_THE_ENCODER_WORDS)
+            }
+            [_, a, b] if (*a, *b) == (t, t) && s != t => named(SELF_ATTENTION_INSTEAD, SELF_ATTENTION_WORDS),
+            _ => told(RECTANGULAR),
+        };
+        let returns = || {
+            [
+                Returned::floats("output", &[batch, t, head_dim]).told(": one head_dim vector per target position"),
+                Returned::floats(format!("weights for {t} target and {s} source positions"), &[batch, t, s])
+                    .choose(rectangular),
+            ]
+        };
+        let attend = |mask: Option<&Tensor>| {
+            call(|| cross_attention(&decoder_states, &encoder_output, &projections, mask), &returns(), &[TRANSPOSE])
         };
         // First without a mask, so that a shape mistake is reported as one.
-        expect_rectangular(
-            &call(|| cross_attention(&decoder_states, &encoder_output, &projections, None), &[TRANSPOSE])?.1,
-        )?;
+        let _ = attend(None)?;
         // Item 0 has its last source position padded (when there are at least two); the others are full.
         let padding = Tensor::ones([batch, s], (Kind::Int64, Device::Cpu));
         if s > 1 {
             let _ = padding.get(0).narrow(0, s - 1, 1).fill_(0);
         }
-        let (output, weights) = cross_attention(&decoder_states, &encoder_output, &projections, Some(&padding));
-        expect_rectangular(&weights)?;
-        expect_shape("output", &output, &[batch, t, head_dim], ": one head_dim vector per target position")?;
+        let (output, weights) = attend(Some(&padding))?;
         if s > 1 {
             let leaked = weights.get(0).narrow(1, s - 1, 1).abs().max().double_value(&[]);
             if leaked != 0.0 {
@@ -236,7 +239,11 @@ pub fn cross_attention(
         )?;
     }
     let (decoder_states, encoder_output) = (randn(&[1, 2, d_model]), randn(&[1, 3, d_model]));
-    let (output, _) = cross_attention(&decoder_states, &encoder_output, &projections, None);
+    let returns = [
+        Returned::floats("output", &[1, 2, head_dim]).told(": one head_dim vector per target position"),
+        Returned::floats("weights for 2 target and 3 source positions", &[1, 2, 3]).told(RECTANGULAR),
+    ];
+    let (output, _) = call(|| cross_attention(&decoder_states, &encoder_output, &projections, None), &returns, &[])?;
     let expected = Tensor::scaled_dot_product_attention(
         &projections.query.forward(&decoder_states),
         &projections.key.forward(&encoder_output),
@@ -277,11 +284,14 @@ pub fn decoder_layer(
     let source_ids = Tensor::from_slice(&[3i64, 4, 0, 0, 3, 4, 5, 6]).view([2, 4]);
     let (target_mask, source_mask) = (decoder_mask(&target_ids, 0), padding_mask(&source_ids, 0));
     let (x, memory) = (randn(&[2, 6, h]), randn(&[2, 4, h]));
-    let run = |x: &Tensor, memory: &Tensor| decoder_layer(x, memory, &parts, &target_mask, Some(&source_mask));
-    let out = run(&x, &memory);
-    expect_shape("decoder_layer output", &out, &[2, 6, h], ": the same shape as the decoder states x")?;
+    let run = |x: &Tensor, memory: &Tensor| {
+        let returned =
+            Returned::floats("decoder_layer output", &[2, 6, h]).told(": the same shape as the decoder states x");
+        call(|| decoder_layer(x, memory, &parts, &target_mask, Some(&source_mask)), &[returned], &[])
+    };
+    let out = run(&x, &memory)?;
     let later_changed = Tensor::cat(&[x.narrow(1, 0, 3), randn(&[2, 3, h])], 1);
-    let diff = max_abs_diff(&run(&later_changed, &memory).narrow(1, 0, 3), &out.narrow(1, 0, 3));
+    let diff = max_abs_diff(&run(&later_changed, &memory)?.narrow(1, 0, 3), &out.narrow(1, 0, 3));
     if diff > 1e-5 {
         return Err(Failure::named(
             NO_TARGET_MASK,
@@ -291,7 +301,7 @@ pub fn decoder_layer(
             ),
         ));
     }
-    if max_abs_diff(&run(&x, &randn(&[2, 4, h])), &out) < 1e-6 {
+    if max_abs_diff(&run(&x, &randn(&[2, 4, h]))?, &out) < 1e-6 {
         return Err(Failure::named(
             CROSS_ATTENTION_FORGOTTEN,
             "the output does not depend on the encoder output: cross-attention takes its keys and values from memory"
@@ -367,11 +377,8 @@ pub fn sinusoidal_positions(sinusoidal_positions: &dyn Fn(i64, i64, Device) -> T
     let drawn = Tensor::randint_low(8, 40, [2], (Kind::Int64, Device::Cpu));
     let (len, half) = (drawn.int64_value(&[0]), drawn.int64_value(&[1]));
     for (max_len, d_model) in [(10, 4), (50, 16), (128, 64), (len, 2 * half)] {
-        let pe = sinusoidal_positions(max_len, d_model, Device::Cpu);
-        expect_shape(&format!("sinusoidal_positions({max_len}, {d_model}, ..)"), &pe, &[max_len, d_model], "")?;
-        if !pe.is_floating_point() {
-            return Err(format!("the table must hold floating-point numbers, got {:?}", pe.kind()).into());
-        }
+        let returned = Returned::floats(format!("sinusoidal_positions({max_len}, {d_model}, ..)"), &[max_len, d_model]);
+        let pe = call(|| sinusoidal_positions(max_len, d_model, Device::Cpu), &[returned], &[])?;
         for pos in [0, 1, 3, max_len / 2, max_len - 1] {
             for i in 0..d_model / 2 {
                 let angle = pos as f64 / 10000f64.powf(2.0 * i as f64 / d_model as f64);

@@ -3,9 +3,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{
-    call, expect_close_or_name, expect_shape, expect_shape_said, named, randn, told, CheckResult, Failure, Mistake,
-};
+use super::{call, expect_close_or_name, named, randn, told, CheckResult, Failure, Mistake, Returned};
 use transformer_anatomy::init;
 
 /// The named mistakes of `feed_forward`.
@@ -64,6 +62,7 @@ pub fn feed_forward(f: &dyn Fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> 
     let x = randn(&[batch, seq, hidden]) * 2.0;
     let out = call(
         || f(&x, &l1, &l2),
+        &[Returned::floats("output", &[batch, seq, hidden]).told(": the same shape as the input")],
         &[(
             "cannot be multiplied",
             named(
@@ -73,7 +72,6 @@ pub fn feed_forward(f: &dyn Fn(&Tensor, &nn::Linear, &nn::Linear) -> Tensor) -> 
             ),
         )],
     )?;
-    expect_shape("output", &out, &[batch, seq, hidden], ": the same shape as the input")?;
     let h = affine(&x, &l1);
     let then = |a: Tensor| affine(&a, &l2).to_kind(Kind::Float);
     expect_close_or_name(
@@ -119,8 +117,8 @@ pub fn layer_norm(f: &dyn Fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> Check
     let (weight, bias) = (randn(&[hidden]), randn(&[hidden]));
     // A large ε, so that where it goes shows.
     let eps = 0.1;
-    let out = call(|| f(&x, &weight, &bias, eps), &[])?;
-    expect_shape("output", &out, &[batch, seq, hidden], ": the same shape as the input")?;
+    let returned = Returned::floats("output", &[batch, seq, hidden]).told(": the same shape as the input");
+    let out = call(|| f(&x, &weight, &bias, eps), &[returned], &[])?;
     let libtorch = x.layer_norm([hidden], Some(&weight), Some(&bias), eps, false);
     let variant = |axis, correction, eps_inside| normalize(&x, &weight, &bias, eps, axis, correction, eps_inside);
     expect_close_or_name(
@@ -172,9 +170,9 @@ pub fn embeddings(f: &dyn Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::Layer
     let ids = Tensor::randint_low(1, max_positions, [2, 5], (Kind::Int64, Device::Cpu));
     let out = call(
         || f(&ids, &tokens, &positions, &norm),
+        &[Returned::floats("output", &[2, 5, hidden]).told(": [batch, seq, hidden], one vector per token")],
         &[("out of range", told("a position id is past the table: positions count 0, 1, …, seq_len − 1"))],
     )?;
-    expect_shape("output", &out, &[2, 5, hidden], ": [batch, seq, hidden], one vector per token")?;
     let table = |e: &nn::Embedding, ids: &Tensor| e.ws.index_select(0, &ids.flatten(0, -1)).view([2, 5, hidden]);
     let position_ids = Tensor::arange(5, (Kind::Int64, Device::Cpu)).unsqueeze(0).expand([2, 5], true);
     let summed = table(&tokens, &ids) + table(&positions, &position_ids);
@@ -212,17 +210,12 @@ pub fn classifier_head(f: &dyn Fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResul
     let vs = nn::VarStore::new(Device::Cpu);
     let classifier = init::linear(vs.root() / "classifier", hidden, labels);
     let states = randn(&[batch, seq, hidden]);
-    let out = call(|| f(&states, &classifier), &[])?;
-    expect_shape_said(
-        "logits",
-        &out,
-        &[batch, labels],
-        named(
-            EVERY_TOKEN,
-            ": one row of class scores per sequence — take the first token's state (`select(1, 0)`) before the \
-             linear map",
-        ),
-    )?;
+    let returned = Returned::floats("logits", &[batch, labels]).said(named(
+        EVERY_TOKEN,
+        ": one row of class scores per sequence — take the first token's state (`select(1, 0)`) before the linear \
+         map",
+    ));
+    let out = call(|| f(&states, &classifier), &[returned], &[])?;
     let logits = |pooled: Tensor| affine(&pooled, &classifier).to_kind(Kind::Float);
     expect_close_or_name(
         "logits",
@@ -253,18 +246,14 @@ pub fn mean_pooling(f: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
     let (batch, seq, hidden) = (3, 6, 8);
     let states = randn(&[batch, seq, hidden]);
     let mask = Tensor::from_slice(&[1i64, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0]).view([batch, seq]);
-    let out = call(|| f(&states, &mask), &[])?;
-    let wrong_axis = out.size() == [seq, hidden] || out.size() == [batch, seq];
-    expect_shape_said(
-        "pooled",
-        &out,
-        &[batch, hidden],
-        if wrong_axis {
+    let returned = Returned::floats("pooled", &[batch, hidden]).choose(|got| {
+        if got == [seq, hidden] || got == [batch, seq] {
             named(WRONG_AXIS, ": pooled over the wrong axis — the tokens are axis 1 of [batch, seq, hidden]")
         } else {
             told(": one vector per text — sum over the tokens, axis 1")
-        },
-    )?;
+        }
+    });
+    let out = call(|| f(&states, &mask), &[returned], &[])?;
     let (h, m) = (states.to_kind(Kind::Double), mask.to_kind(Kind::Double).unsqueeze(-1));
     let expected = (&h * &m).sum_dim_intlist(1, false, Kind::Double) / m.sum_dim_intlist(1, false, Kind::Double);
     let by_length = (&h * &m).sum_dim_intlist(1, false, Kind::Double) / seq as f64;
@@ -292,7 +281,9 @@ pub fn mean_pooling(f: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
     )?;
     // A text whose every position is padding: 0, not 0/0.
     let empty = Tensor::zeros([1, seq], (Kind::Int64, Device::Cpu));
-    let out = call(|| f(&states.narrow(0, 0, 1), &empty), &[])?;
+    let returned =
+        Returned::floats("pooled, for a text with no real token", &[1, hidden]).told(": one vector for the one text");
+    let out = call(|| f(&states.narrow(0, 0, 1), &empty), &[returned], &[])?;
     if out.isnan().any().int64_value(&[]) != 0 {
         return Err(Failure::named(
             NO_CLAMP,

@@ -4,7 +4,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, close, expect_close, expect_shape, named, randn, told, CheckResult, Failure, Mistake};
+use super::{call, close, expect_close, named, randn, told, CheckResult, Failure, Mistake, Returned};
 
 /// The named mistakes of `gpt_block`.
 pub const GPT_BLOCK: &[Mistake] =
@@ -82,6 +82,7 @@ pub fn gpt_block(gpt_block: &dyn Fn(&Tensor, &GptBlockParts) -> Tensor) -> Check
     let run = |x: &Tensor| {
         call(
             || gpt_block(x, &parts),
+            &[Returned::floats("gpt_block output", &[batch, t, d]).told(": the same shape as x, [batch, t, d_model]")],
             &[(
                 "view size is not compatible with input tensor's size and stride",
                 told(
@@ -92,7 +93,6 @@ pub fn gpt_block(gpt_block: &dyn Fn(&Tensor, &GptBlockParts) -> Tensor) -> Check
         )
     };
     let out = run(&x)?;
-    expect_shape("gpt_block output", &out, &[batch, t, d], ": the same shape as x, [batch, t, d_model]")?;
     let expected = block.forward(&x, Some(&causal_mask(t, Device::Cpu)), Pass::EVAL, None).hidden_state;
     if close(&out, &expected, 1e-5) {
         return Ok(());

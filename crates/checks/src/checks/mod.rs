@@ -19,6 +19,8 @@ use tch::{Device, Kind, Tensor};
 
 use transformer_anatomy::inspect::max_abs_diff;
 
+use super::tape::{through_gate, Taped};
+
 mod attention;
 mod decoder;
 mod encoder;
@@ -83,20 +85,78 @@ impl From<&str> for Failure {
 pub type CheckResult = Result<(), Failure>;
 
 fn expect_shape(what: &str, t: &Tensor, expected: &[i64], advice: &str) -> CheckResult {
-    shape_or(what, t, expected, advice, None)
-}
-
-/// Like [`expect_shape`], where the wrong shape itself shows a known mistake: `advice` names it.
-fn expect_shape_said(what: &str, t: &Tensor, expected: &[i64], advice: Said) -> CheckResult {
-    shape_or(what, t, expected, advice.words, advice.mistake)
-}
-
-fn shape_or(what: &str, t: &Tensor, expected: &[i64], advice: &str, mistake: Option<Mistake>) -> CheckResult {
     if t.size() == expected {
         Ok(())
     } else {
-        let message = format!("{what}: expected shape {expected:?}, got {:?}{advice}", t.size());
-        Err(Failure { message, mistake })
+        Err(format!("{what}: expected shape {expected:?}, got {:?}{advice}", t.size()).into())
+    }
+}
+
+/// The kinds a check reads as real numbers: `f32`, or `f64` for a student who computes in double precision.
+pub(crate) const FLOATS: &[Kind] = &[Kind::Float, Kind::Double];
+/// The kinds a check reads as ids or indices.
+pub(crate) const INTEGERS: &[Kind] = &[Kind::Int64, Kind::Int];
+/// The kinds a check reads as a 0/1 table (a mask): booleans, integers or real numbers.
+pub(crate) const ZEROS_AND_ONES: &[Kind] =
+    &[Kind::Bool, Kind::Uint8, Kind::Int8, Kind::Int16, Kind::Int, Kind::Int64, Kind::Float, Kind::Double];
+
+/// What one tensor a student's function returns must be — its shape and the kinds the check reads — and
+/// what to say of a wrong shape. [`call`] compares every returned tensor with it before the check reads a
+/// single value, so that no call's shape or kind goes unchecked.
+pub(crate) struct Returned<'a> {
+    what: String,
+    shape: Vec<i64>,
+    kinds: &'static [Kind],
+    advice: Box<dyn Fn(&[i64]) -> Said + 'a>,
+}
+
+impl<'a> Returned<'a> {
+    pub(crate) fn new(what: impl Into<String>, shape: &[i64], kinds: &'static [Kind]) -> Self {
+        Returned { what: what.into(), shape: shape.to_vec(), kinds, advice: Box::new(|_| told("")) }
+    }
+
+    /// `f32` (or `f64`) numbers of this shape.
+    pub(crate) fn floats(what: impl Into<String>, shape: &[i64]) -> Self {
+        Self::new(what, shape, FLOATS)
+    }
+
+    /// One `f64`: what a function returning a Rust `f64` gives.
+    pub(crate) fn number(what: impl Into<String>) -> Self {
+        Self::new(what, &[], &[Kind::Double])
+    }
+
+    /// The words after a wrong shape (": one row per query, …").
+    pub(crate) fn told(self, words: &'static str) -> Self {
+        self.said(told(words))
+    }
+
+    /// The words and named mistake of a wrong shape.
+    pub(crate) fn said(self, said: Said) -> Self {
+        Returned { advice: Box::new(move |_| said), ..self }
+    }
+
+    /// Words chosen from the shape that came back (a transposed shape names its own mistake).
+    pub(crate) fn choose(self, advice: impl Fn(&[i64]) -> Said + 'a) -> Self {
+        Returned { advice: Box::new(advice), ..self }
+    }
+
+    fn shape(&self, t: &Tensor) -> CheckResult {
+        let got = t.size();
+        if got == self.shape {
+            return Ok(());
+        }
+        let said = (self.advice)(&got);
+        let message = format!("{}: expected shape {:?}, got {got:?}{}", self.what, self.shape, said.words);
+        Err(Failure { message, mistake: said.mistake })
+    }
+
+    fn kind(&self, t: &Tensor) -> CheckResult {
+        let kind = t.kind();
+        if self.kinds.contains(&kind) {
+            return Ok(());
+        }
+        let read: Vec<String> = self.kinds.iter().map(|k| format!("{k:?}")).collect();
+        Err(format!("{}: a tensor of kind {kind:?}; this check reads {}", self.what, read.join(" or ")).into())
     }
 }
 
@@ -153,23 +213,42 @@ const TRANSPOSE: (&str, Said) = (
     named(KEYS_NOT_TRANSPOSED, "the scores need q · kᵀ: transpose the keys' last two axes (`key.transpose(1, 2)`)"),
 );
 
-/// Calls the student's code; a LibTorch error whose text contains one of the `known` needles fails with
-/// what the check says of it (a needle is looked for in that error's text, never in a message of ours; a
-/// student's own panic could imitate it). Anything else (a `todo!()` above all) goes on unwinding.
-fn call<T>(f: impl FnOnce() -> T, known: &[(&str, Said)]) -> Result<T, Failure> {
-    match panic::catch_unwind(AssertUnwindSafe(f)) {
-        Ok(value) => Ok(value),
+/// The gate every answer of a student's function passes through: calls it, makes each returned tensor
+/// canonical (by value: dense, contiguous, negation resolved, [`super::tape::canonical`]), and compares its
+/// shape and kind with `returns`, in that order, before the check reads any value. A LibTorch error whose
+/// text contains one of the `known` needles fails with what the check says of it (a needle is looked for
+/// in that error's text, never in a message of ours; a student's own panic could imitate it). Anything
+/// else (a `todo!()` above all) goes on unwinding. In the judge the gate is also the only way to a recorded
+/// answer ([`super::tape::replay`]).
+fn call<T: Taped>(f: impl FnOnce() -> T, returns: &[Returned], known: &[(&str, Said)]) -> Result<T, Failure> {
+    let value = match panic::catch_unwind(AssertUnwindSafe(|| through_gate(f))) {
+        Ok(value) => value,
         Err(payload) => {
             let text = super::panic_text(&*payload);
-            match known.iter().find(|(needle, _)| text.contains(needle)) {
+            return match known.iter().find(|(needle, _)| text.contains(needle)) {
                 Some((_, said)) => Err(Failure {
                     message: format!("{} — {}", super::tidy_panic(&text), said.words),
                     mistake: said.mistake,
                 }),
                 None => panic::resume_unwind(payload),
-            }
+            };
         }
+    };
+    let tensors = value.to_tensors();
+    debug_assert_eq!(tensors.len(), returns.len(), "a check describes every tensor its function returns");
+    let mut canonical = Vec::new();
+    for (t, r) in tensors.iter().zip(returns) {
+        canonical.push(super::tape::canonical(t).map_err(|why| Failure::from(format!("{}: {}", r.what, why.words())))?);
     }
+    // Every shape, then every kind; of several wrong shapes, one that names a mistake says the most.
+    let shapes: Vec<Failure> = canonical.iter().zip(returns).filter_map(|(t, r)| r.shape(t).err()).collect();
+    if let Some(first) = shapes.iter().find(|f| f.mistake.is_some()).or(shapes.first()) {
+        return Err(first.clone());
+    }
+    for (t, r) in canonical.iter().zip(returns) {
+        r.kind(t)?;
+    }
+    Ok(T::from_tensors(canonical).expect("the same number of tensors"))
 }
 
 /// One exercise's check, declared once: the exercise it grades, how the judge runs it on recorded values

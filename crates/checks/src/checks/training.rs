@@ -3,8 +3,7 @@
 use tch::{Device, Kind, Reduction, Tensor};
 
 use super::{
-    call, expect_close, expect_close_or_name, expect_shape, expect_shape_said, named, randn, told, CheckResult,
-    Failure, Mistake,
+    call, expect_close, expect_close_or_name, named, randn, told, CheckResult, Failure, Mistake, Returned, INTEGERS,
 };
 
 /// The named mistakes of `shift_right`.
@@ -52,8 +51,8 @@ pub fn shift_right(f: &dyn Fn(&Tensor, i64, i64) -> Tensor) -> CheckResult {
     let (bos, pad, eos) = (1, 0, 2);
     let t = draw(3, 30, 6);
     let targets = ids(&[&[t[0], t[1], t[2], t[3], eos], &[t[4], t[5], eos, pad, pad]]);
-    let got = call(|| f(&targets, bos, pad), &[])?;
-    expect_shape("input", &got, &targets.size(), ": one input token per target token")?;
+    let returned = Returned::new("input", &targets.size(), INTEGERS).told(": one input token per target token");
+    let got = call(|| f(&targets, bos, pad), &[returned], &[])?;
     // input[i] = bos at 0, else target[i − 1]; padding where the target is padding.
     let rule = |start: i64, shift: bool, keep_padding: bool| {
         let rows: Vec<Vec<i64>> = (0..2)
@@ -114,8 +113,8 @@ pub fn label_smoothed_loss(f: &dyn Fn(&Tensor, &Tensor, f64, i64) -> Tensor) -> 
     let logits = randn(&[n, vocab]) * 2.0;
     let t = draw(1, vocab, 6);
     let targets = Tensor::from_slice(&[t[0], t[1], pad, t[2], t[3], pad, t[4], t[5]]);
-    let got = call(|| f(&logits, &targets, eps, pad), &[])?;
-    expect_shape("loss", &got, &[], ": a single number (the mean over the non-padding positions)")?;
+    let returned = Returned::floats("loss", &[]).told(": a single number (the mean over the non-padding positions)");
+    let got = call(|| f(&logits, &targets, eps, pad), &[returned], &[])?;
     let libtorch = |ignore, smoothing, reduction| {
         logits.cross_entropy_loss::<Tensor>(&targets, None, reduction, ignore, smoothing)
     };
@@ -166,7 +165,10 @@ pub fn warmup_schedule(f: &dyn Fn(u64, i64, u64) -> f64) -> CheckResult {
     let drawn = draw(1, 1000, 3);
     let (d_model, warmup) = (64 * (1 + drawn[0] % 16), 100 + 10 * drawn[1] as u64);
     let steps = [1u64, 10, warmup / 2, warmup - 1, warmup, warmup + 1, 3 * warmup + drawn[2] as u64, 50 * warmup];
-    let got: Vec<f64> = steps.iter().map(|&s| f(s, d_model, warmup)).collect();
+    let got = steps
+        .iter()
+        .map(|&s| call(|| f(s, d_model, warmup), &[Returned::number(format!("learning_rate({s}, ..)"))], &[]))
+        .collect::<Result<Vec<f64>, Failure>>()?;
     let curve = |g: &dyn Fn(f64) -> f64| steps.iter().map(|&s| g(s as f64)).collect::<Vec<f64>>();
     let (d, w) = (d_model as f64, warmup as f64);
     let expected = curve(&|s| d.powf(-0.5) * s.powf(-0.5).min(s * w.powf(-1.5)));
@@ -216,10 +218,12 @@ pub fn beam_step(f: &dyn Fn(&Tensor, &Tensor, i64) -> (Tensor, Tensor, Tensor)) 
     let _ = logits.get(0).get((picks[0] + 1 + picks[1] % (vocab - 1)) % vocab).fill_(5.0);
     let _ = logits.get(2).get(picks[2]).fill_(12.0);
     let log_probs = logits.log_softmax(-1, Kind::Float);
-    let (new_scores, from, tokens) = call(|| f(&scores, &log_probs, width), &[])?;
-    expect_shape("scores", &new_scores, &[width], ": one score per kept candidate")?;
-    expect_shape("beams", &from, &[width], ": the beam each kept candidate extends")?;
-    expect_shape("tokens", &tokens, &[width], ": the token each kept candidate adds")?;
+    let returns = [
+        Returned::floats("scores", &[width]).told(": one score per kept candidate"),
+        Returned::new("beams", &[width], INTEGERS).told(": the beam each kept candidate extends"),
+        Returned::new("tokens", &[width], INTEGERS).told(": the token each kept candidate adds"),
+    ];
+    let (new_scores, from, tokens) = call(|| f(&scores, &log_probs, width), &returns, &[])?;
     // Every (beam, token) candidate, scored and sorted best first.
     let mut all: Vec<(f64, i64, i64)> = Vec::new();
     for b in 0..beams {
@@ -286,8 +290,17 @@ pub fn cached_attention(
     let (batch, heads, past, d) = (2, 3, 4, 8);
     let (pk, pv) = (randn(&[batch, heads, past, d]), randn(&[batch, heads, past, d]));
     let (q, k, v) = (randn(&[batch, heads, 1, d]) * 2.0, randn(&[batch, heads, 1, d]), randn(&[batch, heads, 1, d]));
+    let grown = [batch, heads, past + 1, d];
+    let advice =
+        named(APPENDED_ON_THE_WRONG_AXIS, ": the cache grows by one position — append along the positions axis (2)");
+    let returns = [
+        Returned::floats("output", &[batch, heads, 1, d]).told(": one vector per head for the one new position"),
+        Returned::floats("keys", &grown).said(advice),
+        Returned::floats("values", &grown).said(advice),
+    ];
     let (output, keys, values) = call(
         || f(&pk, &pv, &q, &k, &v),
+        &returns,
         &[(
             "must match except in dimension",
             named(
@@ -296,15 +309,9 @@ pub fn cached_attention(
             ),
         )],
     )?;
-    let grown = [batch, heads, past + 1, d];
-    let advice =
-        named(APPENDED_ON_THE_WRONG_AXIS, ": the cache grows by one position — append along the positions axis (2)");
-    expect_shape_said("keys", &keys, &grown, advice)?;
-    expect_shape_said("values", &values, &grown, advice)?;
     let (all_k, all_v) = (Tensor::cat(&[&pk, &k], 2), Tensor::cat(&[&pv, &v], 2));
     expect_close("keys", &keys, &all_k, 0.0, ": the old keys, then the new one, in order")?;
     expect_close("values", &values, &all_v, 0.0, ": the old values, then the new one, in order")?;
-    expect_shape("output", &output, &[batch, heads, 1, d], ": one vector per head for the one new position")?;
     let sdpa = |k: &Tensor, v: &Tensor, scale: Option<f64>| {
         Tensor::scaled_dot_product_attention(&q, k, v, None::<Tensor>, 0.0, false, scale, false)
     };

@@ -5,13 +5,17 @@
 //!    check call per file, the functions wrapped in [`tape::record`]), and compiled with `rustc` against
 //!    the already built library. A file the compiler blames is reported with its first error and left out
 //!    of the next build, so every other file is still graded.
-//! 2. **Probe.** The program runs each check with the student's functions and writes nothing but what
-//!    those functions returned to a pipe (the tape). Each check has its own wall-time limit; a check that
-//!    runs over, crashes, prints too much or is stopped by the sandbox fails alone, and the run goes on
-//!    from the next check.
+//! 2. **Probe.** The program runs each check in a process of its own, forked for that check alone, which
+//!    writes nothing but what the student's functions returned, by value, to a pipe of that check's own
+//!    (the tape). A student's code for one exercise so never shares a process, a channel or a random
+//!    generator with another exercise's check. Each check has its own wall-time, output and memory limits;
+//!    a check that runs over, crashes, prints too much or is stopped by the sandbox fails alone, and the
+//!    run goes on from the next check.
 //! 3. **Judge.** This process — which never loads student code — runs every check again on the recorded
-//!    values and decides. The inputs come from a seed drawn afresh for every grading, so no output can be
-//!    prepared in advance, and nothing the student's code prints or exits with can set a verdict.
+//!    values and decides, comparing each answer's shape and kind with the reference before its values.
+//!    Each check's inputs come from a seed of its own, drawn afresh for every grading (one check's seed
+//!    tells nothing of another's), so no output can be prepared in advance, and nothing the student's
+//!    code prints or exits with can set a verdict.
 //!
 //! In a class, each unit is compiled and probed inside [`sandbox`] (bubblewrap, seccomp, rlimits), so that
 //! no student's code can read, name or reach another's. Units whose files are identical (students who
@@ -27,7 +31,7 @@ use anyhow::{Context, Result};
 use super::mistakes;
 use super::rules::{self, Verdict};
 use super::sandbox::{self, Limits, Tier};
-use super::{checks, handin, probe, tape, Exercise, Outcome, Status};
+use super::{checks, handin, tape, Exercise, Outcome, Status};
 
 mod build;
 mod cleanup;
@@ -110,19 +114,11 @@ pub fn grade_units(units: Vec<Vec<Submission>>, options: &Options, done: &(dyn F
     let recipe = Recipe::get(&work)?;
     let seed = options.seed.unwrap_or_else(fresh_seed);
     let run = Scratch::new(tempdir_in(&work, "run")?);
-    // The seccomp programs: files that bubblewrap loads, or bytes the Landlock tier loads itself.
+    // The seccomp programs, which the probe enters in each check's process.
     let programs = match options.tier {
         Tier::None => Vec::new(),
         _ => sandbox::seccomp_filters()?,
     };
-    let mut filters = Vec::new();
-    if let Tier::Bubblewrap(_) = options.tier {
-        for (i, program) in programs.iter().enumerate() {
-            let path = run.path().join(format!("seccomp-{i}.bpf"));
-            fs::write(&path, program)?;
-            filters.push(path);
-        }
-    }
     // Every file is read once, here, with no link followed: only these bytes are graded.
     let sources: Vec<Vec<Source>> =
         units.iter().map(|u| u.iter().map(|s| handin::read_code(&s.file, s.exercise)).collect()).collect();
@@ -139,14 +135,7 @@ pub fn grade_units(units: Vec<Vec<Submission>>, options: &Options, done: &(dyn F
         }
         same_as.push(index);
     }
-    let context = Setup {
-        recipe: &recipe,
-        tier: &options.tier,
-        filters: &filters,
-        programs: &programs,
-        limits: options.limits,
-        seed,
-    };
+    let context = Setup { recipe: &recipe, tier: &options.tier, programs: &programs, limits: options.limits, seed };
     let results: Vec<Mutex<Option<Result<Vec<Outcome>>>>> = distinct.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     // Set when the grader itself fails: no new unit starts, the ones under way finish.
@@ -230,8 +219,7 @@ pub(super) fn tempdir_in(parent: &Path, prefix: &str) -> Result<PathBuf> {
 pub(super) struct Setup<'a> {
     recipe: &'a Recipe,
     tier: &'a Tier,
-    /// The seccomp programs as files (bubblewrap's) and as bytes (the Landlock tier's).
-    filters: &'a [PathBuf],
+    /// The seccomp programs, as bytes, for each check's process.
     programs: &'a [Vec<u8>],
     limits: Limits,
     seed: i64,
@@ -353,55 +341,57 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
         }
     };
     if let Some(plan) = plan {
-        let tapes = run::probe_all(cx, folder, plan.entries.len())?;
+        let seeds: Vec<i64> = plan.entries.iter().map(|&i| check_seed(cx.seed, unit[i].exercise.name)).collect();
+        let records = run::probe_all(cx, folder, &seeds)?;
         // One judge at a time: the checks seed LibTorch's one generator.
         static JUDGE: Mutex<()> = Mutex::new(());
         let _turn = JUDGE.lock().unwrap_or_else(|e| e.into_inner());
-        for (k, &i) in plan.entries.iter().enumerate() {
-            let s = &unit[i];
-            let (entries, stopped) = tapes[k].clone();
-            let seed = probe::check_seed(cx.seed, s.exercise.name);
-            let checked = super::run_check(|| {
-                tape::begin_check(seed);
-                tape::load_replay(entries, stopped.as_ref().map(|stop| stop.why.clone()));
-                checks::replayed(s.exercise.name)
-            });
-            let parts = checks::take_parts();
-            let (message, limit) = tidy(&checked.message, &cx.limits);
-            let mut o = outcome(s, checked.status, message);
-            o.parts = parts;
-            if matches!(checked.status, Status::Failed | Status::DoesNotCompile) {
-                let id = match &stopped {
-                    Some(stop) => stop.id,
-                    None => checked.mistake.map(|m| m.0).or(limit).unwrap_or(mistakes::UNNAMED),
-                };
-                o.mistake = Some(id.to_string());
-            }
-            outcomes[i] = Some(o);
+        for ((&i, record), &seed) in plan.entries.iter().zip(records).zip(&seeds) {
+            outcomes[i] = Some(judge(&unit[i], record, seed, &cx.limits));
         }
     }
     Ok(outcomes.into_iter().map(|o| o.expect("every submission gets an outcome")).collect())
 }
 
-/// A message as the student reads it: memory exhaustion said plainly, and no longer than a screen; with
-/// the grader's id when the message is LibTorch's own report of a limit (an allocation that failed, a
-/// full /tmp). That text, which the student's code could also print as a panic, is the only sign of it, and
-/// at worst it turns an unnamed failure into a limit.
-fn tidy(message: &str, limits: &Limits) -> (String, Option<&'static str>) {
-    let (mut m, mut limit) = (message.to_string(), None);
-    if m.contains("can't allocate memory") || m.contains("memory allocation of") {
-        m = format!("ran out of its {} of memory ({})", limits.memory_words(), m.lines().next().unwrap_or_default());
-        limit = Some(mistakes::OUT_OF_MEMORY);
+/// The verdict on one check, from its record alone: the judge runs the check again on the recorded
+/// answers. A check that failed while its `/tmp` was full (the probe's parent saw it) says so, with the
+/// limit's id; a check the grader stopped keeps the id it was stopped with.
+fn judge(s: &Submission, record: run::Record, seed: i64, limits: &sandbox::Limits) -> Outcome {
+    let run::Record { entries, stop, tmp_full } = record;
+    let checked = super::run_check(|| {
+        tape::begin_check(seed);
+        tape::load_replay(entries, stop.as_ref().map(|stop| stop.why.clone()));
+        checks::replayed(s.exercise.name)
+    });
+    let parts = checks::take_parts();
+    let failed = matches!(checked.status, Status::Failed | Status::DoesNotCompile);
+    let (message, id) = match (&stop, failed) {
+        (_, false) => (checked.message, None),
+        (Some(stop), true) => (checked.message, Some(stop.id)),
+        (None, true) if tmp_full => (run::disk_full(&checked.message, limits), Some(mistakes::DISK_LIMIT)),
+        (None, true) => (checked.message, Some(checked.mistake.map(|m| m.0).unwrap_or(mistakes::UNNAMED))),
+    };
+    let mut o = outcome(s, checked.status, shortened(message));
+    o.parts = parts;
+    o.mistake = id.map(str::to_string);
+    o
+}
+
+/// A message no longer than a screen.
+fn shortened(message: String) -> String {
+    if message.chars().count() > 2000 {
+        message.chars().take(2000).collect::<String>() + " …"
+    } else {
+        message
     }
-    // Its private /tmp, the one place it may write, is full.
-    if m.contains("No space left on device") {
-        m = format!("wrote more than {} ({})", limits.disk_words(), m.lines().next().unwrap_or_default());
-        limit = limit.or(Some(mistakes::DISK_LIMIT));
-    }
-    if m.chars().count() > 2000 {
-        m = m.chars().take(2000).collect::<String>() + " …";
-    }
-    (m, limit)
+}
+
+/// The seed of one check: from the run's seed and the exercise, through MD5, so that one check's seed —
+/// which its process holds — tells nothing of another's, nor of the run's.
+pub fn check_seed(run_seed: i64, exercise: &str) -> i64 {
+    use md5::{Digest, Md5};
+    let digest = Md5::new().chain_update(run_seed.to_le_bytes()).chain_update(exercise.as_bytes()).finalize();
+    i64::from_le_bytes(digest[..8].try_into().expect("8 bytes")) & 0x7fff_ffff_ffff_ffff
 }
 
 /// A file holding the untouched stub of an exercise, for a student who did not hand that exercise in

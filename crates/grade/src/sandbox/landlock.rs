@@ -4,7 +4,8 @@
 //! toolchain, its own scratch folder and probe) and write nothing but its scratch folder (the compiler)
 //! or nothing at all (the probe; `/dev/null` aside), may not signal or reach processes outside its own
 //! fence (Landlock's scopes, ABI 6), nor open TCP (ABI 4) — plus the same **seccomp** programs as the
-//! bubblewrap tier (no process, no socket, no shared memory), the same resource limits, and, when the
+//! bubblewrap tier (no process, no socket, no shared memory), which the probe enters in each check's
+//! process, the same resource limits, and, when the
 //! grader runs as root, the probe runs as the unprivileged user `nobody` — or, where the course lies in a
 //! folder closed to others, keeps root's uid with every capability dropped for good.
 //!
@@ -36,7 +37,7 @@ pub fn compile_command(scratch: &Path, readable: &[PathBuf], program: &Path) -> 
     let mut readable = readable.to_vec();
     readable.extend(["/usr", "/lib", "/lib64", "/bin", "/sbin"].iter().chain(&super::LINKER_ETC).map(PathBuf::from));
     readable.extend(["/sys/fs/cgroup", "/sys/devices/system/cpu"].map(PathBuf::from));
-    let fence = Fence::new(&readable, &[scratch.to_path_buf()], &DEVICES, Vec::new(), User::Same)?;
+    let fence = Fence::new(&readable, &[scratch.to_path_buf()], &DEVICES, User::Same)?;
     let mut command = Command::new(program);
     command.current_dir(scratch).env_clear().env("PATH", "/usr/bin:/bin").env("TMPDIR", scratch).env("HOME", scratch);
     fence.apply(&mut command);
@@ -44,9 +45,10 @@ pub fn compile_command(scratch: &Path, readable: &[PathBuf], program: &Path) -> 
 }
 
 /// A probe, fenced: it reads the C libraries, `libraries` (LibTorch), the CPU's description and its own
-/// folder, writes nothing but /dev/null, and enters the seccomp `programs`; as `nobody` when the grader
-/// is root.
-pub fn run_command(scratch: &Path, libraries: &[PathBuf], probe: &Path, programs: Vec<Vec<u8>>) -> Result<Command> {
+/// folder, and writes nothing but /dev/null; as `nobody` when the grader is root. The seccomp programs
+/// go to the probe on its set-up channel, as in the bubblewrap tier: it enters them in each check's
+/// process, after the fork its parent needs.
+pub fn run_command(scratch: &Path, libraries: &[PathBuf], probe: &Path) -> Result<Command> {
     let mut readable = libraries.to_vec();
     readable.extend(super::C_LIBRARIES.iter().chain(&["/lib", "/lib64", "/etc/ld.so.cache"]).map(PathBuf::from));
     // LibTorch picks its kernels (AVX2, AVX-512) from /proc/cpuinfo: without it, other kernels round
@@ -60,7 +62,7 @@ pub fn run_command(scratch: &Path, libraries: &[PathBuf], probe: &Path, programs
         true if libraries.iter().chain([&scratch.to_path_buf()]).all(|p| open_to_others(p)) => User::Nobody,
         true => User::RootWithoutCapabilities,
     };
-    let fence = Fence::new(&readable, &[], &DEVICES, programs, user)?;
+    let fence = Fence::new(&readable, &[], &DEVICES, user)?;
     let mut command = Command::new(probe);
     command.current_dir(scratch);
     fence.apply(&mut command);
@@ -104,22 +106,14 @@ fn open_to_others(path: &Path) -> bool {
 /// its program.
 struct Fence {
     ruleset: OwnedFd,
-    /// seccomp programs (struct sock_filter arrays, as bytes) to load last.
-    programs: Vec<Vec<u8>>,
     /// Who to become first.
     user: User,
 }
 
 impl Fence {
     /// A fence that may read (and run) `readable`, write `writable` and read and write the files
-    /// `devices`; with `programs` loaded and, for a probe of a root grader, `nobody`'s rights.
-    fn new(
-        readable: &[PathBuf],
-        writable: &[PathBuf],
-        devices: &[&str],
-        programs: Vec<Vec<u8>>,
-        user: User,
-    ) -> Result<Fence> {
+    /// `devices`; for a probe of a root grader, with `nobody`'s rights.
+    fn new(readable: &[PathBuf], writable: &[PathBuf], devices: &[&str], user: User) -> Result<Fence> {
         let abi = ABI::V6;
         let ruleset = Ruleset::default()
             .set_compatibility(CompatLevel::BestEffort)
@@ -132,13 +126,13 @@ impl Fence {
             .add_rules(path_beneath_rules(devices, AccessFs::ReadFile | AccessFs::WriteFile))?;
         let ruleset: Option<OwnedFd> = ruleset.into();
         let ruleset = ruleset.context("the kernel has no Landlock: the fallback sandbox cannot be made")?;
-        Ok(Fence { ruleset, programs, user })
+        Ok(Fence { ruleset, user })
     }
 
     /// Enters the fence in the child, between fork and exec: `nobody` (if asked), its own `/proc/self`
-    /// readable, no new privileges, Landlock, then seccomp. Only system calls: nothing here allocates.
+    /// readable, no new privileges, then Landlock. Only system calls: nothing here allocates.
     fn apply(self, command: &mut Command) {
-        let Fence { ruleset, programs, user } = self;
+        let Fence { ruleset, user } = self;
         unsafe {
             command.pre_exec(move || {
                 let fail = || Err(std::io::Error::last_os_error());
@@ -192,18 +186,6 @@ impl Fence {
                 }
                 if libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0) != 0 {
                     return fail();
-                }
-                for program in &programs {
-                    let filter = libc::sock_fprog {
-                        len: (program.len() / 8) as u16,
-                        filter: program.as_ptr() as *mut libc::sock_filter,
-                    };
-                    const SECCOMP_SET_MODE_FILTER: libc::c_ulong = 1;
-                    if libc::syscall(libc::SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter as *const libc::sock_fprog)
-                        != 0
-                    {
-                        return fail();
-                    }
                 }
                 Ok(())
             });

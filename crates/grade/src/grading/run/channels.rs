@@ -1,0 +1,86 @@
+//! Reading a probe's channels, each on a thread of its own, into one stream of events: the parent's
+//! control frames, and for the check running now its tape's frames and its output's size. Each reader
+//! drains its pipe to the end, keeping only what the grader needs, so that no process is ever blocked on a
+//! full pipe; frames are read by `anatomy_intake::tape` (bounded and fuzzed).
+use std::fs::File;
+use std::io::Read;
+use std::sync::mpsc::Sender;
+
+use anatomy_intake::tape::{self, Broken, Frame};
+
+/// The first bytes of a check's output kept, for its first line (where Rust and the C library say why a
+/// process aborts: "memory allocation of … failed", "thread … has overflowed its stack").
+const KEPT_OUTPUT: usize = 4 << 10;
+
+pub(super) enum Event {
+    /// A frame of the parent's control channel.
+    Control(Frame),
+    /// The control channel ended (the parent ended), or broke.
+    ControlEnd,
+    /// A frame of check `k`'s tape.
+    Tape(usize, Frame),
+    /// Check `k`'s tape ended: cleanly, or broken (the rest is drained unread).
+    TapeEnd(usize, Option<Broken>),
+    /// Check `k` printed this many bytes more.
+    Printed(usize, usize),
+    /// Check `k`'s output ended; its first bytes, as text.
+    OutputEnd(usize, String),
+}
+
+/// Reads frames from `reader` until it ends, sending each with `wrap`, then `end` with why it ended.
+fn frames(
+    mut reader: File,
+    events: Sender<Event>,
+    wrap: impl Fn(Frame) -> Event + Send + 'static,
+    end: impl FnOnce(Option<Broken>) -> Event + Send + 'static,
+) {
+    std::thread::spawn(move || {
+        let broken = loop {
+            match tape::read_frame(&mut reader) {
+                Ok(Some(frame)) => {
+                    if events.send(wrap(frame)).is_err() {
+                        break None;
+                    }
+                }
+                Ok(None) => break None,
+                Err(b) => break Some(b),
+            }
+        };
+        let _ = events.send(end(broken));
+        let _ = std::io::copy(&mut reader, &mut std::io::sink());
+    });
+}
+
+/// The parent's control channel.
+pub(super) fn control(reader: File, events: Sender<Event>) {
+    frames(reader, events, Event::Control, |_| Event::ControlEnd);
+}
+
+/// Check `k`'s tape and output, read from when it starts.
+pub(super) fn check(k: usize, tape: File, output: File, events: Sender<Event>) {
+    frames(tape, events.clone(), move |f| Event::Tape(k, f), move |b| Event::TapeEnd(k, b));
+    std::thread::spawn(move || {
+        let mut reader = output;
+        let mut kept = Vec::new();
+        let mut buffer = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            let room = KEPT_OUTPUT.saturating_sub(kept.len());
+            kept.extend_from_slice(&buffer[..n.min(room)]);
+            // Sent even when nobody listens any more, so that the pipe is drained to its end.
+            let _ = events.send(Event::Printed(k, n));
+        }
+        let _ = events.send(Event::OutputEnd(k, String::from_utf8_lossy(&kept).into_owned()));
+    });
+}
+
+/// What the parent itself prints (LibTorch's warnings, at most): read and thrown away, so that it never
+/// blocks on a full pipe.
+pub(super) fn drain(pipe: impl Read + Send + 'static) {
+    std::thread::spawn(move || {
+        let mut pipe = pipe;
+        let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+    });
+}

@@ -1,0 +1,333 @@
+//! Step 2 of grading: running a unit's probe, in the sandbox for a class, and reading each check's tape.
+//!
+//! The probe runs every check in a process of its own (`anatomy_checks::probe`), and each check writes
+//! on channels of its own ([`spawn`]), read here as that check's alone ([`channels`]): nothing one
+//! exercise's code writes can land in another's record. Each check has its own wall-time, output,
+//! memory and record limits, watched from outside; a check past one is stopped with the whole probe, fails
+//! alone with the limit's words, and a fresh probe goes on from the next check. How a check's process
+//! ended is read from what the grader observes ([`observed`]), never from what the process says.
+use std::process::Child;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::Setup;
+use crate::mistakes;
+use crate::tape::Entry;
+use anatomy_course::wire::{self, Exit, DONE, EXIT, MAX_RECORD, OUTPUT, PANIC, REFUSED, START, SYSCALL};
+use anatomy_intake::tape::{self as reader, Broken, Frame};
+
+mod channels;
+mod observed;
+mod spawn;
+
+use channels::Event;
+pub(in crate::grading) use observed::disk_full;
+
+/// Why a check did not finish: the grader's id for it ([`mistakes::STOPS`]) and the words a student reads.
+/// Both are decided here, where the grader sees what happened, never read back out of the words.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Stop {
+    pub id: &'static str,
+    pub why: String,
+}
+
+impl Stop {
+    fn new(id: &'static str, why: impl Into<String>) -> Self {
+        Stop { id, why: why.into() }
+    }
+}
+
+/// What one check left for the judge: the recorded answers, why it stopped if it did not finish, and
+/// whether its `/tmp` was full when it ended.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Record {
+    pub entries: Vec<Entry>,
+    pub stop: Option<Stop>,
+    pub tmp_full: bool,
+}
+
+/// Runs the probe until every check has finished or been stopped; check `k` draws from `seeds[k]`.
+pub(super) fn probe_all(cx: &Setup, folder: &std::path::Path, seeds: &[i64]) -> Result<Vec<Record>> {
+    let mut records = vec![Record::default(); seeds.len()];
+    let mut from = 0;
+    while from < seeds.len() {
+        from = probe_from(cx, folder, from, seeds, &mut records)?;
+    }
+    Ok(records)
+}
+
+/// The check running now, as the grader has seen it so far.
+struct Running {
+    k: usize,
+    started: Instant,
+    entries: Vec<Entry>,
+    done: bool,
+    recorded: usize,
+    printed: usize,
+    reported_call: Option<u32>,
+    exit: Option<Exit>,
+    /// Its tape's end (broken or not) and its output's last bytes, once each pipe has ended.
+    tape_end: Option<Option<Broken>>,
+    output: Option<String>,
+    /// When its process was seen to end: the pipes' ends follow within moments.
+    ended_at: Option<Instant>,
+}
+
+impl Running {
+    fn new(k: usize) -> Self {
+        Running {
+            k,
+            started: Instant::now(),
+            entries: Vec::new(),
+            done: false,
+            recorded: 0,
+            printed: 0,
+            reported_call: None,
+            exit: None,
+            tape_end: None,
+            output: None,
+            ended_at: None,
+        }
+    }
+
+    /// A frame of this check's tape. A stop when the record passes its limit.
+    fn frame(&mut self, frame: Frame) -> Option<Stop> {
+        self.recorded += frame.payload.len() + 5;
+        if self.recorded > MAX_RECORD {
+            return Some(Stop::new(
+                mistakes::TOO_LARGE,
+                format!("sent the grader more than {} MiB of answers for one check, its limit", MAX_RECORD >> 20),
+            ));
+        }
+        // After the check's end, nothing more is its answer.
+        if self.done {
+            return None;
+        }
+        match frame.tag {
+            OUTPUT => self.entries.push(match reader::values(&frame.payload) {
+                Ok(values) => Entry::Output(values),
+                Err(why) => Entry::Refused(format!("returned {why}")),
+            }),
+            PANIC => {
+                self.entries.push(Entry::Panic(String::from_utf8_lossy(&frame.payload).chars().take(4000).collect()))
+            }
+            REFUSED => {
+                self.entries.push(Entry::Refused(String::from_utf8_lossy(&frame.payload).chars().take(4000).collect()))
+            }
+            DONE => self.done = true,
+            SYSCALL => self.reported_call = wire::number(&frame.payload),
+            _ => {}
+        }
+        None
+    }
+
+    /// Whether everything of this check has been read: its process's end and both its pipes'.
+    fn complete(&self) -> bool {
+        self.exit.is_some() && self.tape_end.is_some() && self.output.is_some()
+    }
+
+    /// The check's record, once complete (or given up on).
+    fn record(self, cx: &Setup) -> Record {
+        let exit = self.exit;
+        let stop = match (&self.tape_end, exit) {
+            (Some(Some(broken)), _) => Some(broken_record(broken)),
+            _ if self.done => None,
+            (_, Some(exit)) => {
+                Some(observed::ended(exit, self.reported_call, self.output.as_deref().unwrap_or(""), &cx.limits))
+            }
+            (_, None) => Some(Stop::new(mistakes::CRASHED, "ended together with the probe in the middle of the check")),
+        };
+        Record { entries: self.entries, stop, tmp_full: exit.is_some_and(Exit::tmp_full) }
+    }
+}
+
+/// A tape that could not be read on: the student's code wrote to its channel itself, or sent more than one
+/// answer may take.
+fn broken_record(broken: &Broken) -> Stop {
+    match broken {
+        Broken::TooLarge(_) => Stop::new(mistakes::TOO_LARGE, broken.words()),
+        _ => Stop::new(mistakes::BROKEN_RECORD, broken.words()),
+    }
+}
+
+/// One run of the probe from check `from`: fills in the records of the checks that ran, and returns the
+/// check to go on from (every check's count when all are done).
+fn probe_from(
+    cx: &Setup,
+    folder: &std::path::Path,
+    from: usize,
+    seeds: &[i64],
+    records: &mut [Record],
+) -> Result<usize> {
+    let spawn::Probe { mut child, control, checks } = spawn::start(cx, folder, from, seeds)?;
+    let mut checks = checks;
+    let _group = super::cleanup::Group::new(child.id());
+    let (tx, events) = mpsc::channel::<Event>();
+    channels::control(control, tx.clone());
+    channels::drain(child.stdout.take().expect("piped"));
+    channels::drain(child.stderr.take().expect("piped"));
+
+    let limits = &cx.limits;
+    let tick = Duration::from_millis(20);
+    let mut running: Option<Running> = None;
+    let mut next = from;
+    let mut control: std::collections::VecDeque<Option<Frame>> = Default::default();
+    let mut control_ended = false;
+    let mut idle_since = Instant::now();
+    let mut polled = Instant::now();
+    loop {
+        // A stop the grader decides itself: the probe is killed, the check fails alone, and a fresh probe
+        // goes on from the next check.
+        let mut stop: Option<Stop> = None;
+        let wait = if control.is_empty() { tick } else { Duration::ZERO };
+        match events.recv_timeout(wait) {
+            // The parent's frames are taken in order, each when it can be: a check's START waits until the
+            // check before it has been read to its end.
+            Ok(Event::Control(f)) => control.push_back(Some(f)),
+            Ok(Event::ControlEnd) => control.push_back(None),
+            Ok(Event::Tape(k, f)) => {
+                if let Some(r) = running.as_mut().filter(|r| r.k == k) {
+                    stop = r.frame(f);
+                }
+            }
+            Ok(Event::TapeEnd(k, broken)) => {
+                if let Some(r) = running.as_mut().filter(|r| r.k == k) {
+                    if let Some(Broken::TooLarge(_)) = broken {
+                        stop = Some(broken_record(broken.as_ref().expect("broken")));
+                    }
+                    r.tape_end = Some(broken);
+                }
+            }
+            Ok(Event::Printed(k, n)) => {
+                if let Some(r) = running.as_mut().filter(|r| r.k == k) {
+                    r.printed += n;
+                    if r.printed as u64 > limits.output {
+                        stop = Some(Stop::new(
+                            mistakes::TOO_MUCH_OUTPUT,
+                            format!(
+                                "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
+                                limits.output >> 10
+                            ),
+                        ));
+                    }
+                }
+            }
+            Ok(Event::OutputEnd(k, text)) => {
+                if let Some(r) = running.as_mut().filter(|r| r.k == k) {
+                    r.output = Some(text);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) | Err(mpsc::RecvTimeoutError::Disconnected) => {}
+        }
+        while let Some(front) = control.front() {
+            match front {
+                Some(f) if f.tag == START => {
+                    if running.is_some() {
+                        break;
+                    }
+                    if wire::number(&f.payload) == Some(next as u32) {
+                        if let Some((tape, output)) = checks.get_mut(next - from).and_then(Option::take) {
+                            channels::check(next, tape, output, tx.clone());
+                        }
+                        running = Some(Running::new(next));
+                    }
+                }
+                Some(f) if f.tag == EXIT => {
+                    let exit = Exit::from_bytes(&f.payload);
+                    if let (Some(r), Some(exit)) = (running.as_mut(), exit) {
+                        if exit.check as usize == r.k {
+                            r.exit = Some(exit);
+                            r.ended_at = Some(Instant::now());
+                        }
+                    }
+                }
+                Some(_) => {}
+                None => control_ended = true,
+            }
+            control.pop_front();
+        }
+        if let Some(r) = running.as_ref().filter(|r| r.exit.is_none()) {
+            if r.started.elapsed() > limits.time_per_check {
+                let why = format!("timed out after {} s (an endless loop?)", limits.time_per_check.as_secs());
+                stop = stop.or(Some(Stop::new(mistakes::TIMED_OUT, why)));
+            } else if polled.elapsed() >= tick && {
+                polled = Instant::now();
+                observed::largest_address_space(child.id()) > limits.memory
+            } {
+                let why = format!("used more than its {} of memory and was stopped", limits.memory_words());
+                stop = stop.or(Some(Stop::new(mistakes::OUT_OF_MEMORY, why)));
+            }
+        }
+        if let Some(stop) = stop {
+            let k = running.as_ref().map_or(next, |r| r.k);
+            kill_group(&mut child);
+            let _ = wait_or_kill(&mut child, Duration::from_secs(5))?;
+            let entries = running.map(|r| r.entries).unwrap_or_default();
+            records[k] = Record { entries, stop: Some(stop), tmp_full: false };
+            return Ok(k + 1);
+        }
+        // A check whose process has ended, once both its pipes are read to their ends (moments later; a
+        // pipe still open after five seconds is held by something the grader does not wait for).
+        let finished = running
+            .as_ref()
+            .is_some_and(|r| r.complete() || r.ended_at.is_some_and(|t| t.elapsed() > Duration::from_secs(5)));
+        if finished {
+            let r = running.take().expect("running");
+            let k = r.k;
+            records[k] = r.record(cx);
+            next = k + 1;
+            idle_since = Instant::now();
+            if next == seeds.len() {
+                let _ = wait_or_kill(&mut child, Duration::from_secs(5))?;
+                return Ok(next);
+            }
+        }
+        // The parent ended: after a check it started and did not see end, or before the next one started.
+        // Either check fails with what the grader saw of the probe, and a fresh probe goes on after it.
+        if control_ended && running.as_ref().is_none_or(|r| r.exit.is_none()) {
+            let status = wait_or_kill(&mut child, Duration::from_secs(5))?;
+            let k = running.as_ref().map_or(next, |r| r.k);
+            let why = match (&running, status) {
+                (Some(_), _) => "ended together with the probe in the middle of the check".to_string(),
+                (None, Some(s)) => format!("could not be started: the probe ended first ({s})"),
+                (None, None) => "could not be started: the probe did not end when asked".to_string(),
+            };
+            let entries = running.map(|r| r.entries).unwrap_or_default();
+            records[k] = Record { entries, stop: Some(Stop::new(mistakes::CRASHED, why)), tmp_full: false };
+            return Ok(k + 1);
+        }
+        // A parent that starts nothing for a time limit is stuck: the check it owes fails alone.
+        if running.is_none() && idle_since.elapsed() > limits.time_per_check {
+            kill_group(&mut child);
+            let _ = wait_or_kill(&mut child, Duration::from_secs(5))?;
+            let why = "could not be started: the probe did not start it in time";
+            records[next] = Record { stop: Some(Stop::new(mistakes::CRASHED, why)), ..Record::default() };
+            return Ok(next + 1);
+        }
+    }
+}
+
+fn kill_group(child: &mut Child) {
+    unsafe {
+        libc::kill(-(child.id() as i32), libc::SIGKILL);
+    }
+    let _ = child.kill();
+}
+
+/// The exit status, or `None` when the limit passed and the process (group) was killed.
+pub(super) fn wait_or_kill(child: &mut Child, limit: Duration) -> Result<Option<std::process::ExitStatus>> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if started.elapsed() > limit {
+            kill_group(child);
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
