@@ -6,6 +6,9 @@
 //! memory and record limits, watched from outside; a check past one is stopped with the whole probe, fails
 //! alone with the limit's words, and a fresh probe goes on from the next check. How a check's process
 //! ended is read from what the grader observes ([`observed`]), never from what the process says.
+use std::collections::VecDeque;
+use std::fs::File;
+use std::path::Path;
 use std::process::Child;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -49,7 +52,7 @@ pub(super) struct Record {
 }
 
 /// Runs the probe until every check has finished or been stopped; check `k` draws from `seeds[k]`.
-pub(super) fn probe_all(cx: &Setup, folder: &std::path::Path, seeds: &[i64]) -> Result<Vec<Record>> {
+pub(super) fn probe_all(cx: &Setup, folder: &Path, seeds: &[i64]) -> Result<Vec<Record>> {
     let mut records = vec![Record::default(); seeds.len()];
     let mut from = 0;
     while from < seeds.len() {
@@ -154,89 +157,135 @@ fn broken_record(broken: &Broken) -> Stop {
 
 /// One run of the probe from check `from`: fills in the records of the checks that ran, and returns the
 /// check to go on from (every check's count when all are done).
-fn probe_from(
-    cx: &Setup,
-    folder: &std::path::Path,
-    from: usize,
-    seeds: &[i64],
-    records: &mut [Record],
-) -> Result<usize> {
-    let spawn::Probe { mut child, control, checks } = spawn::start(cx, folder, from, seeds)?;
-    let mut checks = checks;
-    let _group = super::cleanup::Group::new(child.id());
-    let (tx, events) = mpsc::channel::<Event>();
-    channels::control(control, tx.clone());
-    channels::drain(child.stdout.take().expect("piped"));
-    channels::drain(child.stderr.take().expect("piped"));
-
-    let limits = &cx.limits;
-    let tick = Duration::from_millis(20);
-    let mut running: Option<Running> = None;
-    let mut next = from;
-    let mut control: std::collections::VecDeque<Option<Frame>> = Default::default();
-    let mut control_ended = false;
-    let mut idle_since = Instant::now();
-    let mut polled = Instant::now();
+fn probe_from(cx: &Setup, folder: &Path, from: usize, seeds: &[i64], records: &mut [Record]) -> Result<usize> {
+    let mut run = ProbeRun::start(cx, folder, from, seeds)?;
     loop {
+        let wait = if run.control.is_empty() { TICK } else { Duration::ZERO };
+        let event = run.events.recv_timeout(wait).ok();
         // A stop the grader decides itself: the probe is killed, the check fails alone, and a fresh probe
         // goes on from the next check.
-        let mut stop: Option<Stop> = None;
-        let wait = if control.is_empty() { tick } else { Duration::ZERO };
-        match events.recv_timeout(wait) {
-            // The parent's frames are taken in order, each when it can be: a check's START waits until the
-            // check before it has been read to its end.
-            Ok(Event::Control(f)) => control.push_back(Some(f)),
-            Ok(Event::ControlEnd) => control.push_back(None),
-            Ok(Event::Tape(k, f)) => {
-                if let Some(r) = running.as_mut().filter(|r| r.k == k) {
-                    stop = r.frame(f);
-                }
+        let stop = event.and_then(|e| run.take(e));
+        run.take_control();
+        if let Some(stop) = stop.or_else(|| run.past_a_limit()) {
+            return run.stopped(stop, records);
+        }
+        if let Some(next) = run.finish_check(records)? {
+            return Ok(next);
+        }
+        if let Some(next) = run.probe_ended(records)? {
+            return Ok(next);
+        }
+    }
+}
+
+/// How often the grader looks at a running check's time and memory when nothing else happens.
+const TICK: Duration = Duration::from_millis(20);
+
+/// One probe, as the grader follows it: its process, its channels' events, and the check running now.
+struct ProbeRun<'a> {
+    cx: &'a Setup<'a>,
+    child: Child,
+    _group: super::cleanup::Group,
+    /// The first check this probe runs, and how many there are in all.
+    from: usize,
+    count: usize,
+    /// Each check's tape and output, until it starts and its readers take them.
+    pipes: Vec<Option<(File, File)>>,
+    tx: mpsc::Sender<Event>,
+    events: mpsc::Receiver<Event>,
+    /// The parent's frames not yet taken: each is taken when it can be, in order (a check's START waits
+    /// until the check before it has been read to its end).
+    control: VecDeque<Option<Frame>>,
+    control_ended: bool,
+    running: Option<Running>,
+    next: usize,
+    idle_since: Instant,
+    polled: Instant,
+}
+
+impl<'a> ProbeRun<'a> {
+    fn start(cx: &'a Setup<'a>, folder: &Path, from: usize, seeds: &[i64]) -> Result<Self> {
+        let spawn::Probe { mut child, control, checks } = spawn::start(cx, folder, from, seeds)?;
+        let group = super::cleanup::Group::new(child.id());
+        let (tx, events) = mpsc::channel::<Event>();
+        channels::control(control, tx.clone());
+        channels::drain(child.stdout.take().expect("piped"));
+        channels::drain(child.stderr.take().expect("piped"));
+        Ok(ProbeRun {
+            cx,
+            child,
+            _group: group,
+            from,
+            count: seeds.len(),
+            pipes: checks,
+            tx,
+            events,
+            control: VecDeque::new(),
+            control_ended: false,
+            running: None,
+            next: from,
+            idle_since: Instant::now(),
+            polled: Instant::now(),
+        })
+    }
+
+    /// The running check, if the event is about it.
+    fn running_check(&mut self, k: usize) -> Option<&mut Running> {
+        self.running.as_mut().filter(|r| r.k == k)
+    }
+
+    /// Takes one event; a stop when it breaks a limit.
+    fn take(&mut self, event: Event) -> Option<Stop> {
+        let output_limit = self.cx.limits.output;
+        match event {
+            Event::Control(f) => self.control.push_back(Some(f)),
+            Event::ControlEnd => self.control.push_back(None),
+            Event::Tape(k, f) => return self.running_check(k).and_then(|r| r.frame(f)),
+            Event::TapeEnd(k, broken) => {
+                let r = self.running_check(k)?;
+                let stop = broken.as_ref().filter(|b| matches!(b, Broken::TooLarge(_))).map(broken_record);
+                r.tape_end = Some(broken);
+                return stop;
             }
-            Ok(Event::TapeEnd(k, broken)) => {
-                if let Some(r) = running.as_mut().filter(|r| r.k == k) {
-                    if let Some(Broken::TooLarge(_)) = broken {
-                        stop = Some(broken_record(broken.as_ref().expect("broken")));
-                    }
-                    r.tape_end = Some(broken);
-                }
+            Event::Printed(k, n) => {
+                let r = self.running_check(k)?;
+                r.printed += n;
+                return (r.printed as u64 > output_limit).then(|| {
+                    let why = format!(
+                        "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
+                        output_limit >> 10
+                    );
+                    Stop::new(mistakes::TOO_MUCH_OUTPUT, why)
+                });
             }
-            Ok(Event::Printed(k, n)) => {
-                if let Some(r) = running.as_mut().filter(|r| r.k == k) {
-                    r.printed += n;
-                    if r.printed as u64 > limits.output {
-                        stop = Some(Stop::new(
-                            mistakes::TOO_MUCH_OUTPUT,
-                            format!(
-                                "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
-                                limits.output >> 10
-                            ),
-                        ));
-                    }
-                }
-            }
-            Ok(Event::OutputEnd(k, text)) => {
-                if let Some(r) = running.as_mut().filter(|r| r.k == k) {
+            Event::OutputEnd(k, text) => {
+                if let Some(r) = self.running_check(k) {
                     r.output = Some(text);
                 }
             }
-            Err(mpsc::RecvTimeoutError::Timeout) | Err(mpsc::RecvTimeoutError::Disconnected) => {}
         }
-        while let Some(front) = control.front() {
+        None
+    }
+
+    /// Takes the parent's frames that can be taken now.
+    fn take_control(&mut self) {
+        while let Some(front) = self.control.front() {
             match front {
                 Some(f) if f.tag == START => {
-                    if running.is_some() {
+                    if self.running.is_some() {
                         break;
                     }
-                    if wire::number(&f.payload) == Some(next as u32) {
-                        if let Some((tape, output)) = checks.get_mut(next - from).and_then(Option::take) {
-                            channels::check(next, tape, output, tx.clone());
+                    if wire::number(&f.payload) == Some(self.next as u32) {
+                        let k = self.next;
+                        if let Some((tape, output)) = self.pipes.get_mut(k - self.from).and_then(Option::take) {
+                            channels::check(k, tape, output, self.tx.clone());
                         }
-                        running = Some(Running::new(next));
+                        self.running = Some(Running::new(k));
                     }
                 }
                 Some(f) if f.tag == EXIT => {
                     let exit = Exit::from_bytes(&f.payload);
-                    if let (Some(r), Some(exit)) = (running.as_mut(), exit) {
+                    if let (Some(r), Some(exit)) = (self.running.as_mut(), exit) {
                         if exit.check as usize == r.k {
                             r.exit = Some(exit);
                             r.ended_at = Some(Instant::now());
@@ -244,68 +293,87 @@ fn probe_from(
                     }
                 }
                 Some(_) => {}
-                None => control_ended = true,
+                None => self.control_ended = true,
             }
-            control.pop_front();
+            self.control.pop_front();
         }
-        if let Some(r) = running.as_ref().filter(|r| r.exit.is_none()) {
-            if r.started.elapsed() > limits.time_per_check {
-                let why = format!("timed out after {} s (an endless loop?)", limits.time_per_check.as_secs());
-                stop = stop.or(Some(Stop::new(mistakes::TIMED_OUT, why)));
-            } else if polled.elapsed() >= tick && {
-                polled = Instant::now();
-                observed::largest_address_space(child.id()) > limits.memory
-            } {
-                let why = format!("used more than its {} of memory and was stopped", limits.memory_words());
-                stop = stop.or(Some(Stop::new(mistakes::OUT_OF_MEMORY, why)));
-            }
+    }
+
+    /// The running check's time, and (every tick) the memory of the probe's processes.
+    fn past_a_limit(&mut self) -> Option<Stop> {
+        let limits = &self.cx.limits;
+        let r = self.running.as_ref().filter(|r| r.exit.is_none())?;
+        if r.started.elapsed() > limits.time_per_check {
+            let why = format!("timed out after {} s (an endless loop?)", limits.time_per_check.as_secs());
+            return Some(Stop::new(mistakes::TIMED_OUT, why));
         }
-        if let Some(stop) = stop {
-            let k = running.as_ref().map_or(next, |r| r.k);
-            kill_group(&mut child);
-            let _ = wait_or_kill(&mut child, Duration::from_secs(5))?;
-            let entries = running.map(|r| r.entries).unwrap_or_default();
-            records[k] = Record { entries, stop: Some(stop), tmp_full: false };
-            return Ok(k + 1);
+        if self.polled.elapsed() < TICK {
+            return None;
         }
-        // A check whose process has ended, once both its pipes are read to their ends (moments later; a
-        // pipe still open after five seconds is held by something the grader does not wait for).
-        let finished = running
+        self.polled = Instant::now();
+        (observed::largest_address_space(self.child.id()) > limits.memory).then(|| {
+            let why = format!("used more than its {} of memory and was stopped", limits.memory_words());
+            Stop::new(mistakes::OUT_OF_MEMORY, why)
+        })
+    }
+
+    /// Stops the probe: the check running (or owed) fails with `stop`, and a fresh probe goes on after it.
+    fn stopped(mut self, stop: Stop, records: &mut [Record]) -> Result<usize> {
+        let k = self.running.as_ref().map_or(self.next, |r| r.k);
+        kill_group(&mut self.child);
+        let _ = wait_or_kill(&mut self.child, Duration::from_secs(5))?;
+        let entries = self.running.take().map(|r| r.entries).unwrap_or_default();
+        records[k] = Record { entries, stop: Some(stop), tmp_full: false };
+        Ok(k + 1)
+    }
+
+    /// A check whose process has ended, once both its pipes are read to their ends (moments later; a pipe
+    /// still open after five seconds is held by something the grader does not wait for). `Some` when it
+    /// was the last.
+    fn finish_check(&mut self, records: &mut [Record]) -> Result<Option<usize>> {
+        let finished = self
+            .running
             .as_ref()
             .is_some_and(|r| r.complete() || r.ended_at.is_some_and(|t| t.elapsed() > Duration::from_secs(5)));
-        if finished {
-            let r = running.take().expect("running");
-            let k = r.k;
-            records[k] = r.record(cx);
-            next = k + 1;
-            idle_since = Instant::now();
-            if next == seeds.len() {
-                let _ = wait_or_kill(&mut child, Duration::from_secs(5))?;
-                return Ok(next);
-            }
+        if !finished {
+            return Ok(None);
         }
-        // The parent ended: after a check it started and did not see end, or before the next one started.
-        // Either check fails with what the grader saw of the probe, and a fresh probe goes on after it.
-        if control_ended && running.as_ref().is_none_or(|r| r.exit.is_none()) {
-            let status = wait_or_kill(&mut child, Duration::from_secs(5))?;
-            let k = running.as_ref().map_or(next, |r| r.k);
-            let why = match (&running, status) {
+        let r = self.running.take().expect("running");
+        let k = r.k;
+        records[k] = r.record(self.cx);
+        self.next = k + 1;
+        self.idle_since = Instant::now();
+        if self.next < self.count {
+            return Ok(None);
+        }
+        let _ = wait_or_kill(&mut self.child, Duration::from_secs(5))?;
+        Ok(Some(self.next))
+    }
+
+    /// The parent ended — after a check it started and did not see end, or before the next one started —
+    /// or started nothing for a time limit: that check fails with what the grader saw of the probe, and a
+    /// fresh probe goes on after it.
+    fn probe_ended(&mut self, records: &mut [Record]) -> Result<Option<usize>> {
+        if self.control_ended && self.running.as_ref().is_none_or(|r| r.exit.is_none()) {
+            let status = wait_or_kill(&mut self.child, Duration::from_secs(5))?;
+            let k = self.running.as_ref().map_or(self.next, |r| r.k);
+            let why = match (&self.running, status) {
                 (Some(_), _) => "ended together with the probe in the middle of the check".to_string(),
                 (None, Some(s)) => format!("could not be started: the probe ended first ({s})"),
                 (None, None) => "could not be started: the probe did not end when asked".to_string(),
             };
-            let entries = running.map(|r| r.entries).unwrap_or_default();
+            let entries = self.running.take().map(|r| r.entries).unwrap_or_default();
             records[k] = Record { entries, stop: Some(Stop::new(mistakes::CRASHED, why)), tmp_full: false };
-            return Ok(k + 1);
+            return Ok(Some(k + 1));
         }
-        // A parent that starts nothing for a time limit is stuck: the check it owes fails alone.
-        if running.is_none() && idle_since.elapsed() > limits.time_per_check {
-            kill_group(&mut child);
-            let _ = wait_or_kill(&mut child, Duration::from_secs(5))?;
+        if self.running.is_none() && self.idle_since.elapsed() > self.cx.limits.time_per_check {
+            kill_group(&mut self.child);
+            let _ = wait_or_kill(&mut self.child, Duration::from_secs(5))?;
             let why = "could not be started: the probe did not start it in time";
-            records[next] = Record { stop: Some(Stop::new(mistakes::CRASHED, why)), ..Record::default() };
-            return Ok(next + 1);
+            records[self.next] = Record { stop: Some(Stop::new(mistakes::CRASHED, why)), ..Record::default() };
+            return Ok(Some(self.next + 1));
         }
+        Ok(None)
     }
 }
 
