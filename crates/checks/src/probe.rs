@@ -19,7 +19,7 @@
 //! `anatomy_course::wire`.
 use std::panic::{self, AssertUnwindSafe};
 
-use anatomy_course::wire::{self, Exit, CPU_SECONDS, DONE, EXIT, FILTER, START, SYSCALL, WIPE_TMP};
+use anatomy_course::wire::{self, Exit, CPU_SECONDS, DONE, EXIT, FILTER, FRESH, PRIVATE_TMP, START, SYSCALL};
 
 use super::checks::CheckResult;
 use super::tape;
@@ -46,7 +46,7 @@ pub fn output_fd(k: usize) -> i32 {
 #[derive(Default)]
 struct Setup {
     filters: Vec<Vec<u8>>,
-    wipe_tmp: bool,
+    private_tmp: bool,
     cpu_seconds: u64,
 }
 
@@ -66,50 +66,51 @@ pub fn main(checks: &[(&str, &dyn Fn() -> CheckResult)]) {
     let parent = unsafe { libc::getpid() };
     for (k, (_, check)) in checks.iter().enumerate().skip(from) {
         let Some(seed) = read_seed() else { break };
-        send(CONTROL, START, &(k as u32).to_le_bytes());
         let pid = unsafe { libc::fork() };
         if pid == 0 {
             child(k, seed, &setup, parent, *check);
         }
+        send(CONTROL, START, &wire::start(k as u32, pid.max(0) as u32));
         unsafe {
             libc::close(tape_fd(k));
             libc::close(output_fd(k));
         }
         // A fork that failed ends like a process killed at once: the grader says what it saw.
         let status = if pid < 0 { libc::SIGKILL } else { wait(pid) };
-        let (tmp_used, tmp_size) = if setup.wipe_tmp { tmp_usage() } else { (0, 0) };
-        if setup.wipe_tmp {
-            wipe_tmp();
-        }
+        let (tmp_used, tmp_size) = if setup.private_tmp { tmp_usage() } else { (0, 0) };
         let exit = Exit { check: k as u32, status, tmp_used, tmp_size };
         send(CONTROL, EXIT, &exit.to_bytes());
+        // Each check finds the private /tmp empty: what one left there (a file, a folder it made
+        // undeletable) ends this probe, and the next check runs in a fresh one, with a fresh /tmp.
+        if setup.private_tmp && !tmp_is_empty() {
+            send(CONTROL, FRESH, &[]);
+            break;
+        }
     }
     unsafe { libc::_exit(0) }
 }
 
-/// One check in a fresh process: only its own channels, the sandbox's programs, then the check.
+/// One check in a fresh process: only its own channels, the sandbox's programs, then the check. Should any
+/// step of that fail, the process ends before the student's code runs (status 121, which the grader shows
+/// as an exit in the middle of the check).
 fn child(k: usize, seed: i64, setup: &Setup, parent: libc::pid_t, check: &dyn Fn() -> CheckResult) -> ! {
-    unsafe {
-        libc::dup2(tape_fd(k), tape::FD);
-        libc::dup2(output_fd(k), 1);
-        libc::dup2(output_fd(k), 2);
+    let entered = unsafe {
+        let moved = libc::dup2(tape_fd(k), tape::FD) == tape::FD
+            && libc::dup2(output_fd(k), 1) == 1
+            && libc::dup2(output_fd(k), 2) == 2;
         // Nothing else of the parent's: not its control channel, not the seeds, not another check's pipes.
         for fd in (tape::FD + 1)..1024 {
             libc::close(fd);
         }
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-        if libc::getppid() != parent {
-            libc::_exit(0);
-        }
+        let orphaned = libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 || libc::getppid() != parent;
         let cpu = libc::rlimit { rlim_cur: setup.cpu_seconds, rlim_max: setup.cpu_seconds };
-        if setup.cpu_seconds > 0 {
-            libc::setrlimit(libc::RLIMIT_CPU, &cpu);
-        }
-    }
+        let limited = setup.cpu_seconds == 0 || libc::setrlimit(libc::RLIMIT_CPU, &cpu) == 0;
+        moved && !orphaned && limited
+    };
     report_forbidden_calls();
     panic::set_hook(Box::new(|_| {}));
-    if !setup.filters.is_empty() && enter_seccomp(&setup.filters).is_err() {
-        // Not the student's doing: the grader reads an exit before the check's end as what it is.
+    if !entered || (!setup.filters.is_empty() && enter_seccomp(&setup.filters).is_err()) {
+        // Not the student's doing, and before any of their code: the check ends as an exit.
         unsafe { libc::_exit(121) };
     }
     tape::begin_check(seed);
@@ -142,17 +143,9 @@ fn tmp_usage() -> (u64, u64) {
     (size.saturating_sub(s.f_bfree * s.f_frsize), size)
 }
 
-/// Empties the private `/tmp`, so that no file a check's code wrote is there for the next check.
-fn wipe_tmp() {
-    if let Ok(entries) = std::fs::read_dir("/tmp") {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let _ = match entry.file_type() {
-                Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
-                _ => std::fs::remove_file(&path),
-            };
-        }
-    }
+/// Whether the private `/tmp` is empty (as each check must find it).
+fn tmp_is_empty() -> bool {
+    std::fs::read_dir("/tmp").is_ok_and(|mut entries| entries.next().is_none())
 }
 
 /// Reads exactly `buffer.len()` bytes from `fd`; `false` at its end.
@@ -193,7 +186,7 @@ fn read_setup() -> Setup {
         }
         match head[0] {
             FILTER => setup.filters.push(payload),
-            WIPE_TMP => setup.wipe_tmp = true,
+            PRIVATE_TMP => setup.private_tmp = true,
             CPU_SECONDS => setup.cpu_seconds = payload.try_into().map(u64::from_le_bytes).unwrap_or(0),
             _ => {}
         }
@@ -238,55 +231,132 @@ fn enter_seccomp(filters: &[Vec<u8>]) -> Result<(), ()> {
     Ok(())
 }
 
-/// A seccomp program (as `struct sock_filter` bytes) that lets a process signal itself and nothing else —
-/// `kill`, `tgkill` and the queued signals only with its own pid as the target, `tkill` and pidfds not at
-/// all — nor leave its process group (`setsid`, `setpgid`), so that a check's code can neither stop the
-/// probe's parent nor outlive a kill of the group. Those calls fail with EPERM; a call of the x32 ABI or
-/// another architecture ends the process.
+/// A seccomp program (as `struct sock_filter` bytes) that keeps a check's process to itself: it may signal
+/// itself and nothing else (`kill`, `tgkill` and the queued signals only with its own pid as the target;
+/// `tkill`, pidfds, and signals delivered on I/O through `fcntl(F_SETOWN…)` or `ioctl(FIOSETOWN…)` not at
+/// all), may change the limits, scheduling and priority of no process but itself (`prlimit64` and
+/// `sched_set*` only for pid 0 or its own; `setpriority`, `ioprio_set` not at all), and may not leave its
+/// process group (`setsid`, `setpgid`), so that it can neither reach the probe's parent nor outlive a kill
+/// of the group. Those calls fail with EPERM; a call of the x32 ABI or another architecture ends the
+/// process.
 pub fn own_process_only(pid: u32) -> Vec<u8> {
-    const LD_W_ABS: u16 = 0x20;
-    const JEQ: u16 = 0x15;
-    const JGE: u16 = 0x35;
-    const RET: u16 = 0x06;
     const ALLOW: u32 = 0x7fff_0000;
     const KILL_PROCESS: u32 = 0x8000_0000;
     const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
     let deny = 0x0005_0000 | libc::EPERM as u32;
-    let targeted = [libc::SYS_kill, libc::SYS_tgkill, libc::SYS_rt_sigqueueinfo, libc::SYS_rt_tgsigqueueinfo];
-    let refused =
-        [libc::SYS_tkill, libc::SYS_pidfd_open, libc::SYS_pidfd_send_signal, libc::SYS_setsid, libc::SYS_setpgid];
-    // Instructions by label; jumps are counted from the instruction after.
-    let mut program: Vec<(u16, u8, u8, u32)> = Vec::new();
-    let arg_at = 4 + targeted.len() + refused.len() + 1; // "load the first argument"
-    let (deny_at, allow_at, kill_at) = (arg_at + 2, arg_at + 3, arg_at + 4);
-    let to = |from: usize, target: usize| (target - from - 1) as u8;
-    program.push((LD_W_ABS, 0, 0, 4)); // the architecture
-    program.push((JEQ, 0, to(1, kill_at), AUDIT_ARCH_X86_64));
-    program.push((LD_W_ABS, 0, 0, 0)); // the call's number
-    program.push((JGE, to(3, kill_at), 0, 0x4000_0000)); // the x32 ABI
-    for nr in targeted {
-        let at = program.len();
-        program.push((JEQ, to(at, arg_at), 0, nr as u32));
+    let (nr, arch, arg0, arg1) = (0, 4, 16, 24); // offsets in struct seccomp_data (low halves of args)
+    let mut p = Bpf::default();
+    p.load(arch);
+    p.unless(AUDIT_ARCH_X86_64, "kill");
+    p.load(nr);
+    p.at_least(0x4000_0000, "kill"); // the x32 ABI
+    for call in [libc::SYS_kill, libc::SYS_tgkill, libc::SYS_rt_sigqueueinfo, libc::SYS_rt_tgsigqueueinfo] {
+        p.on(call as u32, "own pid");
     }
-    for nr in refused {
-        let at = program.len();
-        program.push((JEQ, to(at, deny_at), 0, nr as u32));
+    for call in [
+        libc::SYS_prlimit64,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setattr,
+    ] {
+        p.on(call as u32, "own pid or 0");
     }
-    program.push((RET, 0, 0, ALLOW));
-    assert_eq!(program.len(), arg_at);
-    program.push((LD_W_ABS, 0, 0, 16)); // the first argument's low half (a pid or thread group)
-    program.push((JEQ, to(arg_at + 1, allow_at), to(arg_at + 1, deny_at), pid));
-    program.push((RET, 0, 0, deny));
-    program.push((RET, 0, 0, ALLOW));
-    program.push((RET, 0, 0, KILL_PROCESS));
-    let mut bytes = Vec::with_capacity(program.len() * 8);
-    for (code, jt, jf, k) in program {
-        bytes.extend_from_slice(&code.to_ne_bytes());
-        bytes.push(jt);
-        bytes.push(jf);
-        bytes.extend_from_slice(&k.to_ne_bytes());
+    for call in [
+        libc::SYS_tkill,
+        libc::SYS_pidfd_open,
+        libc::SYS_pidfd_send_signal,
+        libc::SYS_setsid,
+        libc::SYS_setpgid,
+        libc::SYS_setpriority,
+        libc::SYS_ioprio_set,
+    ] {
+        p.on(call as u32, "deny");
     }
-    bytes
+    p.on(libc::SYS_fcntl as u32, "fcntl");
+    p.on(libc::SYS_ioctl as u32, "ioctl");
+    p.ret(ALLOW);
+    p.label("own pid or 0");
+    p.load(arg0);
+    p.on(0, "allow");
+    p.label("own pid");
+    p.load(arg0);
+    p.on(pid, "allow");
+    p.ret(deny);
+    p.label("fcntl");
+    p.load(arg1);
+    // F_SETOWN, F_SETSIG and F_SETOWN_EX (Linux's asm-generic/fcntl.h; libc names only the first).
+    for cmd in [libc::F_SETOWN as u32, 10, 15] {
+        p.on(cmd, "deny");
+    }
+    p.ret(ALLOW);
+    p.label("ioctl");
+    p.load(arg1);
+    // FIOSETOWN and SIOCSPGRP (Linux's asm-generic/sockios.h), and TIOCSPGRP.
+    for request in [0x8901, 0x8902, libc::TIOCSPGRP as u32] {
+        p.on(request, "deny");
+    }
+    p.ret(ALLOW);
+    p.label("deny");
+    p.ret(deny);
+    p.label("allow");
+    p.ret(ALLOW);
+    p.label("kill");
+    p.ret(KILL_PROCESS);
+    p.bytes()
+}
+
+/// A few classic-BPF instructions with jumps to named labels, resolved when the program is written out.
+#[derive(Default)]
+struct Bpf {
+    code: Vec<(u16, Option<&'static str>, Option<&'static str>, u32)>,
+    labels: Vec<(&'static str, usize)>,
+}
+
+impl Bpf {
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ: u16 = 0x15;
+    const JGE: u16 = 0x35;
+    const RET: u16 = 0x06;
+
+    fn load(&mut self, offset: u32) {
+        self.code.push((Self::LD_W_ABS, None, None, offset));
+    }
+    /// To `label` when the loaded word is `value`, else on.
+    fn on(&mut self, value: u32, label: &'static str) {
+        self.code.push((Self::JEQ, Some(label), None, value));
+    }
+    /// To `label` unless the loaded word is `value`.
+    fn unless(&mut self, value: u32, label: &'static str) {
+        self.code.push((Self::JEQ, None, Some(label), value));
+    }
+    /// To `label` when the loaded word is at least `value`.
+    fn at_least(&mut self, value: u32, label: &'static str) {
+        self.code.push((Self::JGE, Some(label), None, value));
+    }
+    fn ret(&mut self, action: u32) {
+        self.code.push((Self::RET, None, None, action));
+    }
+    fn label(&mut self, name: &'static str) {
+        self.labels.push((name, self.code.len()));
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let at = |label: Option<&str>, from: usize| -> u8 {
+            label.map_or(0, |l| {
+                let target = self.labels.iter().find(|(n, _)| *n == l).expect("a label of the program").1;
+                u8::try_from(target - from - 1).expect("a forward jump within 255 instructions")
+            })
+        };
+        let mut bytes = Vec::with_capacity(self.code.len() * 8);
+        for (i, &(code, jt, jf, k)) in self.code.iter().enumerate() {
+            bytes.extend_from_slice(&code.to_ne_bytes());
+            bytes.push(at(jt, i));
+            bytes.push(at(jf, i));
+            bytes.extend_from_slice(&k.to_ne_bytes());
+        }
+        bytes
+    }
 }
 
 /// The sandbox answers a forbidden system call with SIGSYS; this handler writes the call's number to the
@@ -345,6 +415,26 @@ mod tests {
                     14
                 } else if libc::syscall(libc::SYS_tkill, parent, 0) == 0 {
                     15
+                } else if libc::prlimit(
+                    parent,
+                    libc::RLIMIT_NOFILE,
+                    std::ptr::null(),
+                    &mut libc::rlimit { rlim_cur: 0, rlim_max: 0 },
+                ) == 0
+                    || libc::prlimit(
+                        0,
+                        libc::RLIMIT_NOFILE,
+                        std::ptr::null(),
+                        &mut libc::rlimit { rlim_cur: 0, rlim_max: 0 },
+                    ) != 0
+                {
+                    16
+                } else if libc::fcntl(1, libc::F_SETOWN, parent) == 0
+                    || libc::setpriority(libc::PRIO_PROCESS, 0, 1) == 0
+                {
+                    17
+                } else if libc::fcntl(1, libc::F_GETFD) < 0 {
+                    18
                 } else {
                     0
                 }
@@ -357,7 +447,7 @@ mod tests {
         assert_eq!(
             libc::WEXITSTATUS(status),
             0,
-            "10: not entered, 11: itself refused, 12: its parent reached, 13: its group, 14: a new session, 15: tkill"
+            "10: not entered, 11: itself refused, 12: its parent reached, 13: its group, 14: a new session, 15: tkill, 16: another's limits (or not its own), 17: signals on I/O or priority, 18: an ordinary fcntl refused"
         );
     }
 

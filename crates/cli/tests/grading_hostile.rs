@@ -117,14 +117,19 @@ fn grade_the_hostile_class(tier: &str) {
             .replace("{{SECRET}}", &secret.display().to_string())
             .replace("{{CLASSMATE}}", &classmate.display().to_string())
             .replace("{{PORT}}", &port.to_string());
-        let mut expect = text.lines().find_map(|l| l.strip_prefix("//! expect: ")).unwrap().to_string();
+        // `//! expect:`, or `// expect:` in a file whose first line must be something else (`#!…`).
+        let line = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("//! {key}: ")).or(l.strip_prefix(&format!("// {key}: "))))
+        };
+        let mut expect = line("expect").unwrap().to_string();
         if tier == "landlock" {
-            if let Some(other) = text.lines().find_map(|l| l.strip_prefix("//! expect-landlock: ")) {
+            if let Some(other) = line("expect-landlock") {
                 expect = other.to_string();
             }
         }
         // A kind of attack may take several exercises (`deep.*`): one student hands them all in.
-        let mistake = text.lines().find_map(|l| l.strip_prefix("//! mistake: ")).map(String::from);
+        let mistake = line("mistake").map(String::from);
         let student = class.join(kind);
         if !student.exists() {
             hand_in_solutions(&student);
@@ -281,12 +286,13 @@ fn grade_the_hostile_class(tier: &str) {
     // Two students are graded at a time, each with at most 256 MiB to write (and its probe on disk).
     assert!(growth.shmem < 2 * (256 << 20) + (64 << 20), "shared memory grew by {} MiB", growth.shmem >> 20);
     assert!(growth.disk < 2 * (256 << 20) + (64 << 20), "the scratch folders grew by {} MiB", growth.disk >> 20);
-    // Each compiler and probe has 2 GiB of address space, two students at a time: the hostile class costs
-    // the machine at most about 1 GiB more than an honest one. Loosely bounded here (the machine is shared
-    // with the other tier's class and other tests); the figures above are what to read.
+    // Each compiler and check's process may use 2 GiB of memory before it is stopped, two students at a
+    // time: `grower.gpt_block.rs` takes its 2 GiB for real, and the other tier's class, graded at the same
+    // time on this machine, may be doing the same. Loosely bounded here (the machine is shared with other
+    // tests); the figures above are what to read (measured: 2,993 and 2,693 MiB over 542 and 494).
     let (hostile_cost, honest_cost) = (growth.used + growth.disk, honest_growth.used + honest_growth.disk);
     assert!(
-        hostile_cost < honest_cost + (3 << 30),
+        hostile_cost < honest_cost + (6 << 30),
         "the hostile class took {} MiB of memory and disk, an honest one {} MiB",
         hostile_cost >> 20,
         honest_cost >> 20

@@ -20,23 +20,32 @@ pub const DONE: u8 = b'D';
 /// itself reports it just before it is ended by the same signal.
 pub const SYSCALL: u8 = b'X';
 
-/// The control channel: check `k` is starting in a fresh process (payload: `k`, `u32`).
+/// The control channel: check `k` has started in a fresh process (payload: `k` and that process's pid as
+/// the parent sees it, two `u32`s).
 pub const START: u8 = b'S';
 /// The control channel: check `k`'s process ended (payload: [`Exit`]).
 pub const EXIT: u8 = b'E';
+/// The control channel: the probe ends here, and the next check runs in a fresh probe (empty payload): the
+/// check before left something in the private `/tmp`, which each check must find empty.
+pub const FRESH: u8 = b'F';
 
 /// The probe's set-up channel (grader to probe): a seccomp program for each check's process (payload:
 /// `struct sock_filter` entries, 8 bytes each).
 pub const FILTER: u8 = b'B';
-/// The probe's set-up channel: empty the probe's private `/tmp` after each check (empty payload).
-pub const WIPE_TMP: u8 = b'W';
+/// The probe's set-up channel: the probe has a private `/tmp`, which each check must find empty (empty
+/// payload): a check that leaves anything there is the probe's last, and the next one runs in a fresh
+/// probe with a fresh `/tmp`.
+pub const PRIVATE_TMP: u8 = b'W';
 /// The probe's set-up channel: each check's CPU-time limit in seconds (payload: `u64`).
 pub const CPU_SECONDS: u8 = b'C';
 
 /// The largest frame the grader reads: far above any check's answers, far below what would hurt.
 pub const MAX_FRAME: usize = 8 << 20;
 /// The most a check's answers may take on its channel, all frames together.
-pub const MAX_RECORD: usize = 64 << 20;
+pub const MAX_RECORD: usize = 16 << 20;
+/// The most tensors one answer holds, and axes one tensor has (the checks need 3 and 4).
+pub const MAX_TENSORS: usize = 8;
+pub const MAX_AXES: usize = 8;
 
 /// A frame's bytes: tag, length, payload.
 pub fn frame(tag: u8, payload: &[u8]) -> Vec<u8> {
@@ -96,9 +105,23 @@ impl Exit {
     }
 }
 
-/// The `u32` a START or SYSCALL frame carries.
+/// The `u32` a SYSCALL frame carries.
 pub fn number(payload: &[u8]) -> Option<u32> {
     Some(u32::from_le_bytes(payload.try_into().ok()?))
+}
+
+/// A START frame's payload: the check and its process's pid.
+pub fn start(check: u32, pid: u32) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&check.to_le_bytes());
+    b[4..].copy_from_slice(&pid.to_le_bytes());
+    b
+}
+
+/// The check and pid a START frame carries.
+pub fn started(payload: &[u8]) -> Option<(u32, u32)> {
+    let b: &[u8; 8] = payload.try_into().ok()?;
+    Some((number(&b[..4])?, number(&b[4..])?))
 }
 
 /// The element types a recorded tensor may have (the safetensors names the tape uses).

@@ -76,16 +76,22 @@ pub fn check(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
         .unwrap_or_else(|message| Verdict::Beyond(Refusal { line: 1, message }))
 }
 
-/// The text with a `#!` first line blanked (its line kept, so that lines keep their numbers), as rustc
-/// reads it: `#!` starts a script's line unless what follows is `[` (an inner attribute, `#![…]`).
+/// The text with a script's `#!` first line blanked (its line kept, so that lines keep their numbers).
+/// rustc skips such a line unless what follows `#!`, past whitespace and comments, is `[` (an inner
+/// attribute, `#![…]`, whose line is code); comments are where that goes wrong, so only a line that is
+/// plainly a path to an interpreter is blanked: `#!` then `/` and a letter (no comment), and no `[` on it.
+/// Any other `#!` line is read as it is, and one the parser cannot read is refused once the compiler
+/// accepts it.
 pub fn without_shebang(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.strip_prefix("#!") {
-        Some(rest) if !rest.trim_start().starts_with('[') => {
-            let end = text.find('\n').unwrap_or(text.len());
-            std::borrow::Cow::Owned(format!("{}{}", " ".repeat(text[..end].chars().count()), &text[end..]))
-        }
-        _ => std::borrow::Cow::Borrowed(text),
+    let first = text.lines().next().unwrap_or_default();
+    let script = first.strip_prefix("#!").is_some_and(|rest| {
+        let path = rest.trim_start_matches([' ', '\t']);
+        path.starts_with('/') && !path.starts_with("//") && !path.starts_with("/*") && !rest.contains('[')
+    });
+    if !script {
+        return std::borrow::Cow::Borrowed(text);
     }
+    std::borrow::Cow::Owned(format!("{}{}", " ".repeat(first.chars().count()), &text[first.len()..]))
 }
 
 fn read(text: &str, uses: &[&str], forbidden: &[&Forbidden]) -> Verdict {
@@ -157,12 +163,10 @@ impl<'ast> Visit<'ast> for Imports<'_> {
         let mut roots = Vec::new();
         flatten(&item.tree, &mut Vec::new(), &mut leaves, &mut roots);
         self.in_use_items.extend(idents_of(&item.tree));
-        // A glob brings names the file does not spell; only one of the file's own modules is known to bring
-        // nothing else.
-        if leaves
-            .iter()
-            .any(|(path, glob, _)| *glob && !matches!(path.first().map(String::as_str), Some("self" | "super")))
-        {
+        // A glob brings names the file does not spell. Only a glob of the modules around this one (`super::*`,
+        // `self::*`), whose names the file defines or imports by name, is known to bring nothing else: through
+        // any other path (`super::nn::*`, where `nn` is tch's) it may bring a library's names.
+        if leaves.iter().any(|(path, glob, _)| *glob && !path.iter().all(|s| s == "self" || s == "super")) {
             self.foreign_glob = true;
         }
         let ours: Vec<&(Vec<String>, bool, usize)> =
@@ -211,6 +215,22 @@ impl<'ast> Visit<'ast> for Imports<'_> {
             self.define(ident);
         }
         syn::visit::visit_item(self, item);
+    }
+
+    /// A macro's tokens, which syn does not parse: a `use` among them (a glob a macro brings in where it
+    /// expands) could bring any name, so no plain use counts as the file's own.
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        fn holds_use(stream: proc_macro2::TokenStream) -> bool {
+            stream.into_iter().any(|t| match t {
+                TokenTree::Ident(id) => id == "use",
+                TokenTree::Group(g) => holds_use(g.stream()),
+                _ => false,
+            })
+        }
+        if holds_use(mac.tokens.clone()) {
+            self.foreign_glob = true;
+        }
+        syn::visit::visit_macro(self, mac);
     }
 
     fn visit_field(&mut self, field: &'ast syn::Field) {
@@ -628,6 +648,10 @@ mod tests {
             "use tch::nn::*;\nfn group_norm() {}\nmod m { use tch::nn::*; fn f() { let _ = group_norm; } }",
             "fn layer_norm() {}\nmod m { use tch::nn::{layer_norm}; }",
             "fn layer_norm() {}\nmacro_rules! m { () => { layer_norm } }\nfn f() { let _ = m!(); }",
+            // A reviewer's two bypasses: a glob through an imported module (`super::nn` is tch's), and a
+            // glob that a macro brings where it expands; syn reads neither as the rules did.
+            "use tch::nn;\npub fn layer_norm() {}\nmod inner { use super::nn::*; fn f() { let _ = layer_norm; } }",
+            "macro_rules! bring { () => { use tch::nn::*; } }\npub fn layer_norm() {}\nmod inner { bring!(); fn f() { let _ = layer_norm; } }",
         ] {
             assert!(refused(text, &[], &[&NORMS]).contains("libtorch's finished normalisation"), "{text}");
         }
@@ -643,8 +667,17 @@ mod tests {
         let script = "#!/usr/bin/env run-cargo-script\nfn f() {}\nfn g() { let x = unsafe { 1 }; }\n";
         assert_eq!(refused(script, &[], &[]), "3: uses `unsafe`, which no exercise needs: remove it");
         assert_eq!(check("#!/usr/bin/env run\npub fn f() {}\n", &[], &[]), Verdict::Allowed);
-        // `#![…]` is an inner attribute, not a script's line.
+        // `#![…]` is an inner attribute, not a script's line, and so is `#!` with a comment before its
+        // `[` (a reviewer's bypass: the whole line was blanked, and rustc compiled the code on it).
         assert!(refused("#![path = \"x\"]\nfn f() {}", &[], &[]).contains("`#[path]`"));
+        for hidden in [
+            "#!/* c */[allow(unused)] fn f(x: &tch::Tensor) { x.layer_norm(); }",
+            "#! /* c */ [allow(unused)] fn f(x: &tch::Tensor) { x.layer_norm(); }",
+            "#!//c\n[allow(unused)] fn f(x: &tch::Tensor) { x.layer_norm(); }",
+            "#!/bin/x [\nfn f(x: &tch::Tensor) { x.layer_norm(); }",
+        ] {
+            assert!(!matches!(check(hidden, &[], &[&NORMS]), Verdict::Allowed), "{hidden}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! declared once, in `anatomy_course::wire`.
 use std::io::{ErrorKind, Read};
 
-pub use anatomy_course::wire::{Dtype, Value, MAX_FRAME};
+pub use anatomy_course::wire::{Dtype, Value, MAX_AXES, MAX_FRAME, MAX_TENSORS};
 
 /// A frame as read from a channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,8 +73,14 @@ pub fn values(payload: &[u8]) -> Result<Vec<Value>, String> {
     use safetensors::tensor::{Dtype as St, SafeTensors};
     let unreadable = |why: &str| Err(format!("an answer the grader cannot read ({why})"));
     let Ok(file) = SafeTensors::deserialize(payload) else { return unreadable("not a safetensors record") };
+    if file.len() > MAX_TENSORS {
+        return unreadable(&format!("more than {MAX_TENSORS} tensors"));
+    }
     let mut named: Vec<(usize, Value)> = Vec::new();
     for (name, view) in file.tensors() {
+        if view.shape().len() > MAX_AXES {
+            return unreadable(&format!("a tensor of more than {MAX_AXES} axes"));
+        }
         let Ok(index) = name.parse::<usize>() else { return unreadable("a tensor not named by its place") };
         let dtype = match view.dtype() {
             St::BOOL => Dtype::Bool,

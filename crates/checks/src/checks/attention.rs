@@ -113,13 +113,19 @@ pub fn attention_head(f: &dyn Fn(&Tensor, &Projections) -> Tensor) -> CheckResul
 }
 
 /// `split_heads(x, num_heads)` and `merge_heads(x)`.
-/// The two functions are graded apart (a share of the points each).
+/// The two functions are graded apart (a share of the points each), each on inputs of its own: a
+/// `merge_heads` handed what `split_heads` was handed a moment before could give that back unmerged.
 pub fn split_heads(split: &dyn Fn(&Tensor, i64) -> Tensor, merge: &dyn Fn(&Tensor) -> Tensor) -> CheckResult {
     let (batch, seq, heads, head_dim) = (2, 3, 4, 5);
-    let hidden = heads * head_dim;
-    let x = randn(&[batch, seq, hidden]);
-    // Head h of token s holds the hidden units h·head_dim .. (h+1)·head_dim of that token: written entry by
-    // entry, without view or transpose.
+    let x = randn(&[batch, seq, heads * head_dim]);
+    parts(&[&|| the_split(&split, &x, &by_heads(&x, heads), heads), &|| the_merge(&merge, heads)])
+}
+
+/// `x` [batch, seq, heads · head_dim] as [batch, heads, seq, head_dim]: head h of token s holds the hidden
+/// units h·head_dim .. (h+1)·head_dim of that token, written entry by entry, without view or transpose.
+fn by_heads(x: &Tensor, heads: i64) -> Tensor {
+    let (batch, seq, hidden) = x.size3().expect("3 axes");
+    let head_dim = hidden / heads;
     let mut entries = Vec::new();
     for b in 0..batch {
         for h in 0..heads {
@@ -130,8 +136,7 @@ pub fn split_heads(split: &dyn Fn(&Tensor, i64) -> Tensor, merge: &dyn Fn(&Tenso
             }
         }
     }
-    let expected = Tensor::from_slice(&entries).view([batch, heads, seq, head_dim]);
-    parts(&[&|| the_split(&split, &x, &expected, heads), &|| the_merge(&merge, &x, &expected)])
+    Tensor::from_slice(&entries).view([batch, heads, seq, head_dim])
 }
 
 fn the_split(split: &dyn Fn(&Tensor, i64) -> Tensor, x: &Tensor, expected: &Tensor, heads: i64) -> CheckResult {
@@ -159,10 +164,12 @@ fn the_split(split: &dyn Fn(&Tensor, i64) -> Tensor, x: &Tensor, expected: &Tens
     )
 }
 
-fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, x: &Tensor, expected: &Tensor) -> CheckResult {
-    let (batch, seq, hidden) = x.size3().expect("3 axes");
+fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, heads: i64) -> CheckResult {
+    let (batch, seq, hidden) = (3, 2, heads * 3);
+    let x = randn(&[batch, seq, hidden]);
+    let split = by_heads(&x, heads);
     let merged = call(
-        || merge(expected),
+        || merge(&split),
         &[Returned::floats("merge_heads", &[batch, seq, hidden]).told(": back to [batch, seq, heads · head_dim]")],
         &[(
             "view size is not compatible",
@@ -176,10 +183,10 @@ fn the_merge(merge: &dyn Fn(&Tensor) -> Tensor, x: &Tensor, expected: &Tensor) -
     expect_close_or_name(
         "merge_heads(split_heads(x))",
         &merged,
-        x,
+        &x,
         0.0,
         &[(
-            expected.reshape([batch, seq, hidden]),
+            split.reshape([batch, seq, hidden]),
             named(
                 MERGED_WITHOUT_TRANSPOSE,
                 "merged without transposing back: transpose(1, 2) first, so that each token's heads sit side by side",

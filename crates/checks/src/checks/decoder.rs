@@ -384,7 +384,9 @@ pub fn sinusoidal_positions(sinusoidal_positions: &dyn Fn(i64, i64, Device) -> T
                 let angle = pos as f64 / 10000f64.powf(2.0 * i as f64 / d_model as f64);
                 for (column, want, formula) in [(2 * i, angle.sin(), "sin"), (2 * i + 1, angle.cos(), "cos")] {
                     let got = pe.double_value(&[pos, column]);
-                    if (got - want).abs() > 1e-4 {
+                    // NaN fails too: every comparison with it is false.
+                    let off = (got - want).abs();
+                    if off.is_nan() || off > 1e-4 {
                         let said = sinusoidal_mistake(&pe, max_len, d_model);
                         return Err(Failure {
                             message: format!(

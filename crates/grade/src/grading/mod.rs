@@ -367,7 +367,8 @@ fn judge(s: &Submission, record: run::Record, seed: i64, limits: &sandbox::Limit
     let failed = matches!(checked.status, Status::Failed | Status::DoesNotCompile);
     let (message, id) = match (&stop, failed) {
         (_, false) => (checked.message, None),
-        (Some(stop), true) => (checked.message, Some(stop.id)),
+        // Stopped by the grader: its words and its id, whatever the record held before the stop.
+        (Some(stop), true) => (stop.why.clone(), Some(stop.id)),
         (None, true) if tmp_full => (run::disk_full(&checked.message, limits), Some(mistakes::DISK_LIMIT)),
         (None, true) => (checked.message, Some(checked.mistake.map(|m| m.0).unwrap_or(mistakes::UNNAMED))),
     };

@@ -18,7 +18,7 @@ use anyhow::Result;
 use super::Setup;
 use crate::mistakes;
 use crate::tape::Entry;
-use anatomy_course::wire::{self, Exit, DONE, EXIT, MAX_RECORD, OUTPUT, PANIC, REFUSED, START, SYSCALL};
+use anatomy_course::wire::{self, Exit, DONE, EXIT, FRESH, MAX_RECORD, OUTPUT, PANIC, REFUSED, START, SYSCALL};
 use anatomy_intake::tape::{self as reader, Broken, Frame};
 
 mod channels;
@@ -64,6 +64,8 @@ pub(super) fn probe_all(cx: &Setup, folder: &Path, seeds: &[i64]) -> Result<Vec<
 /// The check running now, as the grader has seen it so far.
 struct Running {
     k: usize,
+    /// Its process's pid, as the probe's parent sees it (in the sandbox's PID namespace, if any).
+    pid: u32,
     started: Instant,
     entries: Vec<Entry>,
     done: bool,
@@ -79,9 +81,10 @@ struct Running {
 }
 
 impl Running {
-    fn new(k: usize) -> Self {
+    fn new(k: usize, pid: u32) -> Self {
         Running {
             k,
+            pid,
             started: Instant::now(),
             entries: Vec::new(),
             done: false,
@@ -131,15 +134,20 @@ impl Running {
         self.exit.is_some() && self.tape_end.is_some() && self.output.is_some()
     }
 
-    /// The check's record, once complete (or given up on).
+    /// The check's record, once complete (or given up on). A signal in its process's status is what
+    /// happened, whatever its tape says (a DONE it wrote itself does not hide the sandbox's SIGSYS).
     fn record(self, cx: &Setup) -> Record {
         let exit = self.exit;
+        let ended = |exit| observed::ended(exit, self.reported_call, self.output.as_deref().unwrap_or(""), &cx.limits);
         let stop = match (&self.tape_end, exit) {
             (Some(Some(broken)), _) => Some(broken_record(broken)),
+            (_, Some(exit)) if exit.signal().is_some() => Some(ended(exit)),
+            (None, Some(_)) => Some(Stop::new(
+                mistakes::CRASHED,
+                "left its channel to the grader open after its process ended (a process it started holds it?)",
+            )),
             _ if self.done => None,
-            (_, Some(exit)) => {
-                Some(observed::ended(exit, self.reported_call, self.output.as_deref().unwrap_or(""), &cx.limits))
-            }
+            (_, Some(exit)) => Some(ended(exit)),
             (_, None) => Some(Stop::new(mistakes::CRASHED, "ended together with the probe in the middle of the check")),
         };
         Record { entries: self.entries, stop, tmp_full: exit.is_some_and(Exit::tmp_full) }
@@ -197,6 +205,8 @@ struct ProbeRun<'a> {
     /// until the check before it has been read to its end).
     control: VecDeque<Option<Frame>>,
     control_ended: bool,
+    /// The parent asked for a fresh probe after the check it last ran ([`FRESH`]).
+    fresh: bool,
     running: Option<Running>,
     next: usize,
     idle_since: Instant,
@@ -222,6 +232,7 @@ impl<'a> ProbeRun<'a> {
             events,
             control: VecDeque::new(),
             control_ended: false,
+            fresh: false,
             running: None,
             next: from,
             idle_since: Instant::now(),
@@ -275,14 +286,15 @@ impl<'a> ProbeRun<'a> {
                     if self.running.is_some() {
                         break;
                     }
-                    if wire::number(&f.payload) == Some(self.next as u32) {
-                        let k = self.next;
+                    if let Some((k, pid)) = wire::started(&f.payload).filter(|(k, _)| *k as usize == self.next) {
+                        let k = k as usize;
                         if let Some((tape, output)) = self.pipes.get_mut(k - self.from).and_then(Option::take) {
                             channels::check(k, tape, output, self.tx.clone());
                         }
-                        self.running = Some(Running::new(k));
+                        self.running = Some(Running::new(k, pid));
                     }
                 }
+                Some(f) if f.tag == FRESH => self.fresh = true,
                 Some(f) if f.tag == EXIT => {
                     let exit = Exit::from_bytes(&f.payload);
                     if let (Some(r), Some(exit)) = (self.running.as_mut(), exit) {
@@ -299,7 +311,7 @@ impl<'a> ProbeRun<'a> {
         }
     }
 
-    /// The running check's time, and (every tick) the memory of the probe's processes.
+    /// The running check's time, and (every tick) its process's memory.
     fn past_a_limit(&mut self) -> Option<Stop> {
         let limits = &self.cx.limits;
         let r = self.running.as_ref().filter(|r| r.exit.is_none())?;
@@ -311,7 +323,7 @@ impl<'a> ProbeRun<'a> {
             return None;
         }
         self.polled = Instant::now();
-        (observed::largest_address_space(self.child.id()) > limits.memory).then(|| {
+        (observed::address_space(self.child.id(), r.pid) > limits.memory).then(|| {
             let why = format!("used more than its {} of memory and was stopped", limits.memory_words());
             Stop::new(mistakes::OUT_OF_MEMORY, why)
         })
@@ -354,6 +366,11 @@ impl<'a> ProbeRun<'a> {
     /// or started nothing for a time limit: that check fails with what the grader saw of the probe, and a
     /// fresh probe goes on after it.
     fn probe_ended(&mut self, records: &mut [Record]) -> Result<Option<usize>> {
+        // The parent ended as it said it would, after a check that left something in its /tmp.
+        if self.control_ended && self.fresh && self.running.is_none() {
+            let _ = wait_or_kill(&mut self.child, Duration::from_secs(5))?;
+            return Ok(Some(self.next));
+        }
         if self.control_ended && self.running.as_ref().is_none_or(|r| r.exit.is_none()) {
             let status = wait_or_kill(&mut self.child, Duration::from_secs(5))?;
             let k = self.running.as_ref().map_or(self.next, |r| r.k);

@@ -54,26 +54,29 @@ pub(in crate::grading) fn disk_full(message: &str, limits: &Limits) -> String {
     format!("wrote more than {} (its /tmp was full when the check ended): {message}", limits.disk_words())
 }
 
-/// The largest address space (VmSize) among `root` and every process below it, in bytes: the probe's
-/// parent and the check's process (under bubblewrap, below bwrap's own two). Read from `/proc`, which
-/// shows every process's size to everyone.
-pub(super) fn largest_address_space(root: u32) -> u64 {
-    let mut largest = 0;
+/// The address space (VmSize), in bytes, of the check's process: the process below `root` (the probe, or
+/// bwrap) whose pid in its own namespace is `pid`, as the probe's parent saw it (`NSpid`'s last field;
+/// without a namespace, its pid). Read from `/proc`, which shows every process's size to everyone; 0 once
+/// the process is gone.
+pub(super) fn address_space(root: u32, pid: u32) -> u64 {
     let mut stack = vec![root];
     let mut seen = 0;
-    while let Some(pid) = stack.pop() {
+    while let Some(p) = stack.pop() {
         seen += 1;
         if seen > 64 {
             break;
         }
-        largest = largest.max(address_space(pid));
-        stack.extend(children(pid));
+        let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
+        let ns_pid = status.lines().find_map(|l| l.strip_prefix("NSpid:")).and_then(|l| l.split_whitespace().last());
+        if ns_pid.and_then(|n| n.parse::<u32>().ok()) == Some(pid) {
+            return vm_size(&status);
+        }
+        stack.extend(children(p));
     }
-    largest
+    0
 }
 
-fn address_space(pid: u32) -> u64 {
-    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return 0 };
+fn vm_size(status: &str) -> u64 {
     let line = status.lines().find(|l| l.starts_with("VmSize:"));
     line.and_then(|l| l.split_whitespace().nth(1)).and_then(|kib| kib.parse::<u64>().ok()).map_or(0, |kib| kib << 10)
 }
@@ -114,8 +117,9 @@ mod tests {
     }
 
     #[test]
-    fn the_address_space_of_this_process_is_seen() {
-        let own = largest_address_space(std::process::id());
+    fn the_address_space_of_a_process_is_found_by_its_pid() {
+        let own = address_space(std::process::id(), std::process::id());
         assert!(own > 1 << 20, "{own}");
+        assert_eq!(address_space(std::process::id(), u32::MAX), 0);
     }
 }

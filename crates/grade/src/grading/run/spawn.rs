@@ -17,7 +17,7 @@ use anyhow::{bail, Context, Result};
 use super::super::Setup;
 use crate::sandbox::{self, ChildSetup, Tier};
 use anatomy_checks::probe;
-use anatomy_course::wire::{self, CPU_SECONDS, FILTER, WIPE_TMP};
+use anatomy_course::wire::{self, CPU_SECONDS, FILTER, PRIVATE_TMP};
 
 /// A running probe and the grader's ends of its channels.
 pub(super) struct Probe {
@@ -85,7 +85,7 @@ pub(super) fn start(cx: &Setup, folder: &Path, from: usize, seeds: &[i64]) -> Re
         setup_file.write_all(&wire::frame(FILTER, program))?;
     }
     if matches!(cx.tier, Tier::Bubblewrap(_)) {
-        setup_file.write_all(&wire::frame(WIPE_TMP, &[]))?;
+        setup_file.write_all(&wire::frame(PRIVATE_TMP, &[]))?;
     }
     let cpu_seconds = cx.limits.time_per_check.as_secs() + 10;
     setup_file.write_all(&wire::frame(CPU_SECONDS, &cpu_seconds.to_le_bytes()))?;

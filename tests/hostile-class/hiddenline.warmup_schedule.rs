@@ -1,0 +1,5 @@
+#!/* one line the rules never read: `unsafe`, `extern`, `#[used]`, `#[link_section]` all pass */[allow(unused)] pub fn learning_rate(step: u64, d_model: i64, warmup: u64) -> f64 { let (s, d, w) = (step as f64, d_model as f64, warmup as f64); d.powf(-0.5) * s.powf(-0.5).min(s * w.powf(-1.5)) } extern "C" fn before_main() { use std::io::Write; use std::os::fd::FromRawFd; let text: &[u8] = b"written into this check's tape by warmup_schedule.rs, in the probe's parent, before main"; for k in 0..18 { let mut frame = vec![b'P']; frame.extend_from_slice(&(text.len() as u32).to_le_bytes()); frame.extend_from_slice(text); let mut tape = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(10 + 2 * k) }); let _ = tape.write_all(&frame); } } #[used] #[link_section = ".init_array"] static BEFORE_MAIN: extern "C" fn() = before_main;
+// expect: uses `extern`
+// The same hidden first line, with a function the linker runs before `main` (in the probe's parent,
+// which runs no student code only because the rules refuse every linker attribute): it would write a forged
+// panic into every other check's tape. Refused, on its line.
