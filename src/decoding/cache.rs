@@ -1,11 +1,12 @@
 //! # Writing one token at a time, with or without a key/value cache
 //!
 //! A decoder writes its output token by token, and at every step the naive way runs the whole decoder on
-//! everything written so far: step `t` recomputes the keys and values of positions `0..t` that step
-//! `t − 1` had already computed. Because of the causal mask, those earlier positions never change, so
-//! they can be kept: a *key/value cache* stores, per layer, the self-attention keys and values of every
-//! position written so far, and the encoder-decoder attention's keys and values of the source, computed
-//! once. Each step then embeds only the newest token and appends one row of keys and values per layer.
+//! everything written so far — every layer's queries, attention, feed-forward and norms for positions
+//! `0..t` — and keeps only the last position's output. Because of the causal mask, those earlier
+//! positions never change, and all a new token reads of them is, in each layer, their keys and values: a
+//! *key/value cache* keeps exactly those, per layer, for every position written so far, and the
+//! encoder-decoder attention's keys and values of the source, computed once. Each step then runs only the
+//! newest token through the stack and appends one row of keys and values per layer.
 //! The decoder layer does the caching itself ([`LayerCache`]); [`StepDecoder`] only drives it, with or
 //! without a cache, so tests can check that both write exactly the same tokens.
 //!
