@@ -20,7 +20,7 @@ CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-course": ROOT / "crates/
           "anatomy-intake": ROOT / "crates/intake/src", "anatomy-checks": ROOT / "crates/checks/src",
           "anatomy-tools": ROOT / "crates/tools/src", "anatomy-notebooks": ROOT / "crates/notebooks/src",
           "anatomy-grade": ROOT / "crates/grade/src", "anatomy-report": ROOT / "crates/report/src",
-          "anatomy-platforms": ROOT / "crates/platforms/src", "anatomy-exercises": ROOT / "crates/exercises/src",
+          "anatomy-class": ROOT / "crates/class/src", "anatomy-platforms": ROOT / "crates/platforms/src",
           "anatomy-cli": ROOT / "crates/cli/src"}
 CLI_LINES, FILE_LINES = 2000, 350
 # Comments, strings (raw ones too) and char literals, removed before paths are read. A lifetime ('a) is

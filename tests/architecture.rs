@@ -69,8 +69,8 @@ fn every_chapter_and_section_a_comment_names_exists() {
         "crates/notebooks/src",
         "crates/grade/src",
         "crates/report/src",
+        "crates/class/src",
         "crates/platforms/src",
-        "crates/exercises/src",
         "crates/cli/src",
     ] {
         rust_files(&root.join(dir), &mut files);

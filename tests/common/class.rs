@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use anatomy_exercises::EXERCISES;
+use anatomy_course::EXERCISES;
 
 /// Copies every reference solution into `folder` as `NAME.rs`.
 pub fn hand_in_solutions(folder: &Path) {

@@ -1,6 +1,6 @@
 //! The course platforms' `results.json` schemas (`tests/gradescope/`, `tests/prairielearn/`, written from
 //! each platform's specification) and a check of a value against them. Shared by the library's unit tests
-//! of the formats (`crates/exercises/src/platforms/`) and the command's end-to-end tests.
+//! of the formats (`crates/platforms/src/`) and the command's end-to-end tests.
 #![allow(dead_code)]
 use serde_json::Value;
 

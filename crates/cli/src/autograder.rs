@@ -1,12 +1,12 @@
 //! `anatomy exercises autograder`: a course platform's files (Gradescope's zip, PrairieLearn's image and
 //! question, GitHub Classroom's reporter output) and the command a grading container runs. The formats are
-//! `anatomy_platforms` (as `anatomy_exercises::platforms`); this file turns arguments into their calls.
+//! `anatomy_platforms`; this file turns arguments into their calls.
 use std::path::{Path, PathBuf};
 
-use anatomy_exercises::class::chosen;
-use anatomy_exercises::course::{self, Course};
-use anatomy_exercises::platforms::{self, classroom, gradescope, prairielearn, Platform};
-use anatomy_exercises::{self as exercises};
+use anatomy_class::chosen;
+use anatomy_course as exercises;
+use anatomy_grade::points::{self, CourseFile};
+use anatomy_platforms::{self as platforms, classroom, gradescope, prairielearn, Platform};
 use anyhow::Result;
 
 #[derive(clap::Subcommand)]
@@ -73,12 +73,12 @@ pub fn run(command: Command) -> Result<bool> {
     match command {
         Command::Gradescope { out, only, course } => {
             chosen(&only)?;
-            eprintln!("{}", gradescope::write_zip(&out, &only, &course.unwrap_or_else(course::default_file))?);
+            eprintln!("{}", gradescope::write_zip(&out, &only, &course.unwrap_or_else(points::default_file))?);
             Ok(true)
         }
         Command::Classroom { only, course, github_output } => {
             let chosen = chosen(&only)?;
-            let course = Course::load(&course.unwrap_or_else(course::default_file))?;
+            let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
             let folder = exercises::exercises_dir();
             let repository = folder.parent().map(Path::to_path_buf).unwrap_or(folder);
             let report = classroom::report(&repository, &chosen, &course, github_output.as_deref())?;
@@ -91,7 +91,7 @@ pub fn run(command: Command) -> Result<bool> {
         Command::Run { root, platform, only, course } => {
             let chosen = chosen(&only)?;
             let root = root.unwrap_or_else(|| platform.root().into());
-            let course = Course::load(&course.unwrap_or_else(course::default_file));
+            let course = CourseFile::load(&course.unwrap_or_else(points::default_file));
             let (path, score) = platforms::run(&root, platform, &chosen, course)?;
             eprintln!("wrote {} (score {score})", path.display());
             Ok(true)
@@ -103,7 +103,7 @@ pub fn run(command: Command) -> Result<bool> {
                 &image,
                 &only,
                 &chosen,
-                &course.unwrap_or_else(course::default_file),
+                &course.unwrap_or_else(points::default_file),
             )?;
             eprintln!("{said}");
             Ok(true)

@@ -2,15 +2,16 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anatomy_exercises::class::{check_output_folder, chosen, Class};
-use anatomy_exercises::course::{self, Course};
-use anatomy_exercises::gradebook::write_whole;
-use anatomy_exercises::grading;
-use anatomy_exercises::handin::students;
-use anatomy_exercises::progress::{list_text, relative};
-use anatomy_exercises::sandbox::{self, Tier, Wanted};
-use anatomy_exercises::{self as exercises, progress};
-use anatomy_exercises::{report, similarity};
+use anatomy_class::{check_output_folder, chosen, Class};
+use anatomy_course as exercises;
+use anatomy_grade::grading;
+use anatomy_grade::handin::students;
+use anatomy_grade::points::{self, CourseFile};
+use anatomy_grade::progress;
+use anatomy_grade::progress::{list_text, relative};
+use anatomy_grade::sandbox::{self, Tier, Wanted};
+use anatomy_report::gradebook::write_whole;
+use anatomy_report::{report, similarity};
 use anyhow::Result;
 
 #[derive(clap::Args)]
@@ -87,8 +88,8 @@ enum Command {
         similarity: bool,
         /// The due date (e.g. 2026-12-01T23:59:00Z): a student whose folder says they handed in later
         /// (nbgrader's timestamp.txt) keeps the share of the points the course's [late] policy gives.
-        #[arg(long, value_name = "DATE", value_parser = course::parse_due)]
-        due: Option<course::OffsetDateTime>,
+        #[arg(long, value_name = "DATE", value_parser = anatomy_intake::times::parse_due)]
+        due: Option<points::OffsetDateTime>,
     },
     /// Make the class report again from saved grades (the JSON lines of `grade --json`), without grading:
     /// OUT/index.html, OUT/summary.json and each student's feedback.
@@ -118,7 +119,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Report pairs whose score (shared over all fingerprints of either, 0–1) is at least this.
-        #[arg(long, default_value_t = anatomy_exercises::similarity::THRESHOLD)]
+        #[arg(long, default_value_t = anatomy_report::similarity::THRESHOLD)]
         threshold: f64,
     },
     /// A course platform's autograder: Gradescope's zip, PrairieLearn's image and question, GitHub
@@ -177,7 +178,7 @@ pub fn run(args: Args) -> Result<bool> {
             due,
         } => {
             let chosen = chosen(&only)?;
-            let course = Course::load(&course.unwrap_or_else(course::default_file))?;
+            let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
             let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
             let class = Class { chosen, course, tier, time_limit: Duration::from_secs(time_limit), due };
             let outputs =
@@ -185,7 +186,7 @@ pub fn run(args: Args) -> Result<bool> {
             grade(&class, &submissions, outputs, similarity)
         }
         Command::Report { grades, out, course, similarity } => {
-            let course = Course::load(&course.unwrap_or_else(course::default_file))?;
+            let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
             let summary = report::remake(&grades, &out, &course, similarity.as_deref())?;
             eprintln!("{}", summary.closing_line(&out));
             Ok(true)

@@ -4,8 +4,8 @@
 //! `anatomy_platforms::nbgrader`).
 use std::path::{Path, PathBuf};
 
-use anatomy_exercises::platforms::nbgrader;
 use anatomy_notebooks::{reset_copy, stale_notebooks, write_notebook};
+use anatomy_platforms::nbgrader;
 use anyhow::{bail, Result};
 
 #[derive(clap::Args)]

@@ -18,8 +18,8 @@ mod schema;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anatomy_exercises::grading::project_root;
-use anatomy_exercises::{find, EXERCISES};
+use anatomy_course::{find, EXERCISES};
+use anatomy_grade::grading::project_root;
 use class::hand_in_solutions;
 use schema::{schema, schema_of, violations};
 use scratch::Scratch;

@@ -14,7 +14,7 @@ mod scratch;
 
 use std::collections::BTreeMap;
 
-use anatomy_exercises::grading::project_root;
+use anatomy_grade::grading::project_root;
 use class::{anatomy, hand_in_solutions};
 use scratch::Scratch;
 

@@ -18,8 +18,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use anatomy_exercises::grading::{grade, project_root, stub_file, Submission};
-use anatomy_exercises::{find, Status, EXERCISES};
+use anatomy_course::{find, Status, EXERCISES};
+use anatomy_grade::grading::{grade, project_root, stub_file, Submission};
 use scratch::Scratch;
 
 /// A folder of this test's own, removed when it ends.
@@ -51,7 +51,7 @@ fn mistakes() -> Vec<(&'static str, PathBuf, String)> {
 /// for a rule) — and calling the finished operation instead is refused, for every exercise that has one.
 #[test]
 fn the_course_files_keep_the_rules_and_calling_the_finished_operation_is_refused() {
-    use anatomy_exercises::rules::{check, Verdict};
+    use anatomy_intake::rules::{check, Verdict};
     let mut files: Vec<(&'static str, PathBuf)> = EXERCISES.iter().map(|e| (e.name, e.solution_file())).collect();
     files.extend(mistakes().into_iter().map(|(name, file, _)| (name, file)));
     for (name, file) in &files {
@@ -136,7 +136,7 @@ fn solutions_pass_stubs_are_not_done_wrong_answers_fail_for_their_reason_and_a_b
             problems.push(format!("{label}: expected the mistake id {id:?}, got {:?}: {}", o.mistake, o.message));
         }
     }
-    let named = anatomy_exercises::mistakes::NAMED.len();
+    let named = anatomy_checks::mistakes::NAMED.len();
     let files =
         mistakes.iter().filter(|(_, f, _)| !std::fs::read_to_string(f).unwrap().contains("//! mistake: ")).count();
     assert_eq!(named, files, "every named mistake has its wrong answer in tests/exercise-mistakes/, and back");

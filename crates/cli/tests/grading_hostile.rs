@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use anatomy_exercises::grading::project_root;
-use anatomy_exercises::{find, EXERCISES};
+use anatomy_course::{find, EXERCISES};
+use anatomy_grade::grading::project_root;
 use class::{anatomy, hand_in_solutions};
 use scratch::Scratch;
 

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use anatomy_exercises::grading::project_root;
+use anatomy_grade::grading::project_root;
 
 #[test]
 fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_from_nothing_done() {
@@ -72,7 +72,7 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
     assert!(workflow.contains("exercises autograder classroom --github-output \"$GITHUB_OUTPUT\""), "{workflow}");
     assert!(workflow.contains("classroom-resources/autograding-grading-reporter@v1"), "{workflow}");
     assert!(workflow.contains("EXERCISES_RESULTS: \"${{steps.exercises.outputs.result}}\""), "{workflow}");
-    for e in anatomy_exercises::EXERCISES {
+    for e in anatomy_course::EXERCISES {
         let file = std::fs::read_to_string(classroom.join("exercises").join(format!("{}.rs", e.name))).unwrap();
         assert_eq!(file, e.stub, "{}", e.name);
     }

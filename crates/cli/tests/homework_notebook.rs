@@ -14,9 +14,9 @@ mod scratch;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anatomy_exercises::course::Course;
-use anatomy_exercises::find;
-use anatomy_exercises::grading::project_root;
+use anatomy_course::find;
+use anatomy_grade::grading::project_root;
+use anatomy_grade::points::CourseFile;
 use class::anatomy;
 use scratch::Scratch;
 use serde_json::{json, Value};
@@ -76,7 +76,7 @@ fn the_released_notebook_has_no_solution_no_outputs_and_nbgraders_metadata() {
     assert_eq!(graded.len(), 2, "one solution cell and one check cell");
     let (solution, check) = (graded[0], graded[1]);
     assert!(source(solution).contains("pub fn cross_attention(") && source(solution).contains("\n    todo!()\n}"));
-    let course = Course::load(&project_root().join("exercises/course.toml")).unwrap();
+    let course = CourseFile::load(&project_root().join("exercises/course.toml")).unwrap();
     assert_eq!(solution["metadata"]["nbgrader"]["grade_id"], "cross_attention");
     assert_eq!(solution["metadata"]["nbgrader"]["solution"], true);
     assert_eq!(solution["metadata"]["deletable"], false);

@@ -11,7 +11,7 @@ mod class;
 #[path = "../../../tests/common/scratch.rs"]
 mod scratch;
 
-use anatomy_exercises::grading::project_root;
+use anatomy_grade::grading::project_root;
 use class::anatomy;
 use scratch::Scratch;
 
@@ -137,8 +137,8 @@ fn links_are_not_followed_and_bad_input_gets_one_line() {
 /// students who wrote that shape would be reported.
 #[test]
 fn without_the_base_code_the_references_shape_would_be_a_match() {
-    use anatomy_exercises::similarity::{compare, Entry};
-    let e = anatomy_exercises::find("layer_norm").unwrap();
+    use anatomy_report::similarity::{compare, Entry};
+    let e = anatomy_course::find("layer_norm").unwrap();
     let read = |student: &str| {
         std::fs::read_to_string(project_root().join(format!("tests/similarity-class/{student}/layer_norm.rs"))).unwrap()
     };

@@ -19,7 +19,7 @@ use crate::{Outcome, Status, EXERCISES};
 
 /// Points per exercise, and what lateness costs.
 #[derive(Debug, Clone)]
-pub struct Course {
+pub struct CourseFile {
     pub points: BTreeMap<String, f64>,
     pub late: Option<Late>,
 }
@@ -92,8 +92,8 @@ pub fn default_file() -> PathBuf {
     crate::project_root().join("exercises").join("course.toml")
 }
 
-impl Course {
-    pub fn load(path: &Path) -> Result<Course> {
+impl CourseFile {
+    pub fn load(path: &Path) -> Result<CourseFile> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read the course file {}", path.display()))?;
         let file: File = toml::from_str(&text).map_err(|e| {
@@ -118,7 +118,7 @@ impl Course {
                 bail!("{}: [late] penalty_per_day is a share of the score, between 0 and 1", path.display());
             }
         }
-        Ok(Course { points: file.points, late: file.late })
+        Ok(CourseFile { points: file.points, late: file.late })
     }
 
     /// The most an exercise can earn.

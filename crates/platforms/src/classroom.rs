@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::{grade_folder, round};
-use crate::course::Course;
+use crate::points::CourseFile;
 use crate::{Exercise, Status};
 
 /// What the step gives: the reporter's base64 JSON, whether every exercise passed, and a line for people.
@@ -26,7 +26,7 @@ pub struct Report {
 pub fn report(
     folder: &Path,
     chosen: &[&'static Exercise],
-    course: &Course,
+    course: &CourseFile,
     github_output: Option<&Path>,
 ) -> Result<Report> {
     let started = Instant::now();

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use super::{course_files, executable, feedback, grade_folder, graded_in, hand_in_folder, only_args, round, SETUP};
-use crate::course::{Course, Late};
+use crate::points::{CourseFile, Late};
 use crate::sandbox::Tier;
 use crate::{Exercise, Outcome, Status};
 
@@ -36,7 +36,7 @@ pub fn failure(why: &str, chosen: &[&'static Exercise]) -> Value {
 
 /// `results.json` for the submission in `root/submission`: one test per exercise with its points (partial
 /// credit, less the late penalty) and the feedback.
-pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> Result<Value> {
+pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<CourseFile>) -> Result<Value> {
     let course = course?;
     let (outcomes, tier) = grade_folder(&hand_in_folder(root, "submission", "Gradescope")?, chosen)?;
     let late = lateness(root, &course)?;
@@ -49,7 +49,7 @@ pub fn results_of(
     outcomes: &[Outcome],
     tier: &Tier,
     chosen: &[&'static Exercise],
-    course: &Course,
+    course: &CourseFile,
     late: Option<(u32, Late)>,
 ) -> Value {
     let kept = late.map(|(days, policy)| policy.kept(days)).unwrap_or(1.0);
@@ -94,7 +94,7 @@ pub fn results_of(
 
 /// How many days (rounded up) after the due date the submission came, with the course's policy; `None`
 /// without a policy or without the dates.
-fn lateness(root: &Path, course: &Course) -> Result<Option<(u32, Late)>> {
+fn lateness(root: &Path, course: &CourseFile) -> Result<Option<(u32, Late)>> {
     let Some(policy) = course.late else { return Ok(None) };
     let path = root.join("submission_metadata.json");
     let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };

@@ -11,7 +11,7 @@
 //! submission "not gradable" (no attempt lost) with the reason.
 // The names the platforms' modules use from the crates below them, at this crate's root.
 pub(crate) use anatomy_course::{Exercise, Outcome, Status, EXERCISES};
-pub(crate) use anatomy_grade::points as course;
+pub(crate) use anatomy_grade::points;
 pub(crate) use anatomy_grade::{grading, handin, sandbox};
 pub(crate) use anatomy_report::gradebook;
 
@@ -27,8 +27,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use crate::course::Course;
-use crate::sandbox::{Limits, Tier, Wanted};
+use crate::points::CourseFile;
+use crate::sandbox::{Tier, Wanted};
 
 /// The platforms whose grading containers [`run`] serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub fn run(
     root: &Path,
     platform: Platform,
     chosen: &[&'static Exercise],
-    course: Result<Course>,
+    course: Result<CourseFile>,
 ) -> Result<(PathBuf, Value)> {
     let started = Instant::now();
     let mut results = match platform {
@@ -101,12 +101,10 @@ pub(crate) fn hand_in_folder(root: &Path, name: &str, platform: &str) -> Result<
 }
 
 /// Grades one student's files (`FOLDER/exercises/NAME.rs` or `FOLDER/NAME.rs`; a missing one is the stub)
-/// in the strongest sandbox the machine offers.
+/// in the strongest sandbox the machine offers, as a class's student is graded ([`anatomy_class`]).
 pub(crate) fn grade_folder(folder: &Path, chosen: &[&'static Exercise]) -> Result<(Vec<Outcome>, Tier)> {
     let tier = sandbox::choose(Wanted::Auto)?;
-    let unit = grading::student_unit(folder, None, chosen)?;
-    let options = grading::Options { tier: tier.clone(), limits: Limits::default(), ..grading::Options::default() };
-    Ok((grading::grade_units(vec![unit], &options, &|_| {})?.all()?.remove(0), tier))
+    Ok((anatomy_class::grade_student(folder, chosen, &tier)?, tier))
 }
 
 /// "Graded in the landlock sandbox (ABI 7), seccomp and limits…": the tier, named once.
@@ -159,7 +157,7 @@ fn executable(path: &Path) -> bool {
 fn course_files(course: &Path) -> Result<(PathBuf, Vec<PathBuf>, String)> {
     let course_text =
         std::fs::read_to_string(course).with_context(|| format!("cannot read the course file {}", course.display()))?;
-    Course::load(course)?;
+    CourseFile::load(course)?;
     let root = grading::project_root();
     let listed = Command::new("git")
         .arg("-C")
@@ -218,7 +216,7 @@ mod schema;
 mod tests {
     //! The platforms' formats against their schemas, from outcomes made here: no grading, no binary.
     use super::{gradescope, prairielearn, schema};
-    use crate::course::{self, Course, Late};
+    use crate::points::{self, CourseFile, Late};
     use crate::sandbox::Tier;
     use crate::{Outcome, Status, EXERCISES};
 
@@ -241,7 +239,7 @@ mod tests {
 
     #[test]
     fn gradescope_results_keep_the_schema_and_the_late_policy() {
-        let course = Course::load(&course::default_file()).unwrap();
+        let course = CourseFile::load(&points::default_file()).unwrap();
         let chosen: Vec<_> = EXERCISES.iter().collect();
         let outcomes = outcomes();
         let policy = Late { penalty_per_day: 0.1, max_days: 5 };
@@ -266,7 +264,7 @@ mod tests {
 
     #[test]
     fn prairielearn_results_keep_the_schema_and_give_the_score_as_a_share() {
-        let course = Course::load(&course::default_file()).unwrap();
+        let course = CourseFile::load(&points::default_file()).unwrap();
         let chosen: Vec<_> = EXERCISES.iter().collect();
         let outcomes = outcomes();
         let results = prairielearn::results_of(&outcomes, &Tier::Landlock(7), &chosen, &course);

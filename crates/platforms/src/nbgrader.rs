@@ -9,14 +9,14 @@ use anyhow::{bail, Context, Result};
 use md5::{Digest, Md5};
 use serde_json::Value;
 
-use crate::course::Course;
 use crate::gradebook::write_whole;
 use crate::handin::homework_chapters;
+use crate::points::CourseFile;
 use crate::EXERCISES;
 
 /// Checks a homework chapter's cells against the course: every solution cell names an exercise and has a
 /// check cell worth the exercise's points in `exercises/course.toml`.
-fn check_cells(chapter: &Path, markdown: &str, course: Option<&Course>) -> Result<()> {
+fn check_cells(chapter: &Path, markdown: &str, course: Option<&CourseFile>) -> Result<()> {
     let cells = chapter_cells(markdown);
     for cell in &cells {
         let Cell::Solution { id, .. } = cell else { continue };
@@ -90,7 +90,7 @@ pub fn release(root: &Path, out: Option<PathBuf>, in_place: bool) -> Result<Vec<
         );
     }
     let course_file = root.join("exercises").join("course.toml");
-    let course = if course_file.exists() { Some(Course::load(&course_file)?) } else { None };
+    let course = if course_file.exists() { Some(CourseFile::load(&course_file)?) } else { None };
     let out = out.unwrap_or_else(|| root.join("target").join("release-notebooks"));
     // A chapter that cannot be released leaves no file.
     let mut writes = Vec::new();

@@ -7,14 +7,14 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use super::{course_files, grade_folder, graded_in, hand_in_folder, only_args, round, SETUP};
-use crate::course::Course;
+use crate::points::CourseFile;
 use crate::sandbox::Tier;
 use crate::{Exercise, Outcome, Status};
 
 /// PrairieLearn's `results.json` for the submission in `root/student`: the score as a share (0–1), and
 /// per exercise `points` of `max_points` with the feedback as its message (what
 /// `<pl-external-grader-results>` shows).
-pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<Course>) -> Result<Value> {
+pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<CourseFile>) -> Result<Value> {
     let course = course?;
     let (outcomes, tier) = grade_folder(&hand_in_folder(root, "student", "PrairieLearn")?, chosen)?;
     Ok(results_of(&outcomes, &tier, chosen, &course))
@@ -22,7 +22,7 @@ pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<Course>
 
 /// PrairieLearn's `results.json` for a grading's outcomes (one per chosen exercise, in order), graded in
 /// `tier`.
-pub fn results_of(outcomes: &[Outcome], tier: &Tier, chosen: &[&'static Exercise], course: &Course) -> Value {
+pub fn results_of(outcomes: &[Outcome], tier: &Tier, chosen: &[&'static Exercise], course: &CourseFile) -> Value {
     let (mut earned, mut max, mut tests) = (0.0, 0.0, Vec::new());
     for (e, o) in chosen.iter().zip(outcomes) {
         earned += course.earned(o);

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::course::{self, Course};
+use super::points::{self, CourseFile};
 use super::sandbox::Tier;
 use super::{find, mistakes, Exercise, Outcome, Status};
 
@@ -31,7 +31,7 @@ impl Row {
 /// given (with the course's late policy, a student handed in late keeps a share of every point).
 pub struct Gradebook<'a> {
     pub chosen: &'a [&'static Exercise],
-    pub course: &'a Course,
+    pub course: &'a CourseFile,
     pub tier: &'a Tier,
     pub due: Option<OffsetDateTime>,
 }
@@ -40,7 +40,7 @@ impl Gradebook<'_> {
     /// How many days (rounded up) after the due date the student handed in: `None` without a due date or
     /// without the student's hand-in time.
     pub fn days_late(&self, row: &Row) -> Option<u32> {
-        Some(course::Late::days(row.handed_in?, self.due?))
+        Some(points::Late::days(row.handed_in?, self.due?))
     }
 
     /// The share of the points a student keeps under the course's late policy (1 when on time or unknown).
@@ -115,8 +115,8 @@ impl Gradebook<'_> {
         GradeLine {
             student: row.student.clone(),
             late: self.due.map(|due| LateFields {
-                due: course::format_time(due),
-                handed_in: row.handed_in.map(course::format_time),
+                due: points::format_time(due),
+                handed_in: row.handed_in.map(points::format_time),
                 days_late: self.days_late(row),
             }),
             statuses: by_exercise(&|o| Some(o.status.words().to_string())),

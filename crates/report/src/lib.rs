@@ -9,7 +9,7 @@
 // The names the report's modules use from the crates below it, at this crate's root.
 pub(crate) use anatomy_checks::mistakes;
 pub(crate) use anatomy_course::{find, Exercise, Outcome, Status, EXERCISES};
-pub(crate) use anatomy_grade::points as course;
+pub(crate) use anatomy_grade::points;
 pub(crate) use anatomy_grade::{handin, sandbox};
 
 pub mod gradebook;

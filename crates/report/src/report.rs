@@ -194,13 +194,13 @@ impl Summary {
                 .iter()
                 .filter_map(|r| {
                     let days = book.days_late(r).filter(|&d| d > 0)?;
-                    let handed_in = super::course::format_time(r.handed_in?);
+                    let handed_in = super::points::format_time(r.handed_in?);
                     Some(LateHandIn { student: r.student.clone(), handed_in, days, kept: round(book.kept(r)) })
                 })
                 .collect();
             late.sort_by(|a, b| b.handed_in.cmp(&a.handed_in));
             Lateness {
-                due: book.due.map(super::course::format_time),
+                due: book.due.map(super::points::format_time),
                 penalty_per_day: policy.penalty_per_day,
                 max_days: policy.max_days,
                 on_time: rows.iter().filter(|r| book.days_late(r) == Some(0)).count(),
@@ -272,7 +272,7 @@ pub fn read_lines(text: &str) -> Result<Saved> {
 
 /// Makes the report again from a file of saved JSON lines (`grade --json`), into `out`, with the
 /// similarity pairs of `class` (the graded class folder) when given.
-pub fn remake(grades: &Path, out: &Path, course: &super::course::Course, class: Option<&Path>) -> Result<Summary> {
+pub fn remake(grades: &Path, out: &Path, course: &super::points::CourseFile, class: Option<&Path>) -> Result<Summary> {
     let text = std::fs::read_to_string(grades)
         .with_context(|| format!("cannot read {}: give the JSON lines of `grade --json`", grades.display()))?;
     let Saved { chosen, tier, due, rows } = read_lines(&text)?;
@@ -710,7 +710,7 @@ svg{max-width:100%;height:auto}";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::course::{self, Course};
+    use crate::points::{self, CourseFile};
 
     fn outcome(name: &'static str, status: Status, mistake: Option<&str>) -> crate::Outcome {
         crate::Outcome {
@@ -723,9 +723,9 @@ mod tests {
         }
     }
 
-    fn class() -> (Vec<&'static Exercise>, Course, Vec<Row>) {
+    fn class() -> (Vec<&'static Exercise>, CourseFile, Vec<Row>) {
         let chosen = vec![find("layer_norm").unwrap(), find("causal_mask").unwrap()];
-        let course = Course::load(&course::default_file()).unwrap();
+        let course = CourseFile::load(&points::default_file()).unwrap();
         let row = |student: &str, a: (Status, Option<&str>), b: (Status, Option<&str>)| Row {
             student: student.into(),
             outcomes: vec![outcome("layer_norm", a.0, a.1), outcome("causal_mask", b.0, b.1)],
@@ -798,7 +798,7 @@ mod tests {
         let s = Summary::new(&book, &rows, None);
         assert_eq!(s.late, None, "the course file has no [late] table");
         assert!(!page(&s).contains("Late hand-ins"));
-        course.late = Some(course::Late { penalty_per_day: 0.1, max_days: 5 });
+        course.late = Some(points::Late { penalty_per_day: 0.1, max_days: 5 });
         let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
         let s = Summary::new(&book, &rows, None);
         let late = s.late.as_ref().unwrap();

@@ -1,10 +1,11 @@
 //! Saves of the exercise files, told two ways: the operating system's file events where they arrive, and
 //! every file's modification time looked at twice a second where they do not (network and container
-//! mounts). A save seen both ways is graded once (`anatomy_exercises::watch::State` remembers what it graded).
+//! mounts). A save seen both ways is graded once (`anatomy_grade::watch::State` remembers what it graded).
 use std::sync::mpsc::Sender;
 use std::time::{Duration, SystemTime};
 
-use anatomy_exercises::{progress, EXERCISES};
+use anatomy_course::EXERCISES;
+use anatomy_grade::progress;
 use notify::{RecursiveMode, Watcher};
 
 use super::Input;
@@ -21,7 +22,7 @@ pub fn watch_files(tx: Sender<Input>) -> Option<notify::RecommendedWatcher> {
         }
     })
     .ok()?;
-    let folder = anatomy_exercises::exercises_dir();
+    let folder = anatomy_course::exercises_dir();
     watcher.watch(&folder, RecursiveMode::NonRecursive).ok()?;
     Some(watcher)
 }

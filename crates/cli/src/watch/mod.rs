@@ -2,17 +2,17 @@
 //! passed), then waits: for a save of that file ([`file_events`]: the operating system's file events, and
 //! the file's modification time twice a second where those do not arrive) or for a key ([`keys`]: at once
 //! on a terminal, one letter per line from a pipe, which is how the tests drive it). What it knows between
-//! two inputs is `anatomy_exercises::watch::State`; this file turns each input into a call on it and
+//! two inputs is `anatomy_grade::watch::State`; this file turns each input into a call on it and
 //! prints the answer.
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use anatomy_exercises::grading;
-use anatomy_exercises::progress::{self, list_text, mark, relative};
-use anatomy_exercises::watch::State;
-use anatomy_exercises::{Exercise, Status};
+use anatomy_course::{Exercise, Status};
+use anatomy_grade::grading;
+use anatomy_grade::progress::{self, list_text, mark, relative};
+use anatomy_grade::watch::State;
 use anyhow::Result;
 use crossterm::terminal;
 

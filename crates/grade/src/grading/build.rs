@@ -29,7 +29,7 @@ pub(super) struct Plan {
 impl Plan {
     /// Writes the chosen files (their bytes as read once, `sources`) and the `main.rs` that calls them.
     pub(super) fn write(unit: &[Submission], sources: &[Source], chosen: &[usize], folder: &Path) -> Result<Self> {
-        let mut source = String::from("// Written by anatomy_exercises::grading for one grading.\n");
+        let mut source = String::from("// Written by anatomy_grade::grading for one grading.\n");
         source += "#![allow(unused_variables, dead_code, unused_imports, unused_mut)]\n";
         let mut files: BTreeMap<String, (Vec<usize>, PathBuf)> = BTreeMap::new();
         let mut by_text: BTreeMap<Vec<u8>, String> = BTreeMap::new();

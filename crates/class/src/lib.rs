@@ -1,19 +1,23 @@
-//! Grading a whole class: a folder of student folders in, one [`Row`] per student out, each student's
-//! files compiled and run in a sandbox of its own. The command line adds a progress bar and prints; the
-//! gradebook ([`Gradebook`]) turns the rows into the table, the JSON lines, the CSV and the feedback.
+//! # A class, graded then reported
+//!
+//! A folder of student folders in, one [`Row`] per student out — each student's files compiled and run in
+//! a sandbox of their own by the grader (`anatomy_grade`) — then the gradebook's outputs and the class
+//! report (`anatomy_report`). One student's folder goes the same way ([`grade_student`]): the course
+//! platforms (`anatomy_platforms`) grade a submission with it, so that a class and a platform's single
+//! submission are graded by one path. The command line adds a progress bar and prints.
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use time::OffsetDateTime;
 
-use super::course::Course;
-use super::gradebook::{feedback_files, write_whole, Gradebook, Row};
-use super::grading;
-use super::handin::students;
-use super::sandbox::{Limits, Tier};
-use super::{find, Exercise, EXERCISES};
-use super::{report, similarity};
+use anatomy_course::{find, Exercise, Outcome, EXERCISES};
+use anatomy_grade::grading;
+use anatomy_grade::handin::{handed_in, students};
+use anatomy_grade::points::CourseFile;
+use anatomy_grade::sandbox::{Limits, Tier};
+use anatomy_report::gradebook::{feedback_files, write_whole, Gradebook, Row};
+use anatomy_report::{report, similarity};
 
 /// The exercises `--only` names, or all of them in course order.
 pub fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
@@ -26,7 +30,7 @@ pub fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {
 /// What a class is graded on.
 pub struct Class {
     pub chosen: Vec<&'static Exercise>,
-    pub course: Course,
+    pub course: CourseFile,
     pub tier: Tier,
     /// Wall time of one check.
     pub time_limit: Duration,
@@ -61,20 +65,16 @@ impl Class {
             .zip(&who)
             .map(|(student, who)| grading::student_unit(student, Some(who), &self.chosen))
             .collect::<Result<Vec<_>>>()?;
-        let options = grading::Options {
-            tier: self.tier.clone(),
-            limits: Limits { time_per_check: self.time_limit, ..Limits::default() },
-            ..grading::Options::default()
-        };
         let total = units.len();
-        let graded = grading::grade_units(units, &options, &|n| progress(n, total))?;
+        let limits = Limits { time_per_check: self.time_limit, ..Limits::default() };
+        let graded = grade_units(units, &self.tier, limits, &|n| progress(n, total))?;
         // The students graded before a failure of the grader are kept all the same.
         let rows = who
             .into_iter()
             .zip(graded.units)
             .zip(&folders)
             .filter_map(|((student, outcomes), folder)| {
-                Some(Row { student, outcomes: outcomes?, handed_in: super::handin::handed_in(folder) })
+                Some(Row { student, outcomes: outcomes?, handed_in: handed_in(folder) })
             })
             .collect();
         Ok(Graded { rows, failure: graded.failure, students: total })
@@ -136,4 +136,22 @@ pub fn check_output_folder(flag: &str, path: Option<&Path>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Grades one student's folder (`FOLDER/exercises/NAME.rs` or `FOLDER/NAME.rs`; a file not handed in is the
+/// untouched stub) in `tier`, as [`Class::grade`] grades each student of a class.
+pub fn grade_student(folder: &Path, chosen: &[&'static Exercise], tier: &Tier) -> Result<Vec<Outcome>> {
+    let unit = grading::student_unit(folder, None, chosen)?;
+    Ok(grade_units(vec![unit], tier, Limits::default(), &|_| {})?.all()?.remove(0))
+}
+
+/// The one call a class and a single student are graded by.
+fn grade_units(
+    units: Vec<Vec<grading::Submission>>,
+    tier: &Tier,
+    limits: Limits,
+    done: &(dyn Fn(usize) + Sync),
+) -> Result<grading::Graded> {
+    let options = grading::Options { tier: tier.clone(), limits, ..grading::Options::default() };
+    grading::grade_units(units, &options, done)
 }
