@@ -271,7 +271,7 @@ fn release_in_place_keeps_chapter_and_notebook_in_sync_and_refuses_a_broken_regi
     let broken = std::fs::read_to_string(root.join("chapters/homework-cross-attention.md")).unwrap();
     for (bad, says) in [
         (broken.replace("    // END SOLUTION\n", ""), "the solution cell ends inside its solution region"),
-        (broken.replace("points=20", "points=15"), "worth 15 points, exercises/course.toml gives 20"),
+        (broken.replace("points=20", "points=15"), "worth 15 points, the course gives 20"),
         (broken.replace("solution:cross_attention", "solution:cross_attn"), "names no exercise"),
     ] {
         std::fs::write(dir.join("chapters/homework-cross-attention.md"), bad).unwrap();

@@ -46,170 +46,178 @@ pub struct Exercise {
     pub uses: &'static [&'static str],
     /// The finished operations the exercise asks the student to write instead of call.
     pub forbids: &'static [&'static forbidden::Forbidden],
+    /// What it is worth, unless the course file says otherwise (`anatomy_grade::points`).
+    pub points: f64,
 }
 
-macro_rules! exercise {
-    ($name:literal, $chapter:literal, $homework:literal, [$($f:literal / $n:literal),+], $summary:literal) => {
-        exercise!($name, $chapter, $homework, [$($f / $n),+], $summary, uses [], forbids [])
-    };
-    ($name:literal, $chapter:literal, $homework:literal, [$($f:literal / $n:literal),+], $summary:literal,
-     uses [$($u:literal),*], forbids [$($x:expr),*]) => {
-        Exercise {
-            name: $name,
-            summary: $summary,
-            chapter: $chapter,
-            homework: $homework,
-            functions: &[$(($f, $n)),+],
-            stub: include_str!(concat!("stubs/", $name, ".rs")),
-            hints: include_str!(concat!("../../../exercises/hints/", $name, ".md")),
-            uses: &[$($u),*],
-            forbids: &[$(&$x),*],
+/// Every exercise of the course, declared once, in the order to do them: the chapter's steps, the
+/// decoder, training and decoding, the decoder-only block of chapter 11, then chapter 12's pooling.
+///
+/// Each entry names the exercise (its student file `exercises/NAME.rs`, its stub `stubs/NAME.rs`, its hints
+/// `exercises/hints/NAME.md`, its solution `solutions/NAME.rs`, its wrong answers
+/// `tests/exercise-mistakes/NAME/`), its chapter, whether it is the chapter's homework, its default points,
+/// the functions the student writes with their arguments, a one-line summary, what it may import from the
+/// learner's crate, the finished operations it forbids ([`forbidden`]), and its check: the module of
+/// `anatomy_checks::checks` that holds the function `NAME` and the list of the mistakes it names. The
+/// exercise list ([`EXERCISES`]), the checks' registry (`anatomy_checks::checks::CHECKS`), the default
+/// points (`anatomy_grade::points`) and the tables of the docs ([`markdown_table`]) are all read from
+/// here; `crates/checks/tests/declared.rs` holds every file to it. Give it a macro that takes the entries,
+/// and it calls that macro with them.
+#[macro_export]
+macro_rules! for_each_exercise {
+    ($then:ident) => {
+        $then! {
+            scaled_dot_product {
+                chapter: "02-self-attention", homework: false, points: 5,
+                functions: [scaled_dot_product(query, key, value)],
+                summary: "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values",
+                uses: [], forbids: [ATTENTION], check: attention::SCALED_DOT_PRODUCT,
+            },
+            attention_head {
+                chapter: "02-self-attention", homework: false, points: 5,
+                functions: [attention_head(hidden_state, projections)],
+                summary: "one attention head: three linear maps, then scaled dot-product attention",
+                uses: ["exercises::support::Projections"], forbids: [ATTENTION],
+                check: attention::ATTENTION_HEAD,
+            },
+            split_heads {
+                chapter: "03-multi-head-attention", homework: false, points: 5,
+                functions: [split_heads(x, num_heads), merge_heads(x)],
+                summary: "cut the hidden axis into heads and put it back (view and transpose)",
+                uses: [], forbids: [], check: attention::SPLIT_HEADS,
+            },
+            feed_forward {
+                chapter: "04-feed-forward", homework: false, points: 5,
+                functions: [feed_forward(x, linear_1, linear_2)],
+                summary: "the position-wise feed-forward layer: linear, GELU, linear",
+                uses: [], forbids: [], check: encoder::FEED_FORWARD,
+            },
+            layer_norm {
+                chapter: "05-layer-norm-and-encoder-layer", homework: false, points: 5,
+                functions: [layer_norm(x, weight, bias, eps)],
+                summary: "layer normalization by hand: mean, biased variance, ε, scale and shift",
+                uses: [], forbids: [NORMS], check: encoder::LAYER_NORM,
+            },
+            embeddings {
+                chapter: "06-positional-embeddings", homework: false, points: 5,
+                functions: [embeddings(input_ids, token_embeddings, position_embeddings, layer_norm)],
+                summary: "token plus learned position embeddings, then one layer norm",
+                uses: [], forbids: [], check: encoder::EMBEDDINGS,
+            },
+            classifier_head {
+                chapter: "07-encoder-and-classifier", homework: false, points: 5,
+                functions: [classifier_head(hidden_states, classifier)],
+                summary: "class logits from the hidden state of the first ([CLS]) token",
+                uses: [], forbids: [], check: encoder::CLASSIFIER_HEAD,
+            },
+            causal_mask {
+                chapter: "08-decoder-and-masking", homework: false, points: 5,
+                functions: [causal_mask(n, device), masked_softmax(scores, mask)],
+                summary: "build the lower-triangular mask and hide the future from the softmax",
+                uses: [], forbids: [ATTENTION], check: decoder::CAUSAL_MASK,
+            },
+            cross_attention {
+                chapter: "08-decoder-and-masking", homework: true, points: 20,
+                functions: [cross_attention(decoder_states, encoder_output, projections, source_mask)],
+                summary: "encoder-decoder attention: queries from the decoder, keys and values from the encoder",
+                uses: ["exercises::support::Projections"], forbids: [ATTENTION],
+                check: decoder::CROSS_ATTENTION,
+            },
+            decoder_layer {
+                chapter: "08-decoder-and-masking", homework: false, points: 5,
+                functions: [decoder_layer(x, memory, parts, target_mask, source_mask)],
+                summary: "masked self-attention, cross-attention and feed-forward, pre-layer-norm",
+                uses: ["exercises::support::DecoderLayerParts", "Attention", "Pass"], forbids: [ATTENTION],
+                check: decoder::DECODER_LAYER,
+            },
+            sinusoidal_positions {
+                chapter: "06-positional-embeddings", homework: false, points: 5,
+                functions: [sinusoidal_positions(max_len, d_model, device)],
+                summary: "the fixed sine/cosine positional encoding of the 2017 paper",
+                uses: [], forbids: [], check: decoder::SINUSOIDAL_POSITIONS,
+            },
+            shift_right {
+                chapter: "10-training", homework: false, points: 5,
+                functions: [shift_right(targets, bos, pad)],
+                summary: "teacher forcing: the decoder's input is the target shifted right behind a start token",
+                uses: [], forbids: [], check: training::SHIFT_RIGHT,
+            },
+            label_smoothed_loss {
+                chapter: "10-training", homework: false, points: 5,
+                functions: [label_smoothed_loss(logits, targets, smoothing, pad)],
+                summary: "cross-entropy against smoothed targets, padding left out",
+                uses: [], forbids: [CROSS_ENTROPY], check: training::LABEL_SMOOTHED_LOSS,
+            },
+            warmup_schedule {
+                chapter: "10-training", homework: false, points: 5,
+                functions: [learning_rate(step, d_model, warmup)],
+                summary: "the paper's learning rate: linear warm-up, then 1/√step",
+                uses: [], forbids: [], check: training::WARMUP_SCHEDULE,
+            },
+            beam_step {
+                chapter: "10-training", homework: false, points: 5,
+                functions: [beam_step(scores, log_probs, width)],
+                summary: "one step of beam search: extend every beam, keep the best over all of them",
+                uses: [], forbids: [], check: training::BEAM_STEP,
+            },
+            cached_attention {
+                chapter: "10-training", homework: false, points: 5,
+                functions: [cached_attention(past_keys, past_values, query, key, value)],
+                summary: "one decoding step with a key/value cache: append, then attend",
+                uses: [], forbids: [ATTENTION], check: training::CACHED_ATTENTION,
+            },
+            gpt_block {
+                chapter: "11-gpt", homework: false, points: 5,
+                functions: [gpt_block(x, parts)],
+                summary: "one decoder-only block with its attention written out: heads, causal mask, softmax, feed-forward",
+                uses: ["exercises::support::GptBlockParts"], forbids: [ATTENTION], check: gpt::GPT_BLOCK,
+            },
+            mean_pooling {
+                chapter: "12-spam-filter", homework: false, points: 5,
+                functions: [mean_pooling(hidden_states, attention_mask)],
+                summary: "one vector per text for chapter 12's head: the mean over the real tokens, padding left out",
+                uses: [], forbids: [], check: encoder::MEAN_POOLING,
+            },
         }
     };
 }
 
-/// Every exercise, in the order to do them: the chapter's steps, the decoder, training and decoding, the
-/// decoder-only block of chapter 11, then chapter 12's pooling.
-pub const EXERCISES: &[Exercise] = &[
-    exercise!(
-        "scaled_dot_product",
-        "02-self-attention",
-        false,
-        ["scaled_dot_product" / 3],
-        "scores q·kᵀ, scaled by √d, softmax over the keys, weighted sum of the values",
-        uses [], forbids [forbidden::ATTENTION]
-    ),
-    exercise!(
-        "attention_head",
-        "02-self-attention",
-        false,
-        ["attention_head" / 2],
-        "one attention head: three linear maps, then scaled dot-product attention",
-        uses["exercises::support::Projections"],
-        forbids[forbidden::ATTENTION]
-    ),
-    exercise!(
-        "split_heads",
-        "03-multi-head-attention",
-        false,
-        ["split_heads" / 2, "merge_heads" / 1],
-        "cut the hidden axis into heads and put it back (view and transpose)"
-    ),
-    exercise!(
-        "feed_forward",
-        "04-feed-forward",
-        false,
-        ["feed_forward" / 3],
-        "the position-wise feed-forward layer: linear, GELU, linear"
-    ),
-    exercise!(
-        "layer_norm",
-        "05-layer-norm-and-encoder-layer",
-        false,
-        ["layer_norm" / 4],
-        "layer normalization by hand: mean, biased variance, ε, scale and shift",
-        uses [], forbids [forbidden::NORMS]
-    ),
-    exercise!(
-        "embeddings",
-        "06-positional-embeddings",
-        false,
-        ["embeddings" / 4],
-        "token plus learned position embeddings, then one layer norm"
-    ),
-    exercise!(
-        "classifier_head",
-        "07-encoder-and-classifier",
-        false,
-        ["classifier_head" / 2],
-        "class logits from the hidden state of the first ([CLS]) token"
-    ),
-    exercise!(
-        "causal_mask",
-        "08-decoder-and-masking",
-        false,
-        ["causal_mask" / 2, "masked_softmax" / 2],
-        "build the lower-triangular mask and hide the future from the softmax",
-        uses [], forbids [forbidden::ATTENTION]
-    ),
-    exercise!(
-        "cross_attention",
-        "08-decoder-and-masking",
-        true,
-        ["cross_attention" / 4],
-        "encoder-decoder attention: queries from the decoder, keys and values from the encoder",
-        uses["exercises::support::Projections"],
-        forbids[forbidden::ATTENTION]
-    ),
-    exercise!(
-        "decoder_layer",
-        "08-decoder-and-masking",
-        false,
-        ["decoder_layer" / 5],
-        "masked self-attention, cross-attention and feed-forward, pre-layer-norm",
-        uses ["exercises::support::DecoderLayerParts", "Attention", "Pass"], forbids [forbidden::ATTENTION]
-    ),
-    exercise!(
-        "sinusoidal_positions",
-        "06-positional-embeddings",
-        false,
-        ["sinusoidal_positions" / 3],
-        "the fixed sine/cosine positional encoding of the 2017 paper"
-    ),
-    exercise!(
-        "shift_right",
-        "10-training",
-        false,
-        ["shift_right" / 3],
-        "teacher forcing: the decoder's input is the target shifted right behind a start token"
-    ),
-    exercise!(
-        "label_smoothed_loss",
-        "10-training",
-        false,
-        ["label_smoothed_loss" / 4],
-        "cross-entropy against smoothed targets, padding left out",
-        uses [], forbids [forbidden::CROSS_ENTROPY]
-    ),
-    exercise!(
-        "warmup_schedule",
-        "10-training",
-        false,
-        ["learning_rate" / 3],
-        "the paper's learning rate: linear warm-up, then 1/√step"
-    ),
-    exercise!(
-        "beam_step",
-        "10-training",
-        false,
-        ["beam_step" / 3],
-        "one step of beam search: extend every beam, keep the best over all of them"
-    ),
-    exercise!(
-        "cached_attention",
-        "10-training",
-        false,
-        ["cached_attention" / 5],
-        "one decoding step with a key/value cache: append, then attend",
-        uses [], forbids [forbidden::ATTENTION]
-    ),
-    exercise!(
-        "gpt_block",
-        "11-gpt",
-        false,
-        ["gpt_block" / 2],
-        "one decoder-only block with its attention written out: heads, causal mask, softmax, feed-forward",
-        uses["exercises::support::GptBlockParts"],
-        forbids[forbidden::ATTENTION]
-    ),
-    exercise!(
-        "mean_pooling",
-        "12-spam-filter",
-        false,
-        ["mean_pooling" / 2],
-        "one vector per text for chapter 12's head: the mean over the real tokens, padding left out"
-    ),
-];
+/// One for each argument: how many arguments a declared function takes.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! one_for {
+    ($x:ident) => {
+        1
+    };
+}
+
+/// The exercise list, from the declaration.
+macro_rules! exercise_list {
+    ($($name:ident {
+        chapter: $chapter:literal, homework: $homework:literal, points: $points:literal,
+        functions: [$($function:ident($($arg:ident),*)),+],
+        summary: $summary:literal,
+        uses: [$($use:literal),*], forbids: [$($forbid:ident),*], check: $module:ident :: $mistakes:ident $(,)?
+    }),* $(,)?) => {
+        /// Every exercise, in the order to do them ([`for_each_exercise`] declares them).
+        pub const EXERCISES: &[Exercise] = &[$(
+            Exercise {
+                name: stringify!($name),
+                summary: $summary,
+                chapter: $chapter,
+                homework: $homework,
+                points: $points as f64,
+                functions: &[$((stringify!($function), 0 $(+ one_for!($arg))*)),+],
+                stub: include_str!(concat!("stubs/", stringify!($name), ".rs")),
+                hints: include_str!(concat!("../../../exercises/hints/", stringify!($name), ".md")),
+                uses: &[$($use),*],
+                forbids: &[$(&forbidden::$forbid),*],
+            }
+        ),*];
+    };
+}
+
+for_each_exercise!(exercise_list);
 
 /// The folder of the student's files: `exercises/`, or the folder named by `ANATOMY_EXERCISES_DIR` (a
 /// second set of files, say, or a test's scratch folder). Progress is kept there too.
@@ -220,13 +228,14 @@ pub fn exercises_dir() -> PathBuf {
     }
 }
 
-/// The instructors' table of the exercises (number, exercise, chapter, task), as exercises/README.md shows it.
+/// The instructors' table of the exercises (number, exercise, chapter, task, points), as exercises/README.md
+/// shows it.
 pub fn markdown_table() -> String {
-    let mut text = String::from("| # | exercise | chapter | the task |\n| --- | --- | --- | --- |\n");
+    let mut text = String::from("| # | exercise | chapter | the task | points |\n| --- | --- | --- | --- | --- |\n");
     for e in EXERCISES {
         let task =
             if e.homework { format!("**the chapter's homework**: {}", e.summary) } else { e.summary.to_string() };
-        text += &format!("| {} | `{}` | `{}` | {task} |\n", e.number(), e.name, e.chapter);
+        text += &format!("| {} | `{}` | `{}` | {task} | {} |\n", e.number(), e.name, e.chapter, e.points);
     }
     text
 }

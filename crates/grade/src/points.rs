@@ -1,13 +1,13 @@
-//! The course's points: `exercises/course.toml` gives each exercise its weight in a class's grades.
+//! The course's points: each exercise's weight in a class's grades is the one its declaration gives
+//! (`anatomy_course::for_each_exercise`), unless the course file (`exercises/course.toml`, or `--course`)
+//! gives another:
 //!
 //! ```toml
 //! [points]
-//! scaled_dot_product = 5
-//! cross_attention = 20   # the chapter's homework weighs most
+//! cross_attention = 30   # this course weighs the homework more
 //! ```
 //!
-//! Every exercise needs a line, so that a new exercise is never silently worth nothing. A check of
-//! independent parts (two functions graded apart) gives each part its share of the points.
+//! A check of independent parts (two functions graded apart) gives each part its share of the points.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -83,6 +83,7 @@ pub fn format_time(t: OffsetDateTime) -> String {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    #[serde(default)]
     points: BTreeMap<String, f64>,
     late: Option<Late>,
 }
@@ -98,8 +99,8 @@ impl CourseFile {
             std::fs::read_to_string(path).with_context(|| format!("cannot read the course file {}", path.display()))?;
         let file: File = toml::from_str(&text).map_err(|e| {
             anyhow::anyhow!(
-                "{} is not a course file ({}): it needs a [points] table, one `name = points` line per exercise \
-                 (and may have a [late] table: penalty_per_day, max_days)",
+                "{} is not a course file ({}): it may have a [points] table, a `name = points` line for each \
+                 exercise whose points differ from its default, and a [late] table (penalty_per_day, max_days)",
                 path.display(),
                 e.message()
             )
@@ -110,15 +111,14 @@ impl CourseFile {
                 bail!("{}: the points of {name} must be a number ≥ 0, not {p}", path.display());
             }
         }
-        if let Some(e) = EXERCISES.iter().find(|e| !file.points.contains_key(e.name)) {
-            bail!("{} gives no points to {}: add a line `{} = 5` under [points]", path.display(), e.name, e.name);
-        }
         if let Some(late) = file.late {
             if !(0.0..=1.0).contains(&late.penalty_per_day) {
                 bail!("{}: [late] penalty_per_day is a share of the score, between 0 and 1", path.display());
             }
         }
-        Ok(CourseFile { points: file.points, late: file.late })
+        let mut points: BTreeMap<String, f64> = EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect();
+        points.extend(file.points);
+        Ok(CourseFile { points, late: file.late })
     }
 
     /// The most an exercise can earn.

@@ -30,7 +30,7 @@ fn check_cells(chapter: &Path, markdown: &str, course: Option<&CourseFile>) -> R
         match (points, course) {
             (None, _) => bail!("{}: the solution cell {id} has no `check:{id}` cell", chapter.display()),
             (Some(p), Some(course)) if p != course.max(e.name) => bail!(
-                "{}: check:{id} is worth {p} points, exercises/course.toml gives {}: make them agree",
+                "{}: check:{id} is worth {p} points, the course gives {}: make them agree",
                 chapter.display(),
                 course.max(e.name)
             ),

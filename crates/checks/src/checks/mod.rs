@@ -27,12 +27,6 @@ mod encoder;
 mod gpt;
 mod training;
 
-pub use attention::{attention_head, scaled_dot_product, split_heads};
-pub use decoder::{causal_mask, cross_attention, decoder_layer, sinusoidal_positions};
-pub use encoder::{classifier_head, embeddings, feed_forward, layer_norm, mean_pooling};
-pub use gpt::gpt_block;
-pub use training::{beam_step, cached_attention, label_smoothed_loss, shift_right, warmup_schedule};
-
 /// A wrong answer a check knows by name: the id the class report counts (the same as its example's file,
 /// `tests/exercise-mistakes/EXERCISE/ID.rs`). Each check declares its own beside its code ([`CHECKS`]) and
 /// returns the id with its message when it recognises one: no id is read back out of a message's words.
@@ -260,33 +254,35 @@ pub struct Check {
     pub mistakes: &'static [Mistake],
 }
 
-/// Every check, in course order (the order of [`crate::EXERCISES`]; a test holds the two lists together).
-pub const CHECKS: &[Check] = {
-    use super::tape::replay as r;
-    const fn check(exercise: &'static str, replay: fn() -> CheckResult, mistakes: &'static [Mistake]) -> Check {
-        Check { exercise, replay, mistakes }
-    }
-    &[
-        check("scaled_dot_product", || scaled_dot_product(&|_, _, _| r()), attention::SCALED_DOT_PRODUCT),
-        check("attention_head", || attention_head(&|_, _| r()), attention::ATTENTION_HEAD),
-        check("split_heads", || split_heads(&|_, _| r(), &|_| r()), attention::SPLIT_HEADS),
-        check("feed_forward", || feed_forward(&|_, _, _| r()), encoder::FEED_FORWARD),
-        check("layer_norm", || layer_norm(&|_, _, _, _| r()), encoder::LAYER_NORM),
-        check("embeddings", || embeddings(&|_, _, _, _| r()), encoder::EMBEDDINGS),
-        check("classifier_head", || classifier_head(&|_, _| r()), encoder::CLASSIFIER_HEAD),
-        check("causal_mask", || causal_mask(&|_, _| r(), &|_, _| r()), decoder::CAUSAL_MASK),
-        check("cross_attention", || cross_attention(&|_, _, _, _| r()), decoder::CROSS_ATTENTION),
-        check("decoder_layer", || decoder_layer(&|_, _, _, _, _| r()), decoder::DECODER_LAYER),
-        check("sinusoidal_positions", || sinusoidal_positions(&|_, _, _| r()), decoder::SINUSOIDAL_POSITIONS),
-        check("shift_right", || shift_right(&|_, _, _| r()), training::SHIFT_RIGHT),
-        check("label_smoothed_loss", || label_smoothed_loss(&|_, _, _, _| r()), training::LABEL_SMOOTHED_LOSS),
-        check("warmup_schedule", || warmup_schedule(&|_, _, _| r()), training::WARMUP_SCHEDULE),
-        check("beam_step", || beam_step(&|_, _, _| r()), training::BEAM_STEP),
-        check("cached_attention", || cached_attention(&|_, _, _, _, _| r()), training::CACHED_ATTENTION),
-        check("gpt_block", || gpt_block(&|_, _| r()), gpt::GPT_BLOCK),
-        check("mean_pooling", || mean_pooling(&|_, _| r()), encoder::MEAN_POOLING),
-    ]
-};
+/// The checks' registry, from the course's one declaration of its exercises
+/// (`anatomy_course::for_each_exercise`): for each, the check `MODULE::NAME` with every student function
+/// replaced by the recorded values, and the mistakes `MODULE::MISTAKES` it names; and each check as
+/// `checks::NAME`, which the probe's generated `main` and the homework notebook call.
+macro_rules! check_list {
+    ($($name:ident {
+        chapter: $chapter:literal, homework: $homework:literal, points: $points:literal,
+        functions: [$($function:ident($($arg:ident),*)),+],
+        summary: $summary:literal,
+        uses: [$($use:literal),*], forbids: [$($forbid:ident),*], check: $module:ident :: $mistakes:ident $(,)?
+    }),* $(,)?) => {
+        $(pub use $module::$name;)*
+
+        /// Every check, in course order (the order of [`crate::EXERCISES`]).
+        #[allow(unused_variables)]
+        pub const CHECKS: &[Check] = {
+            use super::tape::replay as r;
+            &[$(
+                Check {
+                    exercise: stringify!($name),
+                    replay: || $module::$name($(&|$($arg),*| r()),+),
+                    mistakes: $module::$mistakes,
+                }
+            ),*]
+        };
+    };
+}
+
+anatomy_course::for_each_exercise!(check_list);
 
 /// Runs the check of exercise `name` with every student function replaced by the recorded values: the
 /// judge's side of grading. A mistake the check names must be one it declares: the tests fail on one that
