@@ -13,8 +13,10 @@ const NO_ACTIVATION: Mistake = Mistake("no_activation");
 const RELU: Mistake = Mistake("relu");
 
 /// The named mistakes of `layer_norm`.
-pub const LAYER_NORM: &[Mistake] = &[EPS_OUTSIDE_THE_ROOT, NO_SCALE_AND_SHIFT, OVER_THE_TOKENS, UNBIASED_VARIANCE];
+pub const LAYER_NORM: &[Mistake] =
+    &[EPS_OUTSIDE_THE_ROOT, NO_SCALE_AND_SHIFT, OVER_THE_TOKENS, THE_NOTES_VERSION, UNBIASED_VARIANCE];
 const EPS_OUTSIDE_THE_ROOT: Mistake = Mistake("eps_outside_the_root");
+const THE_NOTES_VERSION: Mistake = Mistake("the_notes_version");
 const NO_SCALE_AND_SHIFT: Mistake = Mistake("no_scale_and_shift");
 const OVER_THE_TOKENS: Mistake = Mistake("over_the_tokens");
 const UNBIASED_VARIANCE: Mistake = Mistake("unbiased_variance");
@@ -138,6 +140,14 @@ pub fn layer_norm(f: &dyn Fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> Check
             (
                 variant(-1, 0, false),
                 named(EPS_OUTSIDE_THE_ROOT, "ε is added after the square root; it goes inside: √(variance + ε)"),
+            ),
+            (
+                variant(-1, 1, false),
+                named(
+                    THE_NOTES_VERSION,
+                    "this is the lecture notes' version (chapter 05): the unbiased σ (n − 1, PyTorch's `std`) with ε \
+                     added after the root; layer norm divides the variance by n and puts ε inside: √(variance + ε)",
+                ),
             ),
             (
                 variant(1, 0, true),
