@@ -131,11 +131,110 @@ impl Loaded {
         }
     }
 
+    /// This checkpoint's test figures on `examples`, with how it was trained, as `anatomy classify eval`
+    /// prints them.
+    pub fn evaluation(&self, examples: &[&Example], batch: usize) -> Result<Evaluation> {
+        Ok(Evaluation {
+            regime: self.regime(),
+            test: self.evaluate(examples, batch)?,
+            pooling: self.config.pooling,
+            max_len: self.config.max_len,
+        })
+    }
+
+    /// The label of each text, how sure the head is, and the (at most five) tokens that moved it there most,
+    /// as `anatomy classify predict` prints them. With mean pooling the split of the logit difference is
+    /// exact, and what no word owns is given too: `[CLS]` and `[SEP]`'s share, and the head's constant.
+    pub fn predict(&self, texts: &[String]) -> Result<Vec<Prediction>> {
+        let probabilities = self.probabilities(texts, 32)?;
+        let mut predictions = Vec::with_capacity(texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            let p = Vec::<f32>::try_from(&probabilities.get(i as i64).to_device(tch::Device::Cpu))?;
+            let label = if p[1] > p[0] { 1 } else { 0 };
+            let shares = self.tokens_that_mattered(text, label)?;
+            // With mean pooling: the rest of the logit difference (towards the label), which no word owns.
+            let sign = if label == 1 { 1.0 } else { -1.0 };
+            let mean = self.config.pooling == Pooling::Mean;
+            let tokens = shares.tokens.iter().take(5).map(|(t, w)| TokenShare { token: t.clone(), weight: *w });
+            predictions.push(Prediction {
+                label: self.config.labels[label].clone(),
+                probability: p[label],
+                tokens: tokens.collect(),
+                special_tokens: mean.then_some(shares.special),
+                bias_and_centring: mean.then(|| sign * self.constant()),
+                pooling: self.config.pooling,
+            });
+        }
+        Ok(predictions)
+    }
+
     /// What the head multiplies a pooled vector by to get spam's logit minus ham's: `[hidden]`.
     pub fn direction(&self) -> tch::Tensor {
         match &self.trained {
             Trained::Frozen(head) => head.direction(), // it reads (x - shift) / scale
             Trained::FineTuned(classifier) => classifier.ws.get(1) - classifier.ws.get(0),
         }
+    }
+}
+
+/// A checkpoint's figures on the test part, and how it was trained.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Evaluation {
+    pub regime: &'static str,
+    pub test: Metrics,
+    pub pooling: Pooling,
+    pub max_len: usize,
+}
+
+impl Evaluation {
+    /// The line `anatomy classify eval` prints.
+    pub fn words(&self) -> String {
+        format!("test ({}): {}", self.regime, self.test.words())
+    }
+}
+
+/// One token's share of a decision.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TokenShare {
+    pub token: String,
+    pub weight: f64,
+}
+
+/// The head's label for one text ([`Loaded::predict`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Prediction {
+    pub label: String,
+    pub probability: f32,
+    /// The tokens that moved the decision towards the label most, strongest first (at most five).
+    pub tokens: Vec<TokenShare>,
+    /// With mean pooling: `[CLS]` and `[SEP]`'s share, and the head's bias and centring, which no word owns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub special_tokens: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bias_and_centring: Option<f64>,
+    #[serde(skip)]
+    pub pooling: Pooling,
+}
+
+impl Prediction {
+    /// The lines `anatomy classify predict` prints for `text`.
+    pub fn words(&self, text: &str) -> String {
+        let shown: String = text.chars().take(60).collect();
+        let listed: Vec<String> = self.tokens.iter().map(|s| format!("{} {:+.3}", s.token, s.weight)).collect();
+        let why = match self.pooling {
+            Pooling::Mean => "share of the decision",
+            Pooling::Cls => "[CLS]'s attention, last layer",
+        };
+        let mut lines = format!(
+            "{} ({:.3})  {}\n  tokens that mattered most ({why}): {}",
+            self.label,
+            self.probability,
+            shown.replace('\n', " "),
+            listed.join(", ")
+        );
+        if let (Some(special), Some(constant)) = (self.special_tokens, self.bias_and_centring) {
+            lines += &format!("\n  not a word's: [CLS] and [SEP] {special:+.3}, bias and centring {constant:+.3}");
+        }
+        lines
     }
 }

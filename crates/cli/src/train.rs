@@ -25,25 +25,25 @@ pub struct Args {
     #[arg(long)]
     steps: Option<u64>,
     /// Pairs per step.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = TrainOptions::for_task(Task::Copy).batch_size)]
     batch: usize,
     /// The model's width [default: 32 for copy and reverse, 64 for dates].
     #[arg(long)]
     d_model: Option<i64>,
     /// Layers in the encoder, and again in the decoder.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = TrainOptions::for_task(Task::Copy).layers)]
     layers: i64,
     /// Attention heads (must divide --d-model).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = TrainOptions::for_task(Task::Copy).heads)]
     heads: i64,
     /// Warm-up steps of the learning-rate schedule [default: 100 for reverse, 200 for copy and dates].
     #[arg(long)]
     warmup: Option<u64>,
     /// ε of label smoothing, in [0, 1).
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = TrainOptions::for_task(Task::Copy).label_smoothing)]
     label_smoothing: f64,
     /// Seed for the data, the initial weights and dropout.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = TrainOptions::for_task(Task::Copy).seed)]
     seed: u64,
     /// Train once per seed (e.g. `1-20`, or `1,4,9`) and print each run's held-out figures and their
     /// mean, lowest and highest (with --json: {"task", "runs": [...], "exact_match": {"mean", "min",

@@ -45,10 +45,10 @@ enum Command {
         checkpoint: PathBuf,
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
-        #[arg(long, default_value_t = 32)]
+        #[arg(long, default_value_t = transformer_anatomy::classify::frozen::HeadOptions::default().batch)]
         batch: usize,
-        /// One JSON object: `{"test": {"accuracy", "precision", "recall", "f1", "hard_ham_accuracy",
-        /// "confusion"}, "seconds"}`.
+        /// One JSON object: `{"regime", "test": {"accuracy", "precision", "recall", "f1", "hard_ham_accuracy",
+        /// "confusion"}, "pooling", "max_len", "seconds"}`.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -139,15 +139,13 @@ fn eval(
     ensure!(batch > 0, "--batch must be at least 1");
     let loaded = open(checkpoint, model, device)?;
     let all = examples(&dir.unwrap_or_else(data::data_dir))?;
-    let m = loaded.evaluate(&data::part(&all, Part::Test, None), batch)?;
-    let regime = loaded.regime();
+    let evaluation = loaded.evaluation(&data::part(&all, Part::Test, None), batch)?;
     if json {
-        println!(
-            "{}",
-            serde_json::json!({"regime": regime, "test": m, "pooling": loaded.config.pooling, "max_len": loaded.config.max_len, "seconds": started.elapsed().as_secs_f64()})
-        );
+        let mut line = serde_json::to_value(&evaluation)?;
+        line["seconds"] = started.elapsed().as_secs_f64().into();
+        println!("{line}");
     } else {
-        println!("test ({regime}): {}", m.words());
+        println!("{}", evaluation.words());
     }
     Ok(())
 }
@@ -170,37 +168,10 @@ fn predict(
         let has_tokens = loaded.tokenizer.encode(t, false).map(|e| !e.is_empty()).unwrap_or(false);
         ensure!(has_tokens, "text {} has no tokens (empty or only spaces): give a message to label", i + 1);
     }
-    let probabilities = loaded.probabilities(&texts, 32)?;
-    for (i, text) in texts.iter().enumerate() {
-        let p = Vec::<f32>::try_from(&probabilities.get(i as i64).to_device(Device::Cpu))?;
-        let label = if p[1] > p[0] { 1 } else { 0 };
-        let config = &loaded.config;
-        let shares = loaded.tokens_that_mattered(text, label)?;
-        // With mean pooling: the rest of the logit difference (towards the label), which no word owns.
-        let sign = if label == 1 { 1.0 } else { -1.0 };
-        let rest = (config.pooling == Pooling::Mean).then(|| (shares.special, sign * loaded.constant()));
-        let tokens = &shares.tokens[..shares.tokens.len().min(5)];
-        if json {
-            let tokens: Vec<_> = tokens.iter().map(|(t, w)| serde_json::json!({"token": t, "weight": w})).collect();
-            let mut line =
-                serde_json::json!({"label": config.labels[label], "probability": p[label], "tokens": tokens});
-            if let Some((special, constant)) = rest {
-                line["special_tokens"] = special.into();
-                line["bias_and_centring"] = constant.into();
-            }
-            println!("{line}");
-        } else {
-            let shown: String = text.chars().take(60).collect();
-            let listed: Vec<String> = tokens.iter().map(|(t, w)| format!("{t} {w:+.3}")).collect();
-            println!("{} ({:.3})  {}", config.labels[label], p[label], shown.replace('\n', " "));
-            let why = match config.pooling {
-                Pooling::Mean => "share of the decision",
-                Pooling::Cls => "[CLS]'s attention, last layer",
-            };
-            println!("  tokens that mattered most ({why}): {}", listed.join(", "));
-            if let Some((special, constant)) = rest {
-                println!("  not a word's: [CLS] and [SEP] {special:+.3}, bias and centring {constant:+.3}");
-            }
+    for (text, prediction) in texts.iter().zip(loaded.predict(&texts)?) {
+        match json {
+            true => println!("{}", serde_json::to_string(&prediction)?),
+            false => println!("{}", prediction.words(text)),
         }
     }
     Ok(())

@@ -26,7 +26,7 @@ pub struct TrainArgs {
     #[arg(long, value_enum, default_value_t = PoolingArg::Mean)]
     pooling: PoolingArg,
     /// Tokens read per message (its opening), [CLS] and [SEP] included: 2 to 512.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = FineTuneOptions::default().max_len)]
     max_len: usize,
     /// Passes over the training part [default: 40 for the head on the frozen body, 1 with --fine-tune].
     #[arg(long)]
@@ -35,7 +35,7 @@ pub struct TrainArgs {
     #[arg(long)]
     lr: Option<f64>,
     /// Messages per batch, for the body's pass and for the head's training.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = HeadOptions::default().batch)]
     batch: usize,
     /// Use at most N messages of each part, evenly spread over the groups (a quick run).
     #[arg(long, value_name = "N")]
@@ -59,7 +59,7 @@ pub struct TrainArgs {
     #[arg(long, value_name = "K", requires = "fine_tune")]
     top_layers: Option<usize>,
     /// The seed of the head's first weights, dropout and the order of the batches.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = HeadOptions::default().seed)]
     seed: i64,
     /// Train once per seed (e.g. `0-4`) and end with the test F1 and accuracy's mean, lowest and highest.
     #[arg(long, value_name = "SEEDS", conflicts_with_all = ["seed", "out"])]
