@@ -6,7 +6,6 @@
 //! platforms (`anatomy_platforms`) grade a submission with it, so that a class and a platform's single
 //! submission are graded by one path. The command line adds a progress bar and prints.
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use time::OffsetDateTime;
@@ -32,8 +31,8 @@ pub struct Class {
     pub chosen: Vec<&'static Exercise>,
     pub course: CourseFile,
     pub tier: Tier,
-    /// Wall time of one check.
-    pub time_limit: Duration,
+    /// What each student's code may use (time, memory, output, disk; the compiler's time and memory).
+    pub limits: Limits,
     /// The due date, for the course's late policy: a student whose folder says they handed in later
     /// (nbgrader's `timestamp.txt`) keeps the share of the points the policy gives.
     pub due: Option<OffsetDateTime>,
@@ -66,8 +65,7 @@ impl Class {
             .map(|(student, who)| grading::student_unit(student, Some(who), &self.chosen))
             .collect::<Result<Vec<_>>>()?;
         let total = units.len();
-        let limits = Limits { time_per_check: self.time_limit, ..Limits::default() };
-        let graded = grade_units(units, &self.tier, limits, &|n| progress(n, total))?;
+        let graded = grade_units(units, &self.tier, self.limits, &|n| progress(n, total))?;
         // The students graded before a failure of the grader are kept all the same.
         let rows = who
             .into_iter()

@@ -9,7 +9,7 @@ use anatomy_grade::handin::students;
 use anatomy_grade::points::{self, CourseFile};
 use anatomy_grade::progress;
 use anatomy_grade::progress::{list_text, relative};
-use anatomy_grade::sandbox::{self, Tier, Wanted};
+use anatomy_grade::sandbox::{self, Limits, Tier, Wanted};
 use anatomy_report::gradebook::write_whole;
 use anatomy_report::{report, similarity};
 use anyhow::Result;
@@ -66,12 +66,18 @@ enum Command {
         /// One JSON object per student instead of a Markdown table.
         #[arg(long)]
         json: bool,
-        /// Points per exercise (default: exercises/course.toml).
+        /// The course file: points that differ from the exercises' own, a late policy (default: exercises/course.toml).
         #[arg(long, value_name = "FILE")]
         course: Option<PathBuf>,
         /// Wall-time limit of one check, in seconds.
-        #[arg(long, default_value_t = 20, value_name = "SECONDS")]
+        #[arg(long, default_value_t = Limits::default().time_per_check.as_secs(), value_name = "SECONDS",
+              value_parser = clap::value_parser!(u64).range(1..))]
         time_limit: u64,
+        /// Wall-time limit of one compiler run, in seconds (a file that stops the compiler is found and fails
+        /// alone, after at most one more run of this long).
+        #[arg(long, default_value_t = Limits::default().compile_time.as_secs(), value_name = "SECONDS",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        compile_time_limit: u64,
         /// Which sandbox: the strongest this machine offers (auto: bubblewrap, else Landlock), or one by
         /// name, refusing to grade without it.
         #[arg(long, value_parser = sandbox_parser(), default_value = "auto")]
@@ -97,7 +103,7 @@ enum Command {
         grades: PathBuf,
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
-        /// Points per exercise (default: exercises/course.toml), as when the class was graded.
+        /// The course file (default: exercises/course.toml), as when the class was graded.
         #[arg(long, value_name = "FILE")]
         course: Option<PathBuf>,
         /// Add the similarity pairs of this class folder (the one that was graded).
@@ -171,6 +177,7 @@ pub fn run(args: Args) -> Result<bool> {
             json,
             course,
             time_limit,
+            compile_time_limit,
             sandbox,
             no_sandbox,
             report,
@@ -180,7 +187,12 @@ pub fn run(args: Args) -> Result<bool> {
             let chosen = chosen(&only)?;
             let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
             let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
-            let class = Class { chosen, course, tier, time_limit: Duration::from_secs(time_limit), due };
+            let limits = Limits {
+                time_per_check: Duration::from_secs(time_limit),
+                compile_time: Duration::from_secs(compile_time_limit),
+                ..Limits::default()
+            };
+            let class = Class { chosen, course, tier, limits, due };
             let outputs =
                 Outputs { json, csv: csv.as_deref(), feedback: feedback.as_deref(), report: report.as_deref() };
             grade(&class, &submissions, outputs, similarity)
