@@ -23,6 +23,10 @@ CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-course": ROOT / "crates/
           "anatomy-class": ROOT / "crates/class/src", "anatomy-platforms": ROOT / "crates/platforms/src",
           "anatomy-cli": ROOT / "crates/cli/src"}
 CLI_LINES, FILE_LINES = 2000, 350
+FN_LINES = 80
+STAGES = ["anatomy-intake", "anatomy-grade", "anatomy-checks", "anatomy-report", "anatomy-class",
+          "anatomy-platforms"]
+FN = re.compile(r"\bfn\s+(r#)?([A-Za-z_][A-Za-z0-9_]*)")
 # Comments, strings (raw ones too) and char literals, removed before paths are read. A lifetime ('a) is
 # not a char literal: a char literal closes within one character or one escape.
 NOISE = re.compile(r"""//[^\n]*|/\*.*?\*/|r(#*)".*?"\1|b?"(?:\\.|[^"\\])*"|b?'(?:\\u\{[0-9a-fA-F]{1,6}\}|\\x[0-9a-fA-F]{2}|\\.|[^'\\])'""", re.S)
@@ -162,7 +166,36 @@ def cycle(graph: dict):
     return None
 
 
+def functions(path: pathlib.Path):
+    """Each function with a body in a file, as (name, first line, lines from `fn` to its closing brace).
+    Comments, strings and char literals are blanked first (their newlines kept), so that a brace in them
+    does not count; a nested function is measured on its own and within its outer one."""
+    code = NOISE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), path.read_text())
+    for m in FN.finditer(code):
+        at = m.end()
+        while at < len(code) and code[at] not in "{;":
+            at += 1
+        if at >= len(code) or code[at] == ";":
+            continue  # a declaration in a trait, or `fn` in a type
+        depth = 0
+        for at in range(at, len(code)):
+            depth += {"{": 1, "}": -1}.get(code[at], 0)
+            if depth == 0:
+                break
+        first = code.count("\n", 0, m.start()) + 1
+        yield m.group(2), first, code.count("\n", 0, at) + 2 - first
+
+
+def long_functions(src: pathlib.Path) -> list:
+    return [f"{f.relative_to(src)}:{line} {name} ({n} lines)" for f in sorted(src.rglob("*.rs"))
+            for name, line, n in functions(f) if n > FN_LINES]
+
+
 def main(args: list) -> int:
+    if len(args) == 3 and args[1] == "--long-functions":
+        found = long_functions(pathlib.Path(args[2]))
+        print("; ".join(found) if found else f"no function above {FN_LINES} lines")
+        return 1 if found else 0
     crates = dict(a.split("=", 1) for a in args[1:] if a != "--crate") if len(args) > 1 else CRATES
     failed = False
     for crate, src in crates.items():
@@ -186,6 +219,11 @@ def main(args: list) -> int:
         print("anatomy-cli: the command line only parses and prints: move the work into a library "
               "(see ARCHITECTURE.md)")
         failed = True
+    for crate in STAGES:
+        found = long_functions(CRATES[crate])
+        print(f"{crate}: " + (f"functions above {FN_LINES} lines: " + "; ".join(found) + ": split them by concern"
+                              if found else f"no function above {FN_LINES} lines"))
+        failed |= bool(found)
     return 1 if failed else 0
 
 

@@ -151,3 +151,19 @@ fn the_import_checker_finds_a_circle_however_the_import_is_written() {
     assert_eq!(run("no-circle"), (Some(0), "fixture: 1 edges between its top modules, no cycle".to_string()));
     assert_eq!(run("reexport-circle"), (Some(1), "fixture: a cycle of imports: a → b → a".to_string()));
 }
+
+/// The short-function rule of the hand-in path (issue 54): the checker measures a function from its `fn`
+/// to its closing brace, braces in comments, strings and chars aside, and refuses the first one over 80
+/// lines and no other.
+#[test]
+fn the_function_length_checker_refuses_81_lines_and_allows_80() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg(root.join("scripts/module-edges.py"))
+        .arg("--long-functions")
+        .arg(root.join("tests/data/module-edges/long-function"))
+        .output()
+        .expect("python3 runs scripts/module-edges.py");
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert_eq!((out.status.code(), said.as_str()), (Some(1), "lib.rs:85 eighty_one (81 lines)"));
+}

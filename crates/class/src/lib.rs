@@ -153,3 +153,34 @@ fn grade_units(
     let options = grading::Options { tier: tier.clone(), limits, ..grading::Options::default() };
     grading::grade_units(units, &options, done)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chosen_exercises_are_all_in_course_order_or_the_ones_named_and_an_unknown_name_says_the_names() {
+        let all: Vec<&str> = chosen(&[]).unwrap().iter().map(|e| e.name).collect();
+        assert_eq!(all, EXERCISES.iter().map(|e| e.name).collect::<Vec<_>>());
+        let two = chosen(&["causal_mask".into(), "layer_norm".into()]).unwrap();
+        assert_eq!(two.iter().map(|e| e.name).collect::<Vec<_>>(), ["causal_mask", "layer_norm"], "as asked");
+        let unknown = chosen(&["softmax".into()]).unwrap_err().to_string();
+        assert!(unknown.contains("no exercise named \"softmax\"") && unknown.contains("layer_norm"), "{unknown}");
+    }
+
+    #[test]
+    fn a_grader_that_stopped_says_how_many_students_it_left_and_a_missing_folder_is_said_before_grading() {
+        let graded =
+            Graded { rows: Vec::new(), failure: Some(anyhow::anyhow!("No space left on device")), students: 3 };
+        let said = format!("{:#}", graded.finish().unwrap_err());
+        assert_eq!(
+            said,
+            "the grader stopped with 3 of 3 students not graded (the rows above are the graded ones): No space left on \
+             device"
+        );
+        assert!(Graded { rows: Vec::new(), failure: None, students: 0 }.finish().is_ok());
+        let missing = check_output_folder("--csv", Some(Path::new("/nonexistent-folder/grades.csv"))).unwrap_err();
+        assert_eq!(missing.to_string(), "--csv: the folder /nonexistent-folder does not exist");
+        assert!(check_output_folder("--csv", Some(Path::new("grades.csv"))).is_ok(), "the current folder");
+    }
+}

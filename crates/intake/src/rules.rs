@@ -347,6 +347,30 @@ struct Inside {
     macro_tokens: bool,
 }
 
+/// One stream's tokens, read by position: a name or a punctuation mark at `i`, or nothing there.
+struct Tokens(Vec<TokenTree>);
+
+impl Tokens {
+    fn ident_at(&self, i: usize) -> Option<String> {
+        match self.0.get(i) {
+            Some(TokenTree::Ident(id)) => Some(id.to_string()),
+            _ => None,
+        }
+    }
+
+    fn punct_at(&self, i: usize, c: char) -> bool {
+        matches!(self.0.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c)
+    }
+}
+
+/// What a name earlier in the stream says of a group later in it: the body of `mod name { … }` (one module
+/// deeper) or of `macro_rules! name { … }` (read as if at the top of the file).
+#[derive(Default)]
+struct Marks {
+    inner_module: BTreeSet<usize>,
+    macro_body: BTreeSet<usize>,
+}
+
 impl Scan<'_> {
     fn refuse(&mut self, line: usize, message: String) {
         if self.refused.as_ref().is_none_or(|r| line < r.line) {
@@ -357,191 +381,200 @@ impl Scan<'_> {
     /// Scans a token stream; inside an attribute's brackets every name is read as an attribute's (so that
     /// `#[cfg_attr(all(), export_name = "…")]` is refused as `#[export_name]` is).
     fn stream(&mut self, stream: TokenStream, inside: Inside) {
-        let Inside { depth, attribute, macro_tokens } = inside;
-        let tokens: Vec<TokenTree> = stream.into_iter().collect();
-        let ident_at = |i: usize| match tokens.get(i) {
-            Some(TokenTree::Ident(id)) => Some(id.to_string()),
-            _ => None,
-        };
-        let punct_at = |i: usize, c: char| matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
-        let mut inner_module = BTreeSet::new();
-        let mut macro_body = BTreeSet::new();
-        for (i, token) in tokens.iter().enumerate() {
+        let tokens = Tokens(stream.into_iter().collect());
+        let mut marks = Marks::default();
+        for (i, token) in tokens.0.iter().enumerate() {
             match token {
-                TokenTree::Group(g) => {
-                    // `pub(crate)`, `pub(self)`, `pub(super)`: a visibility, naming nothing to call. Only those
-                    // exact groups are passed over: after `pub` inside a macro's input, a group can hold
-                    // anything (`m!(pub (anatomy_checks::…))`), and it is read like the rest.
-                    let visibility = {
-                        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                        matches!(inner.as_slice(), [TokenTree::Ident(v)] if ["crate", "self", "super"].contains(&v.to_string().as_str()))
-                    };
-                    if g.delimiter() == Delimiter::Parenthesis
-                        && ident_at(i.wrapping_sub(1)).as_deref() == Some("pub")
-                        && visibility
-                    {
-                        continue;
-                    }
-                    // An attribute: `#[…]` or `#![…]`.
-                    let opens_attribute = g.delimiter() == Delimiter::Bracket
-                        && (punct_at(i.wrapping_sub(1), '#')
-                            || (punct_at(i.wrapping_sub(1), '!') && punct_at(i.wrapping_sub(2), '#')));
-                    let depth =
-                        if macro_body.contains(&i) { 0 } else { depth + usize::from(inner_module.contains(&i)) };
-                    // A macro's input (`name!(…)`) or a macro_rules body.
-                    let macro_tokens = macro_tokens || macro_body.contains(&i) || punct_at(i.wrapping_sub(1), '!');
-                    self.stream(g.stream(), Inside { depth, attribute: attribute || opens_attribute, macro_tokens });
+                TokenTree::Group(g) => self.group(&tokens, i, g, inside, &marks),
+                TokenTree::Ident(id) => self.ident(&tokens, i, id, inside, &mut marks),
+                TokenTree::Punct(p) => self.punct(&tokens, i, p, inside),
+                TokenTree::Literal(_) => {}
+            }
+        }
+    }
+
+    /// A bracketed group: scanned in turn, knowing whether it opens an attribute, an inline module or a
+    /// macro's tokens.
+    fn group(&mut self, tokens: &Tokens, i: usize, g: &proc_macro2::Group, inside: Inside, marks: &Marks) {
+        // `pub(crate)`, `pub(self)`, `pub(super)`: a visibility, naming nothing to call. Only those exact
+        // groups are passed over: after `pub` inside a macro's input, a group can hold anything
+        // (`m!(pub (anatomy_checks::…))`), and it is read like the rest.
+        let visibility = {
+            let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+            matches!(inner.as_slice(), [TokenTree::Ident(v)] if ["crate", "self", "super"].contains(&v.to_string().as_str()))
+        };
+        if g.delimiter() == Delimiter::Parenthesis
+            && tokens.ident_at(i.wrapping_sub(1)).as_deref() == Some("pub")
+            && visibility
+        {
+            return;
+        }
+        // An attribute: `#[…]` or `#![…]`.
+        let opens_attribute = g.delimiter() == Delimiter::Bracket
+            && (tokens.punct_at(i.wrapping_sub(1), '#')
+                || (tokens.punct_at(i.wrapping_sub(1), '!') && tokens.punct_at(i.wrapping_sub(2), '#')));
+        let depth =
+            if marks.macro_body.contains(&i) { 0 } else { inside.depth + usize::from(marks.inner_module.contains(&i)) };
+        // A macro's input (`name!(…)`) or a macro_rules body.
+        let macro_tokens =
+            inside.macro_tokens || marks.macro_body.contains(&i) || tokens.punct_at(i.wrapping_sub(1), '!');
+        self.stream(g.stream(), Inside { depth, attribute: inside.attribute || opens_attribute, macro_tokens });
+    }
+
+    /// A name: an attribute's, a keyword that reaches outside the file, an item no exercise may name, or
+    /// a forbidden step — unless it is the student's own.
+    fn ident(&mut self, tokens: &Tokens, i: usize, id: &proc_macro2::Ident, inside: Inside, marks: &mut Marks) {
+        let name = id.to_string();
+        if inside.attribute {
+            self.attribute(id);
+        } else if LINKER.contains(&name.trim_start_matches("r#")) {
+            // Outside brackets too: a macro's input (`a!(no_mangle)`) can be made an attribute.
+            self.attribute(id);
+        }
+        self.keyword(tokens, i, id, inside.depth, marks);
+        self.named_item(tokens, i, id, marks);
+        // A plain use of a name the file defines can only mean the file's own: no `.` or `::` before it (a
+        // method, another path's item), not in a `use` item, not where a macro decides what it means, and
+        // no glob import that could bring another of that name.
+        let after_dot = tokens.punct_at(i.wrapping_sub(1), '.') && !tokens.punct_at(i.wrapping_sub(2), '.');
+        let after_path = tokens.punct_at(i.wrapping_sub(1), ':');
+        let own_plain_use = !after_dot
+            && !after_path
+            && !inside.macro_tokens
+            && !self.imports.foreign_glob
+            && !self.imports.in_use_items.contains(&place(id))
+            && self.imports.own.contains(name.trim_start_matches("r#"));
+        if self.imports.defined.contains(&place(id)) || own_plain_use {
+            return;
+        }
+        if let Some(f) = self.forbidden.iter().find(|f| f.reaches(&name)) {
+            self.refuse(
+                id.span().start().line,
+                format!(
+                    "uses `{name}`, {} — this exercise asks you to write that step yourself with tensor operations \
+                     (the task at the top of the stub says which)",
+                    f.what
+                ),
+            );
+        }
+    }
+
+    /// Keywords by their exact spelling (`r#mod` is an identifier, not `mod`): the ones that reach outside
+    /// the file.
+    fn keyword(&mut self, tokens: &Tokens, i: usize, id: &proc_macro2::Ident, depth: usize, marks: &mut Marks) {
+        let line = id.span().start().line;
+        match id.to_string().as_str() {
+            // Only `mod name { … }`: `mod name;` loads another file, and so does any other shape once a macro
+            // completes it (`mod $n;`, or `mod f001` handed to a macro that adds the `;`).
+            "mod" => match (tokens.0.get(i + 1), tokens.0.get(i + 2)) {
+                (Some(TokenTree::Ident(_)), Some(TokenTree::Group(g))) if g.delimiter() == Delimiter::Brace => {
+                    marks.inner_module.insert(i + 2);
                 }
-                TokenTree::Ident(id) => {
-                    let name = id.to_string();
-                    let line = id.span().start().line;
-                    if attribute {
-                        self.attribute(id);
-                    } else if LINKER.contains(&name.trim_start_matches("r#")) {
-                        // Outside brackets too: a macro's input (`a!(no_mangle)`) can be made an attribute.
-                        self.attribute(id);
-                    }
-                    let defined = self.imports.defined.contains(&place(id));
-                    let macro_call = punct_at(i + 1, '!');
-                    // Keywords by their exact spelling: `r#mod` is an identifier, not `mod`.
-                    match name.as_str() {
-                        // Only `mod name { … }`: `mod name;` loads another file, and so does any other shape
-                        // once a macro completes it (`mod $n;`, or `mod f001` handed to a macro that adds the
-                        // `;`).
-                        "mod" => match (tokens.get(i + 1), tokens.get(i + 2)) {
-                            (Some(TokenTree::Ident(_)), Some(TokenTree::Group(g)))
-                                if g.delimiter() == Delimiter::Brace =>
-                            {
-                                inner_module.insert(i + 2);
-                            }
-                            _ => self.refuse(
-                                line,
-                                "declares a module other than `mod name { … }` (`mod … ;` is a module in another \
-                                 file): an exercise is one file (write the module inline, or not at all)"
-                                    .into(),
-                            ),
-                        },
-                        "unsafe" => self.refuse(line, "uses `unsafe`, which no exercise needs: remove it".into()),
-                        "extern" => self.refuse(
-                            line,
-                            "uses `extern` (another crate or foreign functions): an exercise file uses `tch`, `std` \
-                             and what its stub imports"
-                                .into(),
-                        ),
-                        "crate" => self.refuse(
-                            line,
-                            "reaches outside its own file with `crate`: an exercise file uses only what it defines, \
-                             `tch`, `std` and what its stub imports"
-                                .into(),
-                        ),
-                        "super" => {
-                            // `super::super::…`: how many levels up, counted from this one.
-                            let mut up = 1;
-                            while punct_at(i + 3 * up - 2, ':') && ident_at(i + 3 * up).as_deref() == Some("super") {
-                                up += 1;
-                            }
-                            let previous_is_super = punct_at(i.wrapping_sub(1), ':')
-                                && ident_at(i.wrapping_sub(3)).as_deref() == Some("super");
-                            if !previous_is_super && up > depth {
-                                self.refuse(
-                                    line,
-                                    "reaches outside its own file with `super`: an exercise file uses only what it \
-                                     defines, `tch`, `std` and what its stub imports"
-                                        .into(),
-                                );
-                            }
-                        }
-                        _ => {}
-                    }
-                    // Names by the item they name: `r#include` is `include`.
-                    match name.trim_start_matches("r#") {
-                        // A macro's body is expanded where the macro is called, and so is its `super`: read it
-                        // as if at the top of the file, however deep the macro is defined.
-                        "macro_rules" if macro_call => {
-                            if let Some(TokenTree::Group(_)) = tokens.get(i + 3) {
-                                macro_body.insert(i + 3);
-                            }
-                        }
-                        // The probe links the checks (and so the exercise list): their tape and probe write
-                        // the frames the grader reads, so no file may name them, nor the grader's own crate.
-                        grader @ ("anatomy_class" | "anatomy_checks" | "anatomy_course" | "anatomy_intake"
-                        | "anatomy_grade" | "anatomy_report" | "anatomy_platforms") => self.refuse(
-                            line,
-                            format!("names the grader's crate `{grader}`, which an exercise file may not use"),
-                        ),
-                        "transformer_anatomy" if !self.imports.allowed.contains(&place(id)) => {
-                            let message = format!(
-                                "uses the learner's crate `transformer_anatomy` here, {}",
-                                allowance(self.uses)
-                            );
-                            self.refuse(line, message)
-                        }
-                        // By name, wherever it is written: a rename (`use std::include as inc`) or a macro's
-                        // input (`m!(include)`) calls it under another name or later.
-                        "include" | "include_str" | "include_bytes" => self.refuse(
-                            line,
-                            format!("names `{name}`, which reads another file at compile time: an exercise file is read alone"),
-                        ),
-                        "asm" | "global_asm" | "naked_asm" => {
-                            self.refuse(line, format!("names `{name}`, inline assembly, which no exercise needs"))
-                        }
-                        "jit" | "CModule" | "TrainableCModule" | "IValue" => self.refuse(
-                            line,
-                            format!(
-                                "uses TorchScript (`{name}`), which runs code the grader cannot read: write the \
-                                 exercise with tensor operations"
-                            ),
-                        ),
-                        _ => {}
-                    }
-                    // A plain use of a name the file defines can only mean the file's own: no `.` or `::`
-                    // before it (a method, another path's item), not in a `use` item, not where a macro
-                    // decides what it means, and no glob import that could bring another of that name.
-                    let after_dot = punct_at(i.wrapping_sub(1), '.') && !punct_at(i.wrapping_sub(2), '.');
-                    let after_path = punct_at(i.wrapping_sub(1), ':');
-                    let own_plain_use = !after_dot
-                        && !after_path
-                        && !macro_tokens
-                        && !self.imports.foreign_glob
-                        && !self.imports.in_use_items.contains(&place(id))
-                        && self.imports.own.contains(name.trim_start_matches("r#"));
-                    if !defined && !own_plain_use {
-                        if let Some(f) = self.forbidden.iter().find(|f| f.reaches(&name)) {
-                            self.refuse(
-                                line,
-                                format!(
-                                    "uses `{name}`, {} — this exercise asks you to write that step yourself with \
-                                     tensor operations (the task at the top of the stub says which)",
-                                    f.what
-                                ),
-                            );
-                        }
-                    }
-                }
-                // `#[$x]`: an attribute whose name a macro's input supplies, which the rules cannot read.
-                TokenTree::Punct(p) if attribute && p.as_char() == '$' => self.refuse(
-                    p.span().start().line,
-                    "builds an attribute from a macro's input (`#[$…]`), which the grader cannot read: write the \
-                     attribute out, or leave it"
+                _ => self.refuse(
+                    line,
+                    "declares a module other than `mod name { … }` (`mod … ;` is a module in another file): an \
+                     exercise is one file (write the module inline, or not at all)"
                         .into(),
                 ),
-                // `#` starts an attribute only before `[…]` or `![…]`; anywhere else (`# $t` in a macro's body,
-                // handed `[no_mangle]`) a macro completes it out of tokens the rules never read as one.
-                TokenTree::Punct(p)
-                    if p.as_char() == '#'
-                        && !matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket)
-                        && !(punct_at(i + 1, '!')
-                            && matches!(tokens.get(i + 2), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket)) =>
-                {
-                    self.refuse(
-                        p.span().start().line,
-                        "writes `#` without its attribute's brackets (a macro would complete it), which the grader \
-                         cannot read: write the attribute out, or leave it"
-                            .into(),
-                    )
+            },
+            "unsafe" => self.refuse(line, "uses `unsafe`, which no exercise needs: remove it".into()),
+            "extern" => self.refuse(
+                line,
+                "uses `extern` (another crate or foreign functions): an exercise file uses `tch`, `std` and what \
+                 its stub imports"
+                    .into(),
+            ),
+            "crate" => self.refuse(
+                line,
+                "reaches outside its own file with `crate`: an exercise file uses only what it defines, `tch`, \
+                 `std` and what its stub imports"
+                    .into(),
+            ),
+            "super" => {
+                // `super::super::…`: how many levels up, counted from this one.
+                let mut up = 1;
+                while tokens.punct_at(i + 3 * up - 2, ':') && tokens.ident_at(i + 3 * up).as_deref() == Some("super") {
+                    up += 1;
                 }
-                TokenTree::Punct(_) | TokenTree::Literal(_) => {}
+                let previous_is_super = tokens.punct_at(i.wrapping_sub(1), ':')
+                    && tokens.ident_at(i.wrapping_sub(3)).as_deref() == Some("super");
+                if !previous_is_super && up > depth {
+                    self.refuse(
+                        line,
+                        "reaches outside its own file with `super`: an exercise file uses only what it defines, \
+                         `tch`, `std` and what its stub imports"
+                            .into(),
+                    );
+                }
             }
+            _ => {}
+        }
+    }
+
+    /// Names by the item they name (`r#include` is `include`): the grader's crates, the learner's crate
+    /// where the stub does not allow it, files read at compile time, assembly and TorchScript.
+    fn named_item(&mut self, tokens: &Tokens, i: usize, id: &proc_macro2::Ident, marks: &mut Marks) {
+        let (name, line) = (id.to_string(), id.span().start().line);
+        match name.trim_start_matches("r#") {
+            // A macro's body is expanded where the macro is called, and so is its `super`: read it as if at
+            // the top of the file, however deep the macro is defined.
+            "macro_rules" if tokens.punct_at(i + 1, '!') => {
+                if let Some(TokenTree::Group(_)) = tokens.0.get(i + 3) {
+                    marks.macro_body.insert(i + 3);
+                }
+            }
+            // The probe links the checks (and so the exercise list): their tape and probe write the frames
+            // the grader reads, so no file may name them, nor the grader's own crate.
+            grader @ ("anatomy_class" | "anatomy_checks" | "anatomy_course" | "anatomy_intake" | "anatomy_grade"
+            | "anatomy_report" | "anatomy_platforms") => {
+                self.refuse(line, format!("names the grader's crate `{grader}`, which an exercise file may not use"))
+            }
+            "transformer_anatomy" if !self.imports.allowed.contains(&place(id)) => {
+                let message = format!("uses the learner's crate `transformer_anatomy` here, {}", allowance(self.uses));
+                self.refuse(line, message)
+            }
+            // By name, wherever it is written: a rename (`use std::include as inc`) or a macro's input
+            // (`m!(include)`) calls it under another name or later.
+            "include" | "include_str" | "include_bytes" => self.refuse(
+                line,
+                format!("names `{name}`, which reads another file at compile time: an exercise file is read alone"),
+            ),
+            "asm" | "global_asm" | "naked_asm" => {
+                self.refuse(line, format!("names `{name}`, inline assembly, which no exercise needs"))
+            }
+            "jit" | "CModule" | "TrainableCModule" | "IValue" => self.refuse(
+                line,
+                format!(
+                    "uses TorchScript (`{name}`), which runs code the grader cannot read: write the exercise with \
+                     tensor operations"
+                ),
+            ),
+            _ => {}
+        }
+    }
+
+    /// `#` and `$` where a macro would complete an attribute out of tokens the rules never read as one.
+    fn punct(&mut self, tokens: &Tokens, i: usize, p: &proc_macro2::Punct, inside: Inside) {
+        let bracket_at =
+            |i: usize| matches!(tokens.0.get(i), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket);
+        // `#[$x]`: an attribute whose name a macro's input supplies, which the rules cannot read.
+        if inside.attribute && p.as_char() == '$' {
+            self.refuse(
+                p.span().start().line,
+                "builds an attribute from a macro's input (`#[$…]`), which the grader cannot read: write the \
+                 attribute out, or leave it"
+                    .into(),
+            );
+        }
+        // `#` starts an attribute only before `[…]` or `![…]`; anywhere else (`# $t` in a macro's body, handed
+        // `[no_mangle]`) a macro completes it out of tokens the rules never read as one.
+        if p.as_char() == '#' && !bracket_at(i + 1) && !(tokens.punct_at(i + 1, '!') && bracket_at(i + 2)) {
+            self.refuse(
+                p.span().start().line,
+                "writes `#` without its attribute's brackets (a macro would complete it), which the grader cannot \
+                 read: write the attribute out, or leave it"
+                    .into(),
+            )
         }
     }
 

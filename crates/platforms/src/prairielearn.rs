@@ -75,65 +75,8 @@ pub fn write_folders(
     }
     let (root, files, course_text) = course_files(course)?;
     let partial = PathBuf::from(format!("{}.partial-{}", out.display(), std::process::id()));
-    let written = (|| -> Result<()> {
-        let course_dir = partial.join("image/course");
-        for f in &files {
-            let target = course_dir.join(f);
-            std::fs::create_dir_all(target.parent().expect("a folder"))?;
-            if f == Path::new("exercises/course.toml") {
-                std::fs::write(&target, &course_text)?;
-            } else {
-                std::fs::copy(root.join(f), &target).with_context(|| format!("cannot copy {}", f.display()))?;
-            }
-        }
-        std::fs::write(partial.join("image/setup.sh"), SETUP)?;
-        std::fs::write(partial.join("image/Dockerfile"), DOCKERFILE.replace("{{IMAGE}}", image))?;
-        let names: Vec<&str> = chosen.iter().map(|e| e.name).collect();
-        let mut uploads: Vec<String> = names.iter().map(|n| format!("{n}.rs")).collect();
-        if chosen.iter().any(|e| e.homework) {
-            uploads.push("homework-cross-attention.ipynb".into());
-        }
-        let digest = format!("{:x}", <md5::Md5 as md5::Digest>::digest(format!("{image} {}", names.join(","))));
-        let uuid =
-            format!("{}-{}-{}-{}-{}", &digest[..8], &digest[8..12], &digest[12..16], &digest[16..20], &digest[20..32]);
-        let title = match chosen {
-            [one] => format!("Transformer anatomy: {}", one.summary),
-            _ => format!("Transformer anatomy: {} exercises", chosen.len()),
-        };
-        let info = json!({
-            "uuid": uuid,
-            "title": title,
-            "topic": "Transformer anatomy",
-            "tags": ["rust", "transformers"],
-            "type": "v3",
-            "singleVariant": true,
-            "gradingMethod": "External",
-            "externalGradingOptions": {
-                "enabled": true,
-                "image": image,
-                "entrypoint": format!("anatomy exercises autograder run --platform prairielearn --root /grade{}", only_args(only)),
-                "timeout": 120,
-            },
-        });
-        std::fs::create_dir_all(partial.join("question"))?;
-        std::fs::write(partial.join("question/info.json"), serde_json::to_string_pretty(&info)? + "\n")?;
-        let list: Vec<String> =
-            chosen.iter().map(|e| format!("<li><code>{}.rs</code>: {}</li>", e.name, e.summary)).collect();
-        let notebook = if chosen.iter().any(|e| e.homework) {
-            "<p>The homework may be handed in as the notebook <code>homework-cross-attention.ipynb</code> instead: \
-             only its solution cell is graded.</p>\n"
-        } else {
-            ""
-        };
-        std::fs::write(
-            partial.join("question/question.html"),
-            QUESTION
-                .replace("{{LIST}}", &list.join("\n    "))
-                .replace("{{NOTEBOOK}}", notebook)
-                .replace("{{FILES}}", &uploads.join(", ")),
-        )?;
-        Ok(())
-    })();
+    let written = write_image(&partial, image, &root, &files, &course_text)
+        .and_then(|()| write_question(&partial.join("question"), image, only, chosen));
     if let Err(e) = written {
         let _ = std::fs::remove_dir_all(&partial);
         return Err(e);
@@ -145,6 +88,73 @@ pub fn write_folders(
         out.display(),
         files.len()
     ))
+}
+
+/// `image/`: the course's files (with its course file as given), the setup script and the Dockerfile.
+fn write_image(partial: &Path, image: &str, root: &Path, files: &[PathBuf], course_text: &str) -> Result<()> {
+    let course_dir = partial.join("image/course");
+    for f in files {
+        let target = course_dir.join(f);
+        std::fs::create_dir_all(target.parent().expect("a folder"))?;
+        if f == Path::new("exercises/course.toml") {
+            std::fs::write(&target, &course_text)?;
+        } else {
+            std::fs::copy(root.join(f), &target).with_context(|| format!("cannot copy {}", f.display()))?;
+        }
+    }
+    std::fs::write(partial.join("image/setup.sh"), SETUP)?;
+    std::fs::write(partial.join("image/Dockerfile"), DOCKERFILE.replace("{{IMAGE}}", image))?;
+    Ok(())
+}
+
+/// `question/`: PrairieLearn's info.json (its external grader runs our autograder) and the page a student
+/// reads, listing the files to upload.
+fn write_question(question: &Path, image: &str, only: &[String], chosen: &[&'static Exercise]) -> Result<()> {
+    let names: Vec<&str> = chosen.iter().map(|e| e.name).collect();
+    let mut uploads: Vec<String> = names.iter().map(|n| format!("{n}.rs")).collect();
+    if chosen.iter().any(|e| e.homework) {
+        uploads.push("homework-cross-attention.ipynb".into());
+    }
+    let digest = format!("{:x}", <md5::Md5 as md5::Digest>::digest(format!("{image} {}", names.join(","))));
+    let uuid =
+        format!("{}-{}-{}-{}-{}", &digest[..8], &digest[8..12], &digest[12..16], &digest[16..20], &digest[20..32]);
+    let title = match chosen {
+        [one] => format!("Transformer anatomy: {}", one.summary),
+        _ => format!("Transformer anatomy: {} exercises", chosen.len()),
+    };
+    let info = json!({
+        "uuid": uuid,
+        "title": title,
+        "topic": "Transformer anatomy",
+        "tags": ["rust", "transformers"],
+        "type": "v3",
+        "singleVariant": true,
+        "gradingMethod": "External",
+        "externalGradingOptions": {
+            "enabled": true,
+            "image": image,
+            "entrypoint": format!("anatomy exercises autograder run --platform prairielearn --root /grade{}", only_args(only)),
+            "timeout": 120,
+        },
+    });
+    std::fs::create_dir_all(question)?;
+    std::fs::write(question.join("info.json"), serde_json::to_string_pretty(&info)? + "\n")?;
+    let list: Vec<String> =
+        chosen.iter().map(|e| format!("<li><code>{}.rs</code>: {}</li>", e.name, e.summary)).collect();
+    let notebook = if chosen.iter().any(|e| e.homework) {
+        "<p>The homework may be handed in as the notebook <code>homework-cross-attention.ipynb</code> instead: \
+         only its solution cell is graded.</p>\n"
+    } else {
+        ""
+    };
+    std::fs::write(
+        question.join("question.html"),
+        QUESTION
+            .replace("{{LIST}}", &list.join("\n    "))
+            .replace("{{NOTEBOOK}}", notebook)
+            .replace("{{FILES}}", &uploads.join(", ")),
+    )?;
+    Ok(())
 }
 
 /// PrairieLearn's image: Ubuntu 22.04 with what `setup.sh` installs and builds, the course in /opt/anatomy.

@@ -110,6 +110,29 @@ pub struct Similar {
 impl Summary {
     /// Counts a graded class. `similar` is the similarity report's pairs, when it was asked for.
     pub fn new(book: &Gradebook, rows: &[Row], similar: Option<&[Pair]>) -> Summary {
+        let (mistakes, stops) = count_mistakes(book, rows);
+        Summary {
+            students: rows.len(),
+            exercises: book.chosen.iter().map(|e| e.name.to_string()).collect(),
+            max_points: book.max_total(),
+            points: Points::of(book, rows),
+            statuses: statuses(book, rows),
+            mistakes,
+            stops,
+            similarity: similar.map(|pairs| pairs.iter().map(Similar::of).collect()),
+            late: Lateness::of(book, rows),
+            feedback: rows
+                .iter()
+                .zip(feedback_files(rows))
+                .map(|(r, file)| (r.student.clone(), format!("feedback/{file}")))
+                .collect(),
+        }
+    }
+}
+
+impl Points {
+    /// The class's totals: mean, median and ten equal bins from 0 to the most points.
+    fn of(book: &Gradebook, rows: &[Row]) -> Points {
         let n = rows.len();
         let mut totals: Vec<f64> = rows.iter().map(|r| book.total(r)).collect();
         totals.sort_by(f64::total_cmp);
@@ -128,105 +151,103 @@ impl Summary {
                 (round(from), round(to), count)
             })
             .collect();
-        let statuses = book
-            .chosen
+        Points { mean: round(mean), median, histogram }
+    }
+}
+
+/// Each exercise's count of students per status, in course order.
+fn statuses(book: &Gradebook, rows: &[Row]) -> Vec<Statuses> {
+    let count = |i: usize, s: Status| rows.iter().filter(|r| r.outcomes[i].status == s).count();
+    book.chosen
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Statuses {
+            exercise: e.name.to_string(),
+            passed: count(i, Status::Passed),
+            failed: count(i, Status::Failed),
+            does_not_compile: count(i, Status::DoesNotCompile),
+            not_done: count(i, Status::NotDone),
+        })
+        .collect()
+}
+
+/// The named mistakes (most frequent first; ties in course order) and the grader's stops, each with how
+/// many students it held.
+fn count_mistakes(book: &Gradebook, rows: &[Row]) -> (Vec<Mistake>, Vec<Mistake>) {
+    let n = rows.len();
+    // (course position, id) → (students, first message).
+    let mut found: BTreeMap<(usize, String), (usize, String)> = BTreeMap::new();
+    for row in rows {
+        for (i, o) in row.outcomes.iter().enumerate() {
+            if let Some(id) = &o.mistake {
+                found.entry((i, id.clone())).or_insert((0, o.message.clone())).0 += 1;
+            }
+        }
+    }
+    let (mut named, mut stops) = (Vec::new(), Vec::new());
+    for ((i, id), (students, message)) in found {
+        let e = book.chosen[i];
+        let stop = STOPS.iter().any(|(s, _)| *s == id);
+        let mistake = Mistake {
+            exercise: e.name.to_string(),
+            words: mistakes::words(&id),
+            // A check's words name the mistake; a stop's message may name a student's files.
+            message: (!stop && id != UNNAMED).then_some(message),
+            hint: find(e.name).ok().and_then(|e| e.hint_levels().into_iter().next()),
+            mistake: id,
+            students,
+            share: if n == 0 { 0.0 } else { round(students as f64 / n as f64) },
+        };
+        if stop {
+            stops.push(mistake)
+        } else {
+            named.push(mistake)
+        }
+    }
+    // The sort is stable: ties stay in course order.
+    named.sort_by_key(|m| std::cmp::Reverse(m.students));
+    (named, stops)
+}
+
+impl Similar {
+    fn of(p: &Pair) -> Similar {
+        let evidence = match p.evidence {
+            Evidence::Strong => "strong",
+            Evidence::Weak => "weak",
+        };
+        Similar {
+            exercise: p.exercise.clone(),
+            students: p.students.clone(),
+            score: round(p.score),
+            evidence: evidence.into(),
+        }
+    }
+}
+
+impl Lateness {
+    /// Who handed in on time, late (latest first) or at no known time, when the course has a late policy.
+    fn of(book: &Gradebook, rows: &[Row]) -> Option<Lateness> {
+        let policy = book.course.late?;
+        let mut late: Vec<LateHandIn> = rows
             .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                let count = |s: Status| rows.iter().filter(|r| r.outcomes[i].status == s).count();
-                Statuses {
-                    exercise: e.name.to_string(),
-                    passed: count(Status::Passed),
-                    failed: count(Status::Failed),
-                    does_not_compile: count(Status::DoesNotCompile),
-                    not_done: count(Status::NotDone),
-                }
+            .filter_map(|r| {
+                let days = book.days_late(r).filter(|&d| d > 0)?;
+                let handed_in = super::points::format_time(r.handed_in?);
+                Some(LateHandIn { student: r.student.clone(), handed_in, days, kept: round(book.kept(r)) })
             })
             .collect();
-        // (course position, id) → (students, first message).
-        let mut found: BTreeMap<(usize, String), (usize, String)> = BTreeMap::new();
-        for row in rows {
-            for (i, o) in row.outcomes.iter().enumerate() {
-                if let Some(id) = &o.mistake {
-                    found.entry((i, id.clone())).or_insert((0, o.message.clone())).0 += 1;
-                }
-            }
-        }
-        let (mut named, mut stops) = (Vec::new(), Vec::new());
-        for ((i, id), (students, message)) in found {
-            let e = book.chosen[i];
-            let stop = STOPS.iter().any(|(s, _)| *s == id);
-            let mistake = Mistake {
-                exercise: e.name.to_string(),
-                words: mistakes::words(&id),
-                // A check's words name the mistake; a stop's message may name a student's files.
-                message: (!stop && id != UNNAMED).then_some(message),
-                hint: find(e.name).ok().and_then(|e| e.hint_levels().into_iter().next()),
-                mistake: id,
-                students,
-                share: if n == 0 { 0.0 } else { round(students as f64 / n as f64) },
-            };
-            if stop {
-                stops.push(mistake)
-            } else {
-                named.push(mistake)
-            }
-        }
-        // Most frequent first; ties in course order (the sort is stable).
-        named.sort_by_key(|m| std::cmp::Reverse(m.students));
-        let similarity = similar.map(|pairs| {
-            pairs
-                .iter()
-                .map(|p| Similar {
-                    exercise: p.exercise.clone(),
-                    students: p.students.clone(),
-                    score: round(p.score),
-                    evidence: match p.evidence {
-                        Evidence::Strong => "strong",
-                        Evidence::Weak => "weak",
-                    }
-                    .into(),
-                })
-                .collect()
-        });
-        let late = book.course.late.map(|policy| {
-            let mut late: Vec<LateHandIn> = rows
-                .iter()
-                .filter_map(|r| {
-                    let days = book.days_late(r).filter(|&d| d > 0)?;
-                    let handed_in = super::points::format_time(r.handed_in?);
-                    Some(LateHandIn { student: r.student.clone(), handed_in, days, kept: round(book.kept(r)) })
-                })
-                .collect();
-            late.sort_by(|a, b| b.handed_in.cmp(&a.handed_in));
-            Lateness {
-                due: book.due.map(super::points::format_time),
-                penalty_per_day: policy.penalty_per_day,
-                max_days: policy.max_days,
-                on_time: rows.iter().filter(|r| book.days_late(r) == Some(0)).count(),
-                late,
-                unknown: match book.due {
-                    Some(_) => rows.iter().filter(|r| r.handed_in.is_none()).map(|r| r.student.clone()).collect(),
-                    None => Vec::new(),
-                },
-            }
-        });
-        Summary {
-            students: n,
-            exercises: book.chosen.iter().map(|e| e.name.to_string()).collect(),
-            max_points: max,
-            points: Points { mean: round(mean), median, histogram },
-            statuses,
-            mistakes: named,
-            stops,
-            similarity,
+        late.sort_by(|a, b| b.handed_in.cmp(&a.handed_in));
+        Some(Lateness {
+            due: book.due.map(super::points::format_time),
+            penalty_per_day: policy.penalty_per_day,
+            max_days: policy.max_days,
+            on_time: rows.iter().filter(|r| book.days_late(r) == Some(0)).count(),
             late,
-            feedback: rows
-                .iter()
-                .zip(feedback_files(rows))
-                .map(|(r, file)| (r.student.clone(), format!("feedback/{file}")))
-                .collect(),
-        }
+            unknown: match book.due {
+                Some(_) => rows.iter().filter(|r| r.handed_in.is_none()).map(|r| r.student.clone()).collect(),
+                None => Vec::new(),
+            },
+        })
     }
 }
 
@@ -512,7 +533,38 @@ fn section(title: &str, intro: Markup, chart: Option<String>, numbers: Markup, w
 /// (a student's name, a check's message, a hand-in time); only plotters' SVG is placed as it is.
 pub fn page(s: &Summary) -> String {
     use crate::gradebook::points;
-    let total = |row: &Statuses| (row.passed + row.failed + row.does_not_compile + row.not_done) as f64;
+    let similar = s.similarity.as_deref().map(similar_section);
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { "The class at a glance" }
+                meta name="viewport" content="width=device-width";
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                h1 { "The class at a glance" }
+                p {
+                    (s.students) " students, " (s.exercises.len()) " exercises; mean " (points(s.points.mean))
+                    " and median " (points(s.points.median)) " of " (points(s.max_points)) " points."
+                }
+                (mistakes_section(s))
+                (exercises_section(s))
+                (totals_section(s))
+                (stops_section(s))
+                @if let Some(late) = &s.late { (late_section(late)) }
+                @if let Some(similar) = similar { (similar) }
+                (students_section(s))
+            }
+        }
+    };
+    page.into_string() + "\n"
+}
+
+/// The named mistakes, most frequent first: a chart of the top fifteen and a table of all, each with what
+/// a student who made it reads.
+fn mistakes_section(s: &Summary) -> Markup {
     let top: Vec<&Mistake> = s.mistakes.iter().take(15).collect();
     let rows: Vec<(String, Vec<f64>)> =
         top.iter().map(|m| (format!("{}: {}", m.exercise, m.mistake), vec![100.0 * m.share])).collect();
@@ -537,7 +589,7 @@ pub fn page(s: &Summary) -> String {
             html! { (format!("{:.0} %", 100.0 * m.share)) },
         ]
     });
-    let mistakes = section(
+    section(
         "Mistakes, most frequent first",
         html! {
             "Each check names the wrong answers it recognises; " (code("unnamed"))
@@ -546,7 +598,12 @@ pub fn page(s: &Summary) -> String {
         chart,
         table(&["exercise", "mistake", "students", "share"], listed),
         true,
-    );
+    )
+}
+
+/// Each exercise's statuses in course order, as stacked bars and a table.
+fn exercises_section(s: &Summary) -> Markup {
+    let total = |row: &Statuses| (row.passed + row.failed + row.does_not_compile + row.not_done) as f64;
     let statuses: Vec<(String, Vec<f64>)> = s
         .statuses
         .iter()
@@ -557,7 +614,7 @@ pub fn page(s: &Summary) -> String {
     let legend = [("passed", PASSED), ("failed", FAILED), ("does not compile", NO_BUILD), ("not done", NOT_DONE)];
     // Room on the right for the legend, clear of the longest bar.
     let x_max = s.statuses.iter().map(total).fold(0.0, f64::max) * 1.8;
-    let exercises = section(
+    section(
         "Each exercise, in course order",
         html! { "How many students passed, failed, handed in a file that does not compile, or left the stub untouched." },
         Some(stacked_bars("Statuses per exercise", ("students", "exercise"), &statuses, &legend, x_max)),
@@ -574,8 +631,13 @@ pub fn page(s: &Summary) -> String {
             }),
         ),
         false,
-    );
-    let totals = section(
+    )
+}
+
+/// The class's totals in ten bins.
+fn totals_section(s: &Summary) -> Markup {
+    use crate::gradebook::points;
+    section(
         "Points",
         html! { "Totals in ten equal bins from 0 to full marks (the last bin includes full marks)." },
         Some(points_chart(s)),
@@ -587,12 +649,16 @@ pub fn page(s: &Summary) -> String {
                 .map(|(from, to, n)| vec![html! { (points(*from)) " – " (points(*to)) }, html! { (n) }]),
         ),
         false,
-    );
+    )
+}
+
+/// The grader's own verdicts: refusals, compiler errors and the sandbox's limits.
+fn stops_section(s: &Summary) -> Markup {
     let stops = s
         .stops
         .iter()
         .map(|m| vec![code(&m.exercise), html! { (code(&m.mistake)) " — " (m.words) }, html! { (m.students) }]);
-    let stops = section(
+    section(
         "Refusals and stops",
         html! { "The grader's own verdicts: files refused before compiling, compiler errors, and the sandbox's limits." },
         None,
@@ -602,66 +668,46 @@ pub fn page(s: &Summary) -> String {
             table(&["exercise", "what happened", "students"], stops)
         },
         true,
-    );
-    let similar = s.similarity.as_ref().map(|pairs| {
-        let listed = pairs.iter().map(|p| {
-            vec![
-                code(&p.exercise),
-                html! { (p.students[0]) },
-                html! { (p.students[1]) },
-                html! { (format!("{:.2}", p.score)) },
-                html! { (p.evidence) },
-            ]
-        });
-        section(
-            "Similar hand-ins",
-            html! {
-                "Pairs above the similarity threshold; weak evidence means the pair shares no more than one whole \
-                 answer holds."
-            },
-            None,
-            if pairs.is_empty() {
-                html! { p { "None above the threshold." } }
-            } else {
-                table(&["exercise", "student", "student", "score", "evidence"], listed)
-            },
-            true,
-        )
+    )
+}
+
+/// The similarity report's pairs, when it was asked for.
+fn similar_section(pairs: &[Similar]) -> Markup {
+    let listed = pairs.iter().map(|p| {
+        vec![
+            code(&p.exercise),
+            html! { (p.students[0]) },
+            html! { (p.students[1]) },
+            html! { (format!("{:.2}", p.score)) },
+            html! { (p.evidence) },
+        ]
     });
+    section(
+        "Similar hand-ins",
+        html! {
+            "Pairs above the similarity threshold; weak evidence means the pair shares no more than one whole \
+             answer holds."
+        },
+        None,
+        if pairs.is_empty() {
+            html! { p { "None above the threshold." } }
+        } else {
+            table(&["exercise", "student", "student", "score", "evidence"], listed)
+        },
+        true,
+    )
+}
+
+/// A link to each student's feedback.
+fn students_section(s: &Summary) -> Markup {
     let students = s.feedback.iter().map(|(student, file)| vec![html! { a href=(href(file)) { (student) } }]);
-    let students = section(
+    section(
         "Students",
         html! { "Each student's feedback, as they receive it." },
         None,
         table(&["feedback"], students),
         true,
-    );
-    let page = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                title { "The class at a glance" }
-                meta name="viewport" content="width=device-width";
-                style { (PreEscaped(STYLE)) }
-            }
-            body {
-                h1 { "The class at a glance" }
-                p {
-                    (s.students) " students, " (s.exercises.len()) " exercises; mean " (points(s.points.mean))
-                    " and median " (points(s.points.median)) " of " (points(s.max_points)) " points."
-                }
-                (mistakes)
-                (exercises)
-                (totals)
-                (stops)
-                @if let Some(late) = &s.late { (late_section(late)) }
-                @if let Some(similar) = similar { (similar) }
-                (students)
-            }
-        }
-    };
-    page.into_string() + "\n"
+    )
 }
 
 /// Who handed in late, under the course's policy; without a due date, how to give one.

@@ -174,69 +174,8 @@ pub fn cross_attention(
     let (d_model, head_dim) = (16, 8);
     let vs = nn::VarStore::new(Device::Cpu);
     let projections = Projections::new(&vs.root(), d_model, head_dim);
-    for (batch, t, s) in [(2, 3, 5), (1, 4, 2), (3, 6, 6)] {
-        let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
-        // The two ways round that come out square or transposed, named when the shape shows them.
-        let rectangular = |got: &[i64]| match got {
-            [_, a, b] if (*a, *b) == (s, t) && s != t => {
-                named(QUERIES_FROM_THE_ENCODER, QUERIES_FROM_THE_ENCODER_WORDS)
-            }
-            [_, a, b] if (*a, *b) == (t, t) && s != t => named(SELF_ATTENTION_INSTEAD, SELF_ATTENTION_WORDS),
-            _ => told(RECTANGULAR),
-        };
-        let returns = || {
-            [
-                Returned::floats("output", &[batch, t, head_dim]).told(": one head_dim vector per target position"),
-                Returned::floats(format!("weights for {t} target and {s} source positions"), &[batch, t, s])
-                    .choose(rectangular),
-            ]
-        };
-        let attend = |mask: Option<&Tensor>| {
-            call(|| cross_attention(&decoder_states, &encoder_output, &projections, mask), &returns(), &[TRANSPOSE])
-        };
-        // First without a mask, so that a shape mistake is reported as one.
-        let _ = attend(None)?;
-        // Item 0 has its last source position padded (when there are at least two); the others are full.
-        let padding = Tensor::ones([batch, s], (Kind::Int64, Device::Cpu));
-        if s > 1 {
-            let _ = padding.get(0).narrow(0, s - 1, 1).fill_(0);
-        }
-        let (output, weights) = attend(Some(&padding))?;
-        if s > 1 {
-            let leaked = weights.get(0).narrow(1, s - 1, 1).abs().max().double_value(&[]);
-            if leaked != 0.0 {
-                return Err(Failure::named(
-                    PADDING_IGNORED,
-                    format!(
-                        "the padded source position gets weight {leaked:.4}; it must be exactly 0 (mask it with -inf \
-                         before the softmax; the [batch, s] mask needs a middle axis to broadcast over the target \
-                         positions)"
-                    ),
-                ));
-            }
-        }
-        expect_rows_sum_to_one("weights", &weights)?;
-        // Independent reference: libtorch's own attention kernel on the same projections.
-        let q = projections.query.forward(&decoder_states);
-        let k = projections.key.forward(&encoder_output);
-        let v = projections.value.forward(&encoder_output);
-        let allowed = padding.ne(0).unsqueeze(1); // [batch, 1, s]
-        let sdpa = |scale: Option<f64>| {
-            Tensor::scaled_dot_product_attention(&q, &k, &v, Some(allowed.shallow_clone()), 0.0, false, scale, false)
-        };
-        expect_close_or_name(
-            "output",
-            &output,
-            &sdpa(None),
-            1e-5,
-            &[
-                (
-                    sdpa(Some(1.0 / head_dim as f64)),
-                    named(SCALED_BY_D, "the scores are divided by head_dim; divide by √head_dim"),
-                ),
-                (sdpa(Some(1.0)), told("the scores are not scaled: divide by √head_dim")),
-            ],
-        )?;
+    for shape in [(2, 3, 5), (1, 4, 2), (3, 6, 6)] {
+        cross_attention_at(cross_attention, &projections, (d_model, head_dim), shape)?;
     }
     let (decoder_states, encoder_output) = (randn(&[1, 2, d_model]), randn(&[1, 3, d_model]));
     let returns = [
@@ -261,6 +200,77 @@ pub fn cross_attention(
         1e-5,
         ": with no mask, every source position counts",
     )
+}
+
+/// One shape of `cross_attention` (`d_model → head_dim` projections): batch items, `t` target and `s` source positions, once without a mask
+/// and once with the last source position of item 0 padded.
+fn cross_attention_at(
+    cross_attention: &dyn Fn(&Tensor, &Tensor, &Projections, Option<&Tensor>) -> (Tensor, Tensor),
+    projections: &Projections,
+    (d_model, head_dim): (i64, i64),
+    (batch, t, s): (i64, i64, i64),
+) -> CheckResult {
+    let (decoder_states, encoder_output) = (randn(&[batch, t, d_model]), randn(&[batch, s, d_model]));
+    // The two ways round that come out square or transposed, named when the shape shows them.
+    let rectangular = |got: &[i64]| match got {
+        [_, a, b] if (*a, *b) == (s, t) && s != t => named(QUERIES_FROM_THE_ENCODER, QUERIES_FROM_THE_ENCODER_WORDS),
+        [_, a, b] if (*a, *b) == (t, t) && s != t => named(SELF_ATTENTION_INSTEAD, SELF_ATTENTION_WORDS),
+        _ => told(RECTANGULAR),
+    };
+    let returns = || {
+        [
+            Returned::floats("output", &[batch, t, head_dim]).told(": one head_dim vector per target position"),
+            Returned::floats(format!("weights for {t} target and {s} source positions"), &[batch, t, s])
+                .choose(rectangular),
+        ]
+    };
+    let attend = |mask: Option<&Tensor>| {
+        call(|| cross_attention(&decoder_states, &encoder_output, projections, mask), &returns(), &[TRANSPOSE])
+    };
+    // First without a mask, so that a shape mistake is reported as one.
+    let _ = attend(None)?;
+    // Item 0 has its last source position padded (when there are at least two); the others are full.
+    let padding = Tensor::ones([batch, s], (Kind::Int64, Device::Cpu));
+    if s > 1 {
+        let _ = padding.get(0).narrow(0, s - 1, 1).fill_(0);
+    }
+    let (output, weights) = attend(Some(&padding))?;
+    if s > 1 {
+        let leaked = weights.get(0).narrow(1, s - 1, 1).abs().max().double_value(&[]);
+        if leaked != 0.0 {
+            return Err(Failure::named(
+                PADDING_IGNORED,
+                format!(
+                    "the padded source position gets weight {leaked:.4}; it must be exactly 0 (mask it with -inf \
+                     before the softmax; the [batch, s] mask needs a middle axis to broadcast over the target \
+                     positions)"
+                ),
+            ));
+        }
+    }
+    expect_rows_sum_to_one("weights", &weights)?;
+    // Independent reference: libtorch's own attention kernel on the same projections.
+    let q = projections.query.forward(&decoder_states);
+    let k = projections.key.forward(&encoder_output);
+    let v = projections.value.forward(&encoder_output);
+    let allowed = padding.ne(0).unsqueeze(1); // [batch, 1, s]
+    let sdpa = |scale: Option<f64>| {
+        Tensor::scaled_dot_product_attention(&q, &k, &v, Some(allowed.shallow_clone()), 0.0, false, scale, false)
+    };
+    expect_close_or_name(
+        "output",
+        &output,
+        &sdpa(None),
+        1e-5,
+        &[
+            (
+                sdpa(Some(1.0 / head_dim as f64)),
+                named(SCALED_BY_D, "the scores are divided by head_dim; divide by √head_dim"),
+            ),
+            (sdpa(Some(1.0)), told("the scores are not scaled: divide by √head_dim")),
+        ],
+    )?;
+    Ok(())
 }
 
 /// `decoder_layer`: no peeking at later targets, a dependence on the encoder output, and the crate's
@@ -309,34 +319,7 @@ pub fn decoder_layer(
         ));
     }
     let expected = layer.forward(&x, &memory, Some(&target_mask), Some(&source_mask), false, None).hidden_state;
-    // Two classic arrangements of the same parts, to name them when they come out.
-    let self_attend = |h: &Tensor| parts.self_attention.forward(h, h, Some(&target_mask), Pass::EVAL).output;
-    let cross_attend = |h: &Tensor| parts.cross_attention.forward(h, &memory, Some(&source_mask), Pass::EVAL).output;
-    let post_ln = {
-        let y = parts.norm_1.forward(&(&x + self_attend(&x)));
-        let y = parts.norm_2.forward(&(&y + cross_attend(&y)));
-        parts.norm_3.forward(&(&y + parts.feed_forward.forward(&y)))
-    };
-    let no_skips = {
-        let y = self_attend(&parts.norm_1.forward(&x));
-        let y = cross_attend(&parts.norm_2.forward(&y));
-        parts.feed_forward.forward(&parts.norm_3.forward(&y))
-    };
-    if close(&out, &post_ln, 1e-5) {
-        return Err(Failure::named(
-            POST_LAYER_NORM,
-            "decoder_layer: this is the post-layer-norm arrangement, norm(x + sublayer(x)); this layer is pre-LN: \
-             x + sublayer(norm(x))"
-                .into(),
-        ));
-    }
-    if close(&out, &no_skips, 1e-5) {
-        return Err(Failure::named(
-            NO_SKIP_CONNECTIONS,
-            "decoder_layer: the skip connections are missing: add x back after each sub-layer, x + sublayer(norm(x))"
-                .into(),
-        ));
-    }
+    decoder_arrangements(&out, &x, &memory, &parts, (&target_mask, &source_mask))?;
     expect_close(
         "decoder_layer output",
         &out,
@@ -345,6 +328,45 @@ pub fn decoder_layer(
         ": check each step is x + sublayer(norm(x)) in the order self-attention (norm_1), cross-attention \
          (norm_2), feed-forward (norm_3)",
     )
+}
+
+/// Two classic arrangements of the same parts, named when the student's output is one of them: post-LN,
+/// and no skip connections.
+fn decoder_arrangements(
+    out: &Tensor,
+    x: &Tensor,
+    memory: &Tensor,
+    parts: &DecoderLayerParts,
+    (target_mask, source_mask): (&Tensor, &Tensor),
+) -> CheckResult {
+    let self_attend = |h: &Tensor| parts.self_attention.forward(h, h, Some(target_mask), Pass::EVAL).output;
+    let cross_attend = |h: &Tensor| parts.cross_attention.forward(h, memory, Some(source_mask), Pass::EVAL).output;
+    let post_ln = {
+        let y = parts.norm_1.forward(&(x + self_attend(x)));
+        let y = parts.norm_2.forward(&(&y + cross_attend(&y)));
+        parts.norm_3.forward(&(&y + parts.feed_forward.forward(&y)))
+    };
+    let no_skips = {
+        let y = self_attend(&parts.norm_1.forward(x));
+        let y = cross_attend(&parts.norm_2.forward(&y));
+        parts.feed_forward.forward(&parts.norm_3.forward(&y))
+    };
+    if close(out, &post_ln, 1e-5) {
+        return Err(Failure::named(
+            POST_LAYER_NORM,
+            "decoder_layer: this is the post-layer-norm arrangement, norm(x + sublayer(x)); this layer is pre-LN: \
+             x + sublayer(norm(x))"
+                .into(),
+        ));
+    }
+    if close(out, &no_skips, 1e-5) {
+        return Err(Failure::named(
+            NO_SKIP_CONNECTIONS,
+            "decoder_layer: the skip connections are missing: add x back after each sub-layer, x + sublayer(norm(x))"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The three classic wrong tables, built in `f64`, named when the student's table is one of them.

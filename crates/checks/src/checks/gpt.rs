@@ -4,7 +4,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, close, expect_close, named, randn, told, CheckResult, Failure, Mistake, Returned};
+use super::{call, close, expect_close, named, randn, told, CheckResult, Failure, Mistake, Returned, Said};
 
 /// The named mistakes of `gpt_block`.
 pub const GPT_BLOCK: &[Mistake] =
@@ -97,52 +97,7 @@ pub fn gpt_block(gpt_block: &dyn Fn(&Tensor, &GptBlockParts) -> Tensor) -> Check
     if close(&out, &expected, 1e-5) {
         return Ok(());
     }
-    let wrong = [
-        (
-            arrangement(&x, &parts, MaskAt::Nowhere, false, true, true),
-            named(
-                NO_MASK,
-                "there is no causal mask: every position reads the positions after it. Set the scores above the \
-                 diagonal (`triu(1)`) to −∞ before the softmax",
-            ),
-        ),
-        (
-            arrangement(&x, &parts, MaskAt::AfterSoftmax, false, true, true),
-            named(
-                MASK_AFTER_SOFTMAX,
-                "the mask comes after the softmax: the remaining weights of a row no longer sum to 1, and the \
-                 future still counts through the softmax's denominator. Set the future's scores to −∞ before the \
-                 softmax",
-            ),
-        ),
-        (
-            arrangement(&x, &parts, MaskAt::ZeroBeforeSoftmax, false, true, true),
-            named(
-                FUTURE_FILLED_WITH_ZERO,
-                "the future's scores are set to 0, not −∞: exp(0) = 1, so the future keeps a share of the weight. \
-                 Fill them with `f64::NEG_INFINITY`",
-            ),
-        ),
-        (
-            arrangement(&x, &parts, MaskAt::BeforeSoftmax, true, true, true),
-            named(
-                POST_LAYER_NORM,
-                "this is the post-layer-norm arrangement, norm(x + sublayer(x)); a GPT block is pre-LN: \
-                 x + sublayer(norm(x))",
-            ),
-        ),
-        (
-            arrangement(&x, &parts, MaskAt::BeforeSoftmax, false, false, true),
-            named(
-                NO_RESIDUAL,
-                "the skip connections are missing: add x back after each sub-layer, x + sublayer(norm(x))",
-            ),
-        ),
-        (
-            arrangement(&x, &parts, MaskAt::BeforeSoftmax, false, true, false),
-            named(NOT_SCALED, "the scores are not scaled: divide q · kᵀ by √head_dim before the softmax"),
-        ),
-    ];
+    let wrong = wrong_arrangements(&x, &parts);
     if let Some((_, said)) = wrong.iter().find(|(arranged, _)| close(&out, arranged, 1e-5)) {
         return Err(Failure { message: format!("gpt_block: {}", said.words), mistake: said.mistake });
     }
@@ -166,4 +121,54 @@ pub fn gpt_block(gpt_block: &dyn Fn(&Tensor, &GptBlockParts) -> Tensor) -> Check
         ": check the heads (view [batch, t, heads, head_dim], then transpose(1, 2)), the order of the two \
          sub-layers (attention with norm_1, then feed-forward with norm_2) and the output projection",
     )
+}
+
+/// The block's parts put together in the six wrong ways the check names, each with what it tells.
+fn wrong_arrangements(x: &Tensor, parts: &GptBlockParts) -> [(Tensor, Said); 6] {
+    [
+        (
+            arrangement(x, parts, MaskAt::Nowhere, false, true, true),
+            named(
+                NO_MASK,
+                "there is no causal mask: every position reads the positions after it. Set the scores above the \
+                 diagonal (`triu(1)`) to −∞ before the softmax",
+            ),
+        ),
+        (
+            arrangement(x, parts, MaskAt::AfterSoftmax, false, true, true),
+            named(
+                MASK_AFTER_SOFTMAX,
+                "the mask comes after the softmax: the remaining weights of a row no longer sum to 1, and the \
+                 future still counts through the softmax's denominator. Set the future's scores to −∞ before the \
+                 softmax",
+            ),
+        ),
+        (
+            arrangement(x, parts, MaskAt::ZeroBeforeSoftmax, false, true, true),
+            named(
+                FUTURE_FILLED_WITH_ZERO,
+                "the future's scores are set to 0, not −∞: exp(0) = 1, so the future keeps a share of the weight. \
+                 Fill them with `f64::NEG_INFINITY`",
+            ),
+        ),
+        (
+            arrangement(x, parts, MaskAt::BeforeSoftmax, true, true, true),
+            named(
+                POST_LAYER_NORM,
+                "this is the post-layer-norm arrangement, norm(x + sublayer(x)); a GPT block is pre-LN: \
+                 x + sublayer(norm(x))",
+            ),
+        ),
+        (
+            arrangement(x, parts, MaskAt::BeforeSoftmax, false, false, true),
+            named(
+                NO_RESIDUAL,
+                "the skip connections are missing: add x back after each sub-layer, x + sublayer(norm(x))",
+            ),
+        ),
+        (
+            arrangement(x, parts, MaskAt::BeforeSoftmax, false, true, false),
+            named(NOT_SCALED, "the scores are not scaled: divide q · kᵀ by √head_dim before the softmax"),
+        ),
+    ]
 }

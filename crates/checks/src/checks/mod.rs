@@ -325,3 +325,61 @@ fn parts(list: &[&dyn Fn() -> CheckResult]) -> CheckResult {
         Some(c) => Err(Failure { message: c.message, mistake: c.mistake }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SQUARE: Mistake = Mistake("square");
+
+    /// What the gate says of one returned tensor described as `[2, 3]` floats.
+    fn gate(answer: Tensor) -> Result<Tensor, Failure> {
+        let returns = [Returned::floats("weights", &[2, 3]).choose(|got| {
+            if got == [3, 3] {
+                named(SQUARE, ": square")
+            } else {
+                told(": one row per query")
+            }
+        })];
+        call(|| answer, &returns, &[])
+    }
+
+    #[test]
+    fn the_gate_compares_shape_then_kind_before_any_value_and_reads_the_value_not_the_memory() {
+        let right = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).view([2, 3]);
+        // A negated view whose memory holds the right numbers is read as what it is, their negation.
+        let read = gate(right.internal_neg_view()).unwrap();
+        assert_eq!(max_abs_diff(&read, &-&right), 0.0);
+        let wrong = gate(right.tr()).unwrap_err();
+        assert_eq!(wrong.message, "weights: expected shape [2, 3], got [3, 2]: one row per query");
+        assert_eq!(wrong.mistake, None);
+        let square = gate(Tensor::zeros([3, 3], (Kind::Float, Device::Cpu))).unwrap_err();
+        assert_eq!(square.mistake, Some(SQUARE), "the shape that came back chooses the words");
+        // A 0-dim answer is a wrong shape, never a number compared with the expected ones.
+        let scalar = gate(Tensor::from(0.0f32)).unwrap_err();
+        assert!(scalar.message.contains("expected shape [2, 3], got []"), "{}", scalar.message);
+        // Shape first: a wrong shape of the wrong kind is told its shape; the right shape its kind.
+        let ints = Tensor::zeros([3, 2], (Kind::Int64, Device::Cpu));
+        assert!(gate(ints).unwrap_err().message.contains("expected shape"));
+        let ints = Tensor::zeros([2, 3], (Kind::Int64, Device::Cpu));
+        assert_eq!(
+            gate(ints).unwrap_err().message,
+            "weights: a tensor of kind Int64; this check reads Float or Double"
+        );
+    }
+
+    #[test]
+    fn a_known_libtorch_error_is_named_and_a_students_own_panic_goes_on_unwinding() {
+        let returns = [Returned::floats("scores", &[2, 2])];
+        let (a, b) = (
+            Tensor::zeros([2, 3, 4], (Kind::Float, Device::Cpu)),
+            Tensor::zeros([2, 3, 4], (Kind::Float, Device::Cpu)),
+        );
+        let failure = call(|| a.bmm(&b), &returns, &[TRANSPOSE]).unwrap_err();
+        assert_eq!(failure.mistake, Some(KEYS_NOT_TRANSPOSED));
+        assert!(failure.message.starts_with("LibTorch: ") && failure.message.ends_with(TRANSPOSE.1.words));
+        let todo =
+            std::panic::catch_unwind(AssertUnwindSafe(|| call(|| -> Tensor { todo!() }, &returns, &[TRANSPOSE])));
+        assert!(todo.is_err(), "a todo!() is not a check's failure: it is the stub, not done");
+    }
+}

@@ -158,6 +158,35 @@ impl Recipe {
         let _one = BUILD.lock().unwrap_or_else(|e| e.into_inner());
         let lock = File::create(work.join(".lock"))?;
         lock.lock().context("cannot lock target/exercise-grader/.lock")?;
+        let Built { externs, native, artifacts } = Built::cargo_build()?;
+        let libs = Built::libs_folder(work, artifacts)?;
+        let externs = externs.into_iter().map(|(n, f)| (n, libs.join(f.file_name().expect("a file")))).collect();
+        let rustc = std::env::var_os("RUSTC").map(PathBuf::from).unwrap_or_else(|| "rustc".into());
+        let sysroot = Command::new(&rustc).args(["--print", "sysroot"]).output().context("cannot run rustc")?;
+        let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+        let libtorch_lib = PathBuf::from(option_env!("ANATOMY_LIBTORCH_LIB").unwrap_or_default());
+        Ok(Recipe { rustc: sysroot.join("bin").join("rustc"), sysroot, libs, externs, native, libtorch_lib })
+    }
+
+    /// The folders a probe needs at run time: LibTorch's (with the CUDA stubs beside it).
+    pub(super) fn runtime_dirs(&self) -> Vec<PathBuf> {
+        // .deps/libtorch/torch/lib → .deps/libtorch (libtorch_cpu finds ../../nvidia/… from its folder).
+        let top = self.libtorch_lib.parent().and_then(Path::parent).unwrap_or(&self.libtorch_lib);
+        vec![top.to_path_buf()]
+    }
+}
+
+/// What `cargo build` made: the crates a probe names (by crate name), the folders of native libraries the
+/// build scripts linked, and every library file.
+struct Built {
+    externs: Vec<(String, PathBuf)>,
+    native: Vec<PathBuf>,
+    artifacts: Vec<PathBuf>,
+}
+
+impl Built {
+    /// Runs `cargo build` on the workspace and reads its JSON messages.
+    fn cargo_build() -> Result<Built> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let root = project_root();
         let output = Command::new(&cargo)
@@ -166,7 +195,8 @@ impl Recipe {
             .arg(root.join("Cargo.toml"))
             .output()
             .with_context(|| format!("cannot run {cargo:?} to build the grader: is Rust installed?"))?;
-        let (mut externs, mut native, mut artifacts) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut externs, mut native, mut artifacts): (Vec<(String, PathBuf)>, Vec<PathBuf>, Vec<PathBuf>) =
+            (Vec::new(), Vec::new(), Vec::new());
         for line in output.stdout.lines() {
             let Ok(m) = serde_json::from_str::<CargoMessage>(&line?) else { continue };
             match m.reason.as_str() {
@@ -208,8 +238,12 @@ impl Recipe {
                 stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("cargo gave no reason")
             );
         }
-        // A folder holding the built libraries and nothing else (no earlier probe, no student's file), named
-        // after what it holds: a grading running at the same time may be compiling against an older one.
+        Ok(Built { externs, native, artifacts })
+    }
+
+    /// A folder holding the built libraries and nothing else (no earlier probe, no student's file), named
+    /// after what it holds: a grading running at the same time may be compiling against an older one.
+    fn libs_folder(work: &Path, mut artifacts: Vec<PathBuf>) -> Result<PathBuf> {
         artifacts.sort();
         artifacts.dedup();
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -239,19 +273,7 @@ impl Recipe {
                 }
             }
         }
-        let externs = externs.into_iter().map(|(n, f)| (n, libs.join(f.file_name().expect("a file")))).collect();
-        let rustc = std::env::var_os("RUSTC").map(PathBuf::from).unwrap_or_else(|| "rustc".into());
-        let sysroot = Command::new(&rustc).args(["--print", "sysroot"]).output().context("cannot run rustc")?;
-        let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
-        let libtorch_lib = PathBuf::from(option_env!("ANATOMY_LIBTORCH_LIB").unwrap_or_default());
-        Ok(Recipe { rustc: sysroot.join("bin").join("rustc"), sysroot, libs, externs, native, libtorch_lib })
-    }
-
-    /// The folders a probe needs at run time: LibTorch's (with the CUDA stubs beside it).
-    pub(super) fn runtime_dirs(&self) -> Vec<PathBuf> {
-        // .deps/libtorch/torch/lib → .deps/libtorch (libtorch_cpu finds ../../nvidia/… from its folder).
-        let top = self.libtorch_lib.parent().and_then(Path::parent).unwrap_or(&self.libtorch_lib);
-        vec![top.to_path_buf()]
+        Ok(libs)
     }
 }
 

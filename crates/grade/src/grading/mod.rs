@@ -122,50 +122,14 @@ pub fn grade_units(units: Vec<Vec<Submission>>, options: &Options, done: &(dyn F
     // Every file is read once, here, with no link followed: only these bytes are graded.
     let sources: Vec<Vec<Source>> =
         units.iter().map(|u| u.iter().map(|s| handin::read_code(&s.file, s.exercise)).collect()).collect();
-    // Identical units (the same files under other names) are built and probed once.
-    let mut distinct: Vec<usize> = Vec::new();
-    let mut same_as: Vec<usize> = Vec::new();
-    let mut keys: BTreeMap<Vec<(&'static str, &Source)>, usize> = BTreeMap::new();
-    for (unit, source) in units.iter().zip(&sources) {
-        let key: Vec<(&'static str, &Source)> = unit.iter().map(|s| s.exercise.name).zip(source).collect();
-        let next = distinct.len();
-        let index = *keys.entry(key).or_insert(next);
-        if index == next {
-            distinct.push(same_as.len());
-        }
-        same_as.push(index);
-    }
+    let same = Distinct::of(&units, &sources);
     let context = Setup { recipe: &recipe, tier: &options.tier, programs: &programs, limits: options.limits, seed };
-    let results: Vec<Mutex<Option<Result<Vec<Outcome>>>>> = distinct.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    // Set when the grader itself fails: no new unit starts, the ones under way finish.
-    let failed = std::sync::atomic::AtomicBool::new(false);
-    let finished = AtomicUsize::new(0);
-    let copies: Vec<usize> = (0..distinct.len()).map(|d| same_as.iter().filter(|&&i| i == d).count()).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..options.jobs.max(1).min(distinct.len().max(1)) {
-            scope.spawn(|| loop {
-                let d = next.fetch_add(1, Ordering::SeqCst);
-                if d >= distinct.len() || failed.load(Ordering::SeqCst) {
-                    break;
-                }
-                let folder = run.path().join(format!("u{d:03}"));
-                let result = grade_unit(&units[distinct[d]], &sources[distinct[d]], &folder, &context);
-                if result.is_err() {
-                    failed.store(true, Ordering::SeqCst);
-                }
-                // Its copies and its probe are no longer needed: the class's disk holds two units at a time.
-                let _ = fs::remove_dir_all(&folder);
-                *results[d].lock().expect("not poisoned") = Some(result);
-                done(finished.fetch_add(copies[d], Ordering::SeqCst) + copies[d]);
-            });
-        }
-    });
+    let results = same.grade(&units, &sources, run.path(), &context, options.jobs, done);
     drop(run);
     let mut failure = None;
     let mut per_distinct = Vec::new();
     for r in results {
-        per_distinct.push(match r.into_inner().expect("not poisoned") {
+        per_distinct.push(match r {
             Some(Ok(outcomes)) => Some(outcomes),
             Some(Err(e)) => {
                 failure.get_or_insert(e);
@@ -177,9 +141,9 @@ pub fn grade_units(units: Vec<Vec<Submission>>, options: &Options, done: &(dyn F
     // A copy's messages name its own files, never those of the student it was graded with.
     let units = units
         .iter()
-        .zip(&same_as)
+        .zip(&same.same_as)
         .map(|(unit, &d)| {
-            let first = &units[distinct[d]];
+            let first = &units[same.distinct[d]];
             let graded = per_distinct[d].as_ref()?;
             Some(
                 unit.iter()
@@ -195,6 +159,72 @@ pub fn grade_units(units: Vec<Vec<Submission>>, options: &Options, done: &(dyn F
         })
         .collect();
     Ok(Graded { units, failure })
+}
+
+/// Identical units (the same files under other names) are built and probed once: `distinct` holds the
+/// first unit of each kind, `same_as` each unit's kind.
+struct Distinct {
+    distinct: Vec<usize>,
+    same_as: Vec<usize>,
+}
+
+impl Distinct {
+    fn of(units: &[Vec<Submission>], sources: &[Vec<Source>]) -> Distinct {
+        let (mut distinct, mut same_as) = (Vec::new(), Vec::new());
+        let mut keys: BTreeMap<Vec<(&'static str, &Source)>, usize> = BTreeMap::new();
+        for (unit, source) in units.iter().zip(sources) {
+            let key: Vec<(&'static str, &Source)> = unit.iter().map(|s| s.exercise.name).zip(source).collect();
+            let next = distinct.len();
+            let index = *keys.entry(key).or_insert(next);
+            if index == next {
+                distinct.push(same_as.len());
+            }
+            same_as.push(index);
+        }
+        Distinct { distinct, same_as }
+    }
+
+    /// Grades each kind once, `jobs` at a time, each in a folder of its own under `run`; `None` for the
+    /// kinds not started after the grader itself failed.
+    fn grade(
+        &self,
+        units: &[Vec<Submission>],
+        sources: &[Vec<Source>],
+        run: &Path,
+        context: &Setup,
+        jobs: usize,
+        done: &(dyn Fn(usize) + Sync),
+    ) -> Vec<Option<Result<Vec<Outcome>>>> {
+        let results: Vec<Mutex<Option<Result<Vec<Outcome>>>>> =
+            self.distinct.iter().map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        // Set when the grader itself fails: no new unit starts, the ones under way finish.
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let finished = AtomicUsize::new(0);
+        let copies: Vec<usize> =
+            (0..self.distinct.len()).map(|d| self.same_as.iter().filter(|&&i| i == d).count()).collect();
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.max(1).min(self.distinct.len().max(1)) {
+                scope.spawn(|| loop {
+                    let d = next.fetch_add(1, Ordering::SeqCst);
+                    if d >= self.distinct.len() || failed.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let folder = run.join(format!("u{d:03}"));
+                    let first = self.distinct[d];
+                    let result = grade_unit(&units[first], &sources[first], &folder, context);
+                    if result.is_err() {
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                    // Its copies and its probe are no longer needed: the class's disk holds two units at a time.
+                    let _ = fs::remove_dir_all(&folder);
+                    *results[d].lock().expect("not poisoned") = Some(result);
+                    done(finished.fetch_add(copies[d], Ordering::SeqCst) + copies[d]);
+                });
+            }
+        });
+        results.into_iter().map(|r| r.into_inner().expect("not poisoned")).collect()
+    }
 }
 
 /// A seed from the clock and the process: different for every grading run.
@@ -241,116 +271,141 @@ pub(super) type Source = std::result::Result<Vec<u8>, String>;
 /// regular file and keep its exercise's rules ([`rules`]).
 fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup) -> Result<Vec<Outcome>> {
     fs::create_dir_all(folder)?;
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; unit.len()];
-    let mut remaining: Vec<usize> = Vec::new();
-    // Files the parser could not read: graded by the compiler's message, refused if the compiler accepts them.
-    let mut unreadable: BTreeMap<usize, String> = BTreeMap::new();
-    for (i, (s, source)) in unit.iter().zip(sources).enumerate() {
-        let shown = s.file.display();
-        let text = match source {
-            Err(why) => {
-                outcomes[i] = Some(failed(s, Status::Failed, why.clone(), "refused_hand_in"));
-                continue;
-            }
-            Ok(bytes) => match std::str::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(_) => {
-                    let why = format!("{shown} is not UTF-8 text: save it as UTF-8");
-                    outcomes[i] = Some(failed(s, Status::DoesNotCompile, why, "not_utf8"));
-                    continue;
-                }
-            },
-        };
-        match rules::check(text, s.exercise.uses, s.exercise.forbids) {
-            Verdict::Allowed => remaining.push(i),
-            Verdict::Refused(r) => {
-                outcomes[i] =
-                    Some(failed(s, Status::Failed, format!("{shown}:{}: {}", r.line, r.message), "refused_by_rules"));
-            }
-            Verdict::Beyond(r) => {
-                let why = format!("{shown}:{}: {}", r.line, r.message);
-                outcomes[i] = Some(failed(s, Status::Failed, why, "beyond_reading_limits"));
-            }
-            Verdict::Unreadable(r) => {
-                unreadable.insert(i, format!("{shown}:{}: {}", r.line, r.message));
-                remaining.push(i);
-            }
-        }
-    }
-    // Once per unit: a build that fails without naming a file is split into one build per file.
-    let mut isolated = false;
-    let plan = loop {
-        if remaining.is_empty() {
-            break None;
-        }
-        let plan = Plan::write(unit, sources, &remaining, folder)?;
-        let why = match compile(cx, folder)? {
-            Compiled::Probe => {
-                // The compiler read what the parser could not: refused, since the rules could not be checked.
-                let unchecked: Vec<usize> = remaining.iter().copied().filter(|i| unreadable.contains_key(i)).collect();
-                if unchecked.is_empty() {
-                    break Some(plan);
-                }
-                for i in unchecked {
-                    let why = unreadable.remove(&i).expect("listed");
-                    outcomes[i] = Some(failed(&unit[i], Status::Failed, why, "refused_by_rules"));
-                    remaining.retain(|&j| j != i);
-                }
-                continue;
-            }
-            Compiled::Errors(mut errors) => {
-                // An error in the student's own file says more than its echo in the plan's call.
-                errors.sort_by_key(|e| e.file == "main.rs");
-                let mut blamed = BTreeSet::new();
-                for e in &errors {
-                    for i in plan.blame(e) {
-                        if blamed.insert(i) {
-                            let s = &unit[i];
-                            outcomes[i] =
-                                Some(failed(s, Status::DoesNotCompile, plan.describe(e, s), "does_not_compile"));
-                        }
-                    }
-                }
-                if !blamed.is_empty() {
-                    remaining.retain(|i| !blamed.contains(i));
-                    continue;
-                }
-                // An error in no one file (the linker's, say).
-                let first = errors.first().map(|e| e.rendered.trim_end()).unwrap_or("no message");
-                (format!("does not build: {first}"), "does_not_compile")
-            }
-            Compiled::Stopped(why) => (why, "compile_limit"),
-        };
-        let (why, stop_id) = (why.0, why.1.to_string());
-        // Nothing named a file: one file stopped the compiler (a limit, a crash). Each file is compiled on
-        // its own, and only those that fail alone fail; the others are built together again.
-        let alone = !isolated && remaining.len() > 1;
-        let failed_alone = if alone { build::isolate(unit, sources, &remaining, folder, cx)? } else { BTreeMap::new() };
-        isolated |= alone;
-        if failed_alone.is_empty() {
-            // One file, or files that each build alone but not together: they share the reason.
-            let why = if alone { format!("{why} (each file builds on its own, but not together)") } else { why };
-            for &i in &remaining {
-                outcomes[i] = Some(failed(&unit[i], Status::DoesNotCompile, why.clone(), &stop_id));
-            }
-            remaining.clear();
-        }
-        for (i, why) in failed_alone {
-            outcomes[i] = Some(failed(&unit[i], Status::DoesNotCompile, why, &stop_id));
-            remaining.retain(|&j| j != i);
-        }
-    };
-    if let Some(plan) = plan {
+    let mut unit_state = Unit::read(unit, sources);
+    if let Some(plan) = unit_state.build(unit, sources, folder, cx)? {
         let seeds: Vec<i64> = plan.entries.iter().map(|&i| check_seed(cx.seed, unit[i].exercise.name)).collect();
         let records = run::probe_all(cx, folder, &seeds)?;
         // One judge at a time: the checks seed LibTorch's one generator.
         static JUDGE: Mutex<()> = Mutex::new(());
         let _turn = JUDGE.lock().unwrap_or_else(|e| e.into_inner());
         for ((&i, record), &seed) in plan.entries.iter().zip(records).zip(&seeds) {
-            outcomes[i] = Some(judge(&unit[i], record, seed, &cx.limits));
+            unit_state.outcomes[i] = Some(judge(&unit[i], record, seed, &cx.limits));
         }
     }
-    Ok(outcomes.into_iter().map(|o| o.expect("every submission gets an outcome")).collect())
+    Ok(unit_state.outcomes.into_iter().map(|o| o.expect("every submission gets an outcome")).collect())
+}
+
+/// One unit on its way through the grader: the outcomes decided so far, the files still to build, and
+/// the files the parser could not read (graded by the compiler's message, refused if the compiler
+/// accepts them).
+struct Unit {
+    outcomes: Vec<Option<Outcome>>,
+    remaining: Vec<usize>,
+    unreadable: BTreeMap<usize, String>,
+}
+
+impl Unit {
+    /// Each file's bytes read as UTF-8 and held to its exercise's rules.
+    fn read(unit: &[Submission], sources: &[Source]) -> Unit {
+        let mut state = Unit { outcomes: vec![None; unit.len()], remaining: Vec::new(), unreadable: BTreeMap::new() };
+        for (i, (s, source)) in unit.iter().zip(sources).enumerate() {
+            let shown = s.file.display();
+            let text = match source {
+                Err(why) => {
+                    state.outcomes[i] = Some(failed(s, Status::Failed, why.clone(), "refused_hand_in"));
+                    continue;
+                }
+                Ok(bytes) => match std::str::from_utf8(bytes) {
+                    Ok(text) => text,
+                    Err(_) => {
+                        let why = format!("{shown} is not UTF-8 text: save it as UTF-8");
+                        state.outcomes[i] = Some(failed(s, Status::DoesNotCompile, why, "not_utf8"));
+                        continue;
+                    }
+                },
+            };
+            match rules::check(text, s.exercise.uses, s.exercise.forbids) {
+                Verdict::Allowed => state.remaining.push(i),
+                Verdict::Refused(r) => {
+                    state.outcomes[i] = Some(failed(
+                        s,
+                        Status::Failed,
+                        format!("{shown}:{}: {}", r.line, r.message),
+                        "refused_by_rules",
+                    ));
+                }
+                Verdict::Beyond(r) => {
+                    let why = format!("{shown}:{}: {}", r.line, r.message);
+                    state.outcomes[i] = Some(failed(s, Status::Failed, why, "beyond_reading_limits"));
+                }
+                Verdict::Unreadable(r) => {
+                    state.unreadable.insert(i, format!("{shown}:{}: {}", r.line, r.message));
+                    state.remaining.push(i);
+                }
+            }
+        }
+        state
+    }
+
+    /// Builds what the rules allowed; files the compiler blames fail alone and the rest are built again.
+    /// The plan of the build that succeeded, or `None` when no file is left to probe.
+    fn build(&mut self, unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup) -> Result<Option<Plan>> {
+        // Once per unit: a build that fails without naming a file is split into one build per file.
+        let mut isolated = false;
+        loop {
+            if self.remaining.is_empty() {
+                return Ok(None);
+            }
+            let plan = Plan::write(unit, sources, &self.remaining, folder)?;
+            let why = match compile(cx, folder)? {
+                Compiled::Probe => {
+                    // The compiler read what the parser could not: refused, since the rules could not be checked.
+                    let unchecked: Vec<usize> =
+                        self.remaining.iter().copied().filter(|i| self.unreadable.contains_key(i)).collect();
+                    if unchecked.is_empty() {
+                        return Ok(Some(plan));
+                    }
+                    for i in unchecked {
+                        let why = self.unreadable.remove(&i).expect("listed");
+                        self.outcomes[i] = Some(failed(&unit[i], Status::Failed, why, "refused_by_rules"));
+                        self.remaining.retain(|&j| j != i);
+                    }
+                    continue;
+                }
+                Compiled::Errors(mut errors) => {
+                    // An error in the student's own file says more than its echo in the plan's call.
+                    errors.sort_by_key(|e| e.file == "main.rs");
+                    let mut blamed = BTreeSet::new();
+                    for e in &errors {
+                        for i in plan.blame(e) {
+                            if blamed.insert(i) {
+                                let s = &unit[i];
+                                self.outcomes[i] =
+                                    Some(failed(s, Status::DoesNotCompile, plan.describe(e, s), "does_not_compile"));
+                            }
+                        }
+                    }
+                    if !blamed.is_empty() {
+                        self.remaining.retain(|i| !blamed.contains(i));
+                        continue;
+                    }
+                    // An error in no one file (the linker's, say).
+                    let first = errors.first().map(|e| e.rendered.trim_end()).unwrap_or("no message");
+                    (format!("does not build: {first}"), "does_not_compile")
+                }
+                Compiled::Stopped(why) => (why, "compile_limit"),
+            };
+            let (why, stop_id) = (why.0, why.1.to_string());
+            // Nothing named a file: one file stopped the compiler (a limit, a crash). Each file is compiled on
+            // its own, and only those that fail alone fail; the others are built together again.
+            let alone = !isolated && self.remaining.len() > 1;
+            let failed_alone =
+                if alone { build::isolate(unit, sources, &self.remaining, folder, cx)? } else { BTreeMap::new() };
+            isolated |= alone;
+            if failed_alone.is_empty() {
+                // One file, or files that each build alone but not together: they share the reason.
+                let why = if alone { format!("{why} (each file builds on its own, but not together)") } else { why };
+                for &i in &self.remaining {
+                    self.outcomes[i] = Some(failed(&unit[i], Status::DoesNotCompile, why.clone(), &stop_id));
+                }
+                self.remaining.clear();
+            }
+            for (i, why) in failed_alone {
+                self.outcomes[i] = Some(failed(&unit[i], Status::DoesNotCompile, why, &stop_id));
+                self.remaining.retain(|&j| j != i);
+            }
+        }
+    }
 }
 
 /// The verdict on one check, from its record alone: the judge runs the check again on the recorded
@@ -429,4 +484,62 @@ pub fn student_unit(folder: &Path, who: Option<&str>, chosen: &[&'static Exercis
 /// One submission per exercise, labelled by the exercise's name, from the file `file_of` names.
 pub fn by_name(chosen: &[&'static Exercise], file_of: impl Fn(&Exercise) -> PathBuf) -> Vec<Submission> {
     chosen.iter().map(|&e| Submission { label: e.name.to_string(), exercise: e, file: file_of(e) }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(student: &str, names: &[&str]) -> Vec<Submission> {
+        names
+            .iter()
+            .map(|n| Submission {
+                label: format!("{student}/{n}"),
+                exercise: crate::find(n).unwrap(),
+                file: PathBuf::from(format!("{student}/{n}.rs")),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn identical_hand_ins_are_graded_once_and_each_student_keeps_their_place() {
+        let units = vec![
+            unit("ada", &["layer_norm", "causal_mask"]),
+            unit("bob", &["layer_norm", "causal_mask"]),
+            unit("cy", &["layer_norm", "causal_mask"]),
+            unit("di", &["causal_mask", "layer_norm"]),
+        ];
+        let code = |a: &[u8], b: &[u8]| vec![Ok(a.to_vec()), Ok(b.to_vec())];
+        let sources = vec![
+            code(b"fn a() {}", b"fn b() {}"),
+            code(b"fn a() {}", b"fn c() {}"),
+            code(b"fn a() {}", b"fn b() {}"),
+            // The same bytes for other exercises are another unit.
+            code(b"fn b() {}", b"fn a() {}"),
+        ];
+        let same = Distinct::of(&units, &sources);
+        assert_eq!(same.distinct, [0, 1, 3], "the first student of each kind is the one graded");
+        assert_eq!(same.same_as, [0, 1, 0, 2]);
+        // A refused file is part of what a unit is: the same refusal is the same unit, another is not.
+        let refused = vec![
+            vec![Err("a link".to_string()), Ok(b"x".to_vec())],
+            vec![Err("a link".into()), Ok(b"x".to_vec())],
+            vec![Err("a fifo".into()), Ok(b"x".to_vec())],
+        ];
+        let units = vec![
+            unit("a", &["layer_norm", "causal_mask"]),
+            unit("b", &["layer_norm", "causal_mask"]),
+            unit("c", &["layer_norm", "causal_mask"]),
+        ];
+        assert_eq!(Distinct::of(&units, &refused).same_as, [0, 0, 1]);
+    }
+
+    #[test]
+    fn each_exercise_draws_from_a_seed_of_its_own_that_only_the_run_decides() {
+        let seeds: BTreeSet<i64> = crate::EXERCISES.iter().map(|e| check_seed(7, e.name)).collect();
+        assert_eq!(seeds.len(), crate::EXERCISES.len(), "no two exercises share inputs");
+        assert!(seeds.iter().all(|&s| s >= 0));
+        assert_eq!(check_seed(7, "layer_norm"), check_seed(7, "layer_norm"), "the judge draws what the probe drew");
+        assert_ne!(check_seed(7, "layer_norm"), check_seed(8, "layer_norm"), "another run, other inputs");
+    }
 }
