@@ -3,7 +3,7 @@
 # installed here if missing) and fails on any console error, or if the head view's script did not run;
 # then the class report of a made-up class (scripts/demo-class.py): no console message, a <title> in
 # every <svg>, and nothing wider than a 1300 px window (measured by a copy of the page with a probe).
-# `scripts/browser-check.sh --picture` also remakes exercises/class-report.png, the README's picture of
+# `scripts/browser-check.sh --picture` also remakes exercises/class-report.png, docs/instructors.md's picture of
 # that report: the top of the page at 1300 px, scaled to 0.6 so that the file stays small.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

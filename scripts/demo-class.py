@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes a made-up class of 30 for the class report's picture (README, instructors' section): each student
+"""Makes a made-up class of 30 for the class report's picture (docs/instructors.md): each student
 hands in the reference solutions with a few wrong answers from tests/exercise-mistakes/ in their place,
 some mistakes far more common than others (as in a real class), a few leave exercises as the stub and one
 hands in a file that does not compile. Seeded: the same class every time.

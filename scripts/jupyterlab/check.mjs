@@ -12,7 +12,7 @@
 // 2.0/2.1 A and AA rules, as the pages outside it do (scripts/a11y-check.sh); JupyterLab's own interface
 // is not ours and is left out. A screenshot of each notebook's first picture goes to SHOTS/NAME.png. Last, Stop (the toolbar's square) is pressed while Run All Above
 // Selected Cell re-runs FIRST: the kernel must be idle again, and after Run All Above Selected Cell the
-// last cell must run without an error, as the README tells a learner. Stop pressed once more with no cell
+// last cell must run without an error, as docs/learners.md tells a learner. Stop pressed once more with no cell
 // running must still forget the variables (the last cell, run alone, fails), and Run All Above Selected
 // Cell must bring them back again. The kernels are then shut down.
 // Prints one line per step; exits 1 with the reason on the first thing that is wrong.
@@ -284,7 +284,7 @@ try {
   const restored = lastCellErrors(await saveAndRead(page, name));
   if (restored.length) fail(`${name}: after Stop and Run All Above, the last cell fails: ${restored[0]}`);
   say(`${name}: after Run All Above Selected Cell the last cell runs again without an error`);
-  // As the README says: Stop ends the process that holds the variables even when no cell runs, so the
+  // As docs/learners.md says: Stop ends the process that holds the variables even when no cell runs, so the
   // last cell, run on its own, fails.
   await stop.click();
   await finished(page, name);
