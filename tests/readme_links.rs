@@ -3,6 +3,8 @@
 //! exists, and an `#anchor` into a Markdown page must name one of its headings, or a detail the README
 //! gave away is lost. The README itself stays short, 150 lines at most. In the students' copy, what
 //! instructors keep back (`exercises/kept-back`) may be missing.
+#[path = "common/kept_back.rs"]
+mod kept_back;
 use std::path::{Component, Path, PathBuf};
 
 /// The pages checked, from the project's root: the README, every page of `docs/`, the exercises' page.
@@ -147,13 +149,7 @@ fn broken_links(root: &Path, page: &Path, kept_back: &[String], students_copy: b
 #[test]
 fn every_relative_link_of_the_readme_and_the_docs_reaches_a_file() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let kept_back: Vec<String> = std::fs::read_to_string(root.join("exercises/kept-back"))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(str::to_string)
-        .collect();
-    let students_copy = !root.join("solutions").is_dir();
+    let (kept_back, students_copy) = kept_back::kept_back(root);
     let pages = pages(root);
     assert!(pages.len() >= 4, "the README's pages in docs/ are missing: {pages:?}");
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
