@@ -84,6 +84,23 @@ def main():
         put("names", name)
     for channel in tape_channels():
         put("tape", channel)
+    for roster in rosters():
+        put("roster", roster)
+
+
+def rosters():
+    """Class lists as the platforms export them (the roster fixtures the tests import), made-up hostile
+    ones, and Canvas download names, one per line."""
+    for path in sorted((root / "tests" / "rosters").glob("*.csv")):
+        yield path.read_bytes()
+    yield "Student,ID,SIS User ID,SIS Login ID,Section,Attention (1234),Current Score\n" \
+          "    Points Possible,,,,,15,\n\"Lovelace, Ada\",101,S1,ada,Mon,3,\n"
+    yield "\ufeffname,id,login,section\n\"=cmd|' /C calc'!A0\",1,x,\n\"A\u202eB\",2,y,\n"
+    yield "name,id\n" + "".join(f"s{i},{i % 7}\n" for i in range(20))
+    yield "name,id\n\"unterminated,1\n"
+    yield "name,id\n" + "x" * 300 + ",1\n"
+    yield "\n".join(["lovelaceada_LATE_101_9001_layer_norm-1.rs", "evehacker_102_9002_lovelaceada_101_9001_x.rs",
+                     "_1_2_x", "a_1_2_", "a" * 2000 + "_1_2_x.rs", "ada_99999999999999999999999_1_x.rs"])
 
 
 def frame(tag, payload=b""):
@@ -121,10 +138,6 @@ def tape_channels():
     yield b"O\xff\xff\xff\xff" + b"\0" * 16
     yield honest[: len(honest) // 2]
     yield bytes(range(256)) * 4
-
-
-if __name__ == "__main__":
-    main()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::bounds::{self, MAX_DEPTH, MAX_TOKENS};
 use crate::rules::{self, Verdict, ATTENTION, CROSS_ENTROPY, NORMS};
-use crate::{cells, names, similarity, tape, times};
+use crate::{cells, names, roster as rosters, similarity, tape, times};
 
 /// An entry point: bytes in, a panic if a promise is broken.
 pub type Target = fn(&[u8]);
@@ -20,6 +20,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("time", time),
     ("names", names),
     ("tape", tape),
+    ("roster", roster),
 ];
 
 /// A hand-in file through the stubs' rules (as an exercise that imports one item and forbids all three
@@ -134,6 +135,31 @@ pub fn tape(bytes: &[u8]) {
                 break;
             }
             Err(_) => break,
+        }
+    }
+}
+
+/// A roster, and each of its lines as a Canvas download's file name: read or refused in one line, never a
+/// panic; every field within its bound and free of control characters, no two students sharing an id, and
+/// a download's id made of digits only.
+pub fn roster(bytes: &[u8]) {
+    match rosters::read(bytes) {
+        Ok(roster) => {
+            assert!(!roster.students.is_empty() && roster.students.len() <= rosters::MAX_STUDENTS);
+            let mut ids = std::collections::BTreeSet::new();
+            for s in &roster.students {
+                assert!(ids.insert(&s.id), "two students with the id {:?}", s.id);
+                for field in [&s.name, &s.id, &s.sis_id, &s.login, &s.section] {
+                    assert!(!field.chars().any(char::is_control), "{field:?}");
+                }
+            }
+        }
+        Err(why) => assert!(!why.contains('\n'), "{why:?}"),
+    }
+    for line in String::from_utf8_lossy(bytes).lines() {
+        if let Some(d) = rosters::canvas_download(line) {
+            assert!(!d.user_id.is_empty() && d.user_id.bytes().all(|b| b.is_ascii_digit()), "{d:?}");
+            assert!(!d.file.is_empty(), "{line:?}");
         }
     }
 }

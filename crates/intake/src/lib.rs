@@ -2,8 +2,9 @@
 //!
 //! Before any sandbox starts, the grader reads what a student handed in: the stubs' rules parse each file
 //! ([`rules`]), a notebook's solution cells are taken out of its JSON ([`cells`]), the similarity report
-//! tokenizes every file ([`similarity`]), a hand-in's time is read ([`times`]) and every student folder's
-//! name becomes a label ([`names`]). While a student's code runs, what it sends back is read here too: the
+//! tokenizes every file ([`similarity`]), a hand-in's time is read ([`times`]), every student folder's
+//! name becomes a label ([`names`]), and a class list from a learning platform and its download's file names
+//! are read ([`roster`]). While a student's code runs, what it sends back is read here too: the
 //! frames of the tape and the tensors they carry ([`tape`]). A student decides these bytes, so none of them may decide how deep a
 //! reader recurses or how much it allocates ([`bounds`]), and no two students may end up with one label.
 //!
@@ -14,6 +15,7 @@ pub mod bounds;
 pub mod cells;
 pub mod harness;
 pub mod names;
+pub mod roster;
 pub mod rules;
 pub mod similarity;
 pub mod tape;
