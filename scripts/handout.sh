@@ -42,7 +42,8 @@ export CARGO_TARGET_DIR="$root/target/handout-build"
 # The copy's dependencies are this project's, built the same way: start from hard links to what is built
 # here, so that cargo finds them fresh and compiles only the copy's own packages. Those are left out of the
 # links: cargo gives a package the same hash wherever it lives, and their files would be rewritten in place.
-own='^(lib)?(transformer[-_]anatomy|anatomy|anatomy[-_](grader|intake|class|cli))-'
+# Every crate of the workspace is named transformer-anatomy or anatomy-<stage>: the pattern names them all.
+own='^(lib)?(transformer[-_])?anatomy([-_][a-z]+)*-'
 if [[ ! -d $CARGO_TARGET_DIR/debug && -d $root/target/debug/deps ]]; then
   for part in deps build .fingerprint; do
     mkdir -p "$CARGO_TARGET_DIR/debug/$part"

@@ -39,7 +39,7 @@ evcxr="$evcxr_root/bin/evcxr_jupyter"
 say() { printf '[notebooks] %s\n' "$*"; }
 
 if [[ ! -f $evcxr_root/.complete ]]; then
-  say "building evcxr_jupyter $evcxr_version ($evcxr_build) into $evcxr_root (compiles from source once: about ten minutes)"
+  say "building evcxr_jupyter $evcxr_version ($evcxr_build) into $evcxr_root (compiles from source once: about five minutes on 2 cores)"
   src=$(mktemp -d)
   trap 'rm -rf "$src"' EXIT
   # The published crate, fetched by cargo from the registry it uses (as a dependency of an empty package).

@@ -1,21 +1,24 @@
 //! # A class, graded then reported
 //!
 //! A folder of student folders in, one [`Row`] per student out — each student's files compiled and run in
-//! a sandbox of their own by the grader (`anatomy_grade`) — then the gradebook's outputs and the class
+//! a sandbox of their own by the grader (`anatomy_grade`) — then the grade sheet's outputs and the class
 //! report (`anatomy_report`). One student's folder goes the same way ([`grade_student`]): the course
 //! platforms (`anatomy_platforms`) grade a submission with it, so that a class and a platform's single
 //! submission are graded by one path. The command line adds a progress bar and prints.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use time::OffsetDateTime;
 
 use anatomy_course::{find, Exercise, Outcome, EXERCISES};
 use anatomy_grade::grading;
-use anatomy_grade::handin::{handed_in, students};
+use anatomy_grade::handin::{students, HandIn};
 use anatomy_grade::points::CourseFile;
 use anatomy_grade::sandbox::{Limits, Tier};
-use anatomy_report::gradebook::{feedback_files, write_whole, Gradebook, Row};
+use anatomy_gradebook::matching::Matched;
+use anatomy_gradebook::runs::Run;
+use anatomy_gradebook::Gradebook;
+use anatomy_report::sheet::{feedback_files, write_whole, Extension, Row, Sheet};
 use anatomy_report::{report, similarity};
 
 /// The exercises `--only` names, or all of them in course order.
@@ -44,41 +47,66 @@ pub struct Graded {
     pub rows: Vec<Row>,
     pub failure: Option<anyhow::Error>,
     pub students: usize,
+    /// Per row, the bytes graded for each exercise (or why the file was refused).
+    pub sources: Vec<Vec<grading::Source>>,
+    /// The run's seed and the grader that graded, for the gradebook.
+    pub seed: i64,
+    pub grader: String,
+}
+
+/// One student's hand-in, to be graded under this label, with their extension if they have one.
+pub struct HandedIn {
+    pub label: String,
+    pub hand_in: HandIn,
+    pub extension: Option<Extension>,
 }
 
 impl Class {
-    /// The gradebook that turns this class's rows into text.
-    pub fn book(&self) -> Gradebook<'_> {
-        Gradebook { chosen: &self.chosen, course: &self.course, tier: &self.tier, due: self.due }
+    /// The grade sheet that turns this class's rows into text.
+    pub fn book(&self) -> Sheet<'_> {
+        Sheet { chosen: &self.chosen, course: &self.course, tier: &self.tier, due: self.due }
     }
 
     /// Grades every student under `submissions`; `progress(graded, of)` is told after each one. A file a
     /// student did not hand in is graded as the untouched stub.
     pub fn grade(&self, submissions: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Graded> {
+        let hand_ins = students(submissions)?
+            .into_iter()
+            .map(|(label, folder)| HandedIn { label, hand_in: HandIn::Folder(folder), extension: None })
+            .collect();
+        self.grade_hand_ins(hand_ins, progress)
+    }
+
+    /// Grades each student's hand-in, a folder or a download's files, in the order given.
+    pub fn grade_hand_ins(&self, hand_ins: Vec<HandedIn>, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Graded> {
         if self.due.is_some() && self.course.late.is_none() {
             bail!("--due needs a late policy: add a [late] table (penalty_per_day, max_days) to the course file");
         }
-        let (who, folders): (Vec<String>, Vec<PathBuf>) = students(submissions)?.into_iter().unzip();
-        let units = folders
+        let units = hand_ins
             .iter()
-            .zip(&who)
-            .map(|(student, who)| grading::student_unit(student, Some(who), &self.chosen))
+            .map(|h| grading::hand_in_unit(&h.hand_in, Some(&h.label), &self.chosen))
             .collect::<Result<Vec<_>>>()?;
         let total = units.len();
         let graded = grade_units(units, &self.tier, self.limits, &|n| progress(n, total))?;
         // The students graded before a failure of the grader are kept all the same.
-        let rows = who
+        let (rows, sources) = hand_ins
             .into_iter()
             .zip(graded.units)
-            .zip(&folders)
-            .filter_map(|((student, outcomes), folder)| {
-                Some(Row { student, outcomes: outcomes?, handed_in: handed_in(folder) })
+            .zip(graded.sources)
+            .filter_map(|((h, outcomes), sources)| {
+                let row = Row {
+                    student: h.label,
+                    outcomes: outcomes?,
+                    handed_in: h.hand_in.handed_in(),
+                    extension: h.extension,
+                };
+                Some((row, sources))
             })
-            .collect();
-        Ok(Graded { rows, failure: graded.failure, students: total })
+            .unzip();
+        Ok(Graded { rows, failure: graded.failure, students: total, sources, seed: graded.seed, grader: graded.grader })
     }
 
-    /// Writes the gradebook's CSV and one feedback file per student, each whole, where asked.
+    /// Writes the grade sheet's CSV and one feedback file per student, each whole, where asked.
     pub fn write(&self, rows: &[Row], csv: Option<&Path>, feedback: Option<&Path>) -> Result<()> {
         let book = self.book();
         if let Some(path) = csv {
@@ -125,6 +153,57 @@ impl Class {
     }
 }
 
+/// A class graded into the gradebook, as [`Class::grade_into`] gives it.
+pub struct Recorded {
+    pub graded: Graded,
+    /// The run's number in the gradebook; none when the grader stopped (nothing is recorded then).
+    pub run: Option<i64>,
+}
+
+impl Class {
+    /// Grades an assignment's hand-ins, as matched to the gradebook's roster, into the gradebook (`only`:
+    /// just these students, by login, id or label), each student held to their extension, then recorded as one run
+    /// — all of its cells and the bytes graded, in one transaction — once every student is graded.
+    pub fn grade_into(
+        &self,
+        book: &mut Gradebook,
+        assignment: &str,
+        matched: &Matched,
+        only: &[String],
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Recorded> {
+        let wanted = only.iter().map(|who| book.student(who).map(|s| s.key)).collect::<Result<Vec<_>>>()?;
+        let extensions = book.extensions(assignment)?;
+        let mut keys = Vec::new();
+        let mut hand_ins = Vec::new();
+        for (student, hand_in) in &matched.found {
+            if wanted.is_empty() || wanted.contains(&student.key) {
+                keys.push(student.key);
+                let extension = extensions.get(&student.key).cloned();
+                hand_ins.push(HandedIn { label: student.label.clone(), hand_in: hand_in.clone(), extension });
+            }
+        }
+        if let Some((_, who)) = wanted.iter().zip(only).find(|(k, _)| !keys.contains(k)) {
+            bail!("{who} has no hand-in among those matched: nothing to regrade (anatomy exercises gradebook match lists them)");
+        }
+        let graded = self.grade_hand_ins(hand_ins, progress)?;
+        let run = match graded.failure {
+            Some(_) => None,
+            None => {
+                let sheet = self.book();
+                let students: Vec<(i64, &Row, &[grading::Source])> = keys
+                    .iter()
+                    .zip(&graded.rows)
+                    .zip(&graded.sources)
+                    .map(|((k, r), s)| (*k, r, s.as_slice()))
+                    .collect();
+                Some(book.record(&Run::of(assignment, &sheet, &students, graded.seed, &graded.grader))?)
+            }
+        };
+        Ok(Recorded { graded, run })
+    }
+}
+
 /// Says now, before anything is graded, when an output's folder is missing: nothing is written until the
 /// grades are known, and an hour of grading should not end in "no such folder".
 pub fn check_output_folder(flag: &str, path: Option<&Path>) -> Result<()> {
@@ -168,17 +247,21 @@ mod tests {
         assert!(unknown.contains("no exercise named \"softmax\"") && unknown.contains("layer_norm"), "{unknown}");
     }
 
+    fn nothing_graded() -> Graded {
+        Graded { rows: Vec::new(), failure: None, students: 0, sources: Vec::new(), seed: 1, grader: "anatomy".into() }
+    }
+
     #[test]
     fn a_grader_that_stopped_says_how_many_students_it_left_and_a_missing_folder_is_said_before_grading() {
         let graded =
-            Graded { rows: Vec::new(), failure: Some(anyhow::anyhow!("No space left on device")), students: 3 };
+            Graded { failure: Some(anyhow::anyhow!("No space left on device")), students: 3, ..nothing_graded() };
         let said = format!("{:#}", graded.finish().unwrap_err());
         assert_eq!(
             said,
             "the grader stopped with 3 of 3 students not graded (the rows above are the graded ones): No space left on \
              device"
         );
-        assert!(Graded { rows: Vec::new(), failure: None, students: 0 }.finish().is_ok());
+        assert!(Graded { failure: None, students: 0, ..nothing_graded() }.finish().is_ok());
         let missing = check_output_folder("--csv", Some(Path::new("/nonexistent-folder/grades.csv"))).unwrap_err();
         assert_eq!(missing.to_string(), "--csv: the folder /nonexistent-folder does not exist");
         assert!(check_output_folder("--csv", Some(Path::new("grades.csv"))).is_ok(), "the current folder");

@@ -10,9 +10,11 @@ use anatomy_grade::points::{self, CourseFile};
 use anatomy_grade::progress;
 use anatomy_grade::progress::{list_text, relative};
 use anatomy_grade::sandbox::{self, Limits, Tier, Wanted};
-use anatomy_report::gradebook::write_whole;
+use anatomy_gradebook::matching::match_hand_ins;
+use anatomy_gradebook::Gradebook;
+use anatomy_report::sheet::write_whole;
 use anatomy_report::{report, similarity};
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -96,7 +98,16 @@ enum Command {
         /// (nbgrader's timestamp.txt) keeps the share of the points the course's [late] policy gives.
         #[arg(long, value_name = "DATE", value_parser = anatomy_intake::times::parse_due)]
         due: Option<points::OffsetDateTime>,
+        /// The assignment the course file declares (its exercises and due date). With a gradebook beside
+        /// the course file, the hand-ins are matched to its roster and the run is recorded in it.
+        #[arg(long)]
+        assignment: Option<String>,
+        /// Regrade only these students of the gradebook (login, platform id or label; comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        student: Vec<String>,
     },
+    /// The term's gradebook beside the course file: the roster, extensions, overrides, history, exports.
+    Gradebook(crate::gradebook::Args),
     /// Make the class report again from saved grades (the JSON lines of `grade --json`), without grading:
     /// OUT/index.html, OUT/summary.json and each student's feedback.
     Report {
@@ -183,9 +194,23 @@ pub fn run(args: Args) -> Result<bool> {
             report,
             similarity,
             due,
+            assignment,
+            student,
         } => {
-            let chosen = chosen(&only)?;
-            let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
+            let course_file = course.unwrap_or_else(points::default_file);
+            let course = CourseFile::load(&course_file)?;
+            let book = Gradebook::beside(&course_file);
+            let (chosen, due, record) = match (book.is_file(), assignment) {
+                (false, None) if student.is_empty() => (chosen(&only)?, due, None),
+                (false, _) if !student.is_empty() => {
+                    bail!("--student regrades students of a gradebook: import a roster first")
+                }
+                (recorded, name) => {
+                    let set = course.assignment(name.as_deref())?;
+                    let (chosen, due) = set.narrowed(&only, due)?;
+                    (chosen, due, recorded.then(|| Record { book, assignment: set.name, students: student }))
+                }
+            };
             let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
             let limits = Limits {
                 time_per_check: Duration::from_secs(time_limit),
@@ -195,8 +220,9 @@ pub fn run(args: Args) -> Result<bool> {
             let class = Class { chosen, course, tier, limits, due };
             let outputs =
                 Outputs { json, csv: csv.as_deref(), feedback: feedback.as_deref(), report: report.as_deref() };
-            grade(&class, &submissions, outputs, similarity)
+            grade(&class, &submissions, outputs, similarity, record)
         }
+        Command::Gradebook(args) => crate::gradebook::run(args),
         Command::Report { grades, out, course, similarity } => {
             let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
             let summary = report::remake(&grades, &out, &course, similarity.as_deref())?;
@@ -207,7 +233,7 @@ pub fn run(args: Args) -> Result<bool> {
             let (chosen, students) = (chosen(&only)?, students(&submissions)?);
             let report = similarity::report::compare(&students, &chosen, threshold)?;
             if let Some(path) = &html {
-                write_whole(path, &report.html(&submissions))?;
+                write_whole(path, &report.html(&submissions.display().to_string()))?;
             }
             print!("{}", if json { report.json_lines()? } else { report.markdown() });
             for why in &report.skipped {
@@ -244,9 +270,18 @@ struct Outputs<'a> {
     report: Option<&'a Path>,
 }
 
-/// Grades a class with a progress bar, writes what was asked, prints the table or the JSON lines and a
-/// closing line; a failure of the grader itself ends the command after the rows it graded.
-fn grade(class: &Class, submissions: &Path, out: Outputs, similar: bool) -> Result<bool> {
+/// Where a grading is recorded: the gradebook beside the course file, the assignment, and the students to
+/// regrade (none: everyone).
+struct Record {
+    book: PathBuf,
+    assignment: String,
+    students: Vec<String>,
+}
+
+/// Grades a class with a progress bar (into the gradebook when there is one, its roster matched first),
+/// writes what was asked, prints the table or the JSON lines and a closing line; a failure of the grader
+/// itself ends the command after the rows it graded.
+fn grade(class: &Class, submissions: &Path, out: Outputs, similar: bool, record: Option<Record>) -> Result<bool> {
     let started = Instant::now();
     let Outputs { json, csv, feedback, report } = out;
     check_output_folder("--csv", csv)?;
@@ -255,10 +290,22 @@ fn grade(class: &Class, submissions: &Path, out: Outputs, similar: bool) -> Resu
         indicatif::ProgressStyle::with_template("grading {bar:30} {pos}/{len} students, {elapsed} (ETA {eta})")
             .expect("a valid template"),
     );
-    let graded = class.grade(submissions, &|n, of| {
+    let progress = |n: usize, of: usize| {
         bar.set_length(of as u64);
         bar.set_position(n as u64)
-    })?;
+    };
+    let (graded, recorded) = match record {
+        None => (class.grade(submissions, &progress)?, None),
+        Some(Record { book, assignment, students }) => {
+            let mut book = Gradebook::open(&book)?;
+            book.require_roster()?;
+            let matched = match_hand_ins(submissions, &book.students()?)?;
+            eprintln!("{}", matched.lines().join("\n"));
+            let r = class.grade_into(&mut book, &assignment, &matched, &students, &progress)?;
+            let line = r.run.map(|n| format!("recorded as run {n} of {assignment} in {}", book.path().display()));
+            (r.graded, line)
+        }
+    };
     bar.finish_and_clear();
     let rows = &graded.rows;
     class.write(rows, csv, feedback)?;
@@ -275,6 +322,9 @@ fn grade(class: &Class, submissions: &Path, out: Outputs, similar: bool) -> Resu
         print!("{}", book.table(rows));
     }
     eprintln!("{}", book.closing_line(rows, started.elapsed().as_secs_f64()));
+    if let Some(line) = recorded {
+        eprintln!("{line}");
+    }
     graded.finish()?;
     Ok(true)
 }

@@ -9,6 +9,7 @@ mod doctor;
 mod encode;
 mod exercises;
 mod gpt;
+mod gradebook;
 mod notebooks;
 mod progress;
 mod tokenize;

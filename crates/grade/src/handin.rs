@@ -59,9 +59,14 @@ pub fn find(student: &Path, name: &str) -> Option<PathBuf> {
 /// notebook that cannot be read (a link, a FIFO, not JSON) is the hand-in of the chapter's homework, so
 /// that its refusal is seen where the homework is graded.
 fn find_in_notebooks(student: &Path, name: &str) -> Option<PathBuf> {
+    notebook_with(notebooks(student), name)
+}
+
+/// Of these notebooks, the one whose solution cell `name` holds the code, as [`find_in_notebooks`] picks it.
+fn notebook_with(notebooks: Vec<PathBuf>, name: &str) -> Option<PathBuf> {
     let homework = crate::EXERCISES.iter().any(|e| e.name == name && e.homework);
     let mut refused = None;
-    for notebook in notebooks(student) {
+    for notebook in notebooks {
         match read_limited(&notebook, MAX_NOTEBOOK).and_then(|bytes| solution_cells(&bytes)) {
             Ok(cells) if cells.iter().any(|(id, _)| id == name) => return Some(notebook),
             Ok(_) => {}
@@ -69,6 +74,39 @@ fn find_in_notebooks(student: &Path, name: &str) -> Option<PathBuf> {
         }
     }
     refused.filter(|_| homework)
+}
+
+/// What one student handed in: a folder of their own, or — from a learning platform's bulk download, where
+/// every student's files lie side by side — their files, each by the name the student gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HandIn {
+    Folder(PathBuf),
+    Files(Vec<(String, PathBuf)>),
+}
+
+impl HandIn {
+    /// The entry handed in for exercise `name`: in a folder as [`find`] finds it; among files, the one
+    /// named `NAME.rs`, else a notebook whose solution cell `name` holds the code.
+    pub fn find(&self, name: &str) -> Option<PathBuf> {
+        match self {
+            HandIn::Folder(folder) => find(folder, name),
+            HandIn::Files(files) => {
+                let file = format!("{name}.rs");
+                let named = files.iter().find(|(n, _)| *n == file).map(|(_, p)| p.clone());
+                let notebooks =
+                    || files.iter().filter(|(n, _)| n.ends_with(".ipynb")).map(|(_, p)| p.clone()).collect();
+                named.or_else(|| notebook_with(notebooks(), name))
+            }
+        }
+    }
+
+    /// When the student handed in, where a folder says ([`handed_in`]); a download's files say nothing.
+    pub fn handed_in(&self) -> Option<time::OffsetDateTime> {
+        match self {
+            HandIn::Folder(folder) => handed_in(folder),
+            HandIn::Files(_) => None,
+        }
+    }
 }
 
 /// The largest notebook read: the homework with the outputs of a run or two.

@@ -6,7 +6,7 @@
 //! student at their own machine, their progress ([`progress`]) and the watch mode's state ([`watch`]);
 //! and what each exercise is worth and what lateness costs ([`points`], from `exercises/course.toml`),
 //! kept here and not with the exercise list so that the homework notebook's kernel builds no TOML reader.
-//! What a grading gives (the gradebook, the reports) is `anatomy-report`'s, which reads this crate's
+//! What a grading gives (the grade sheet, the reports) is `anatomy-report`'s, which reads this crate's
 //! outcomes and never the other way round. Student files are never compiled into this library:
 //! [`grading`] compiles each file on its own.
 

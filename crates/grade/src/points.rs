@@ -8,6 +8,17 @@
 //! ```
 //!
 //! A check of independent parts (two functions graded apart) gives each part its share of the points.
+//!
+//! A course handed in over a term declares its assignments, each the exercises handed in together (one
+//! column of the learning platform's gradebook) and when they are due:
+//!
+//! ```toml
+//! [assignments.attention]
+//! exercises = ["scaled_dot_product", "attention_head", "split_heads"]
+//! due = "2026-12-01T23:59:00Z"
+//! ```
+//!
+//! A course that declares none has one, `exercises`: every exercise, due when `grade --due` says.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -17,12 +28,54 @@ pub use time::OffsetDateTime;
 
 use crate::{Outcome, Status, EXERCISES};
 
-/// Points per exercise, and what lateness costs.
+/// Points per exercise, what lateness costs, and the assignments.
 #[derive(Debug, Clone)]
 pub struct CourseFile {
     pub points: BTreeMap<String, f64>,
     pub late: Option<Late>,
+    /// The assignments the course file declares, in name order (none: one assignment of every exercise).
+    pub assignments: Vec<Assignment>,
 }
+
+/// Exercises handed in together, as one column of a learning platform's gradebook, and when they are due.
+#[derive(Debug, Clone)]
+pub struct Assignment {
+    pub name: String,
+    pub exercises: Vec<&'static crate::Exercise>,
+    pub due: Option<OffsetDateTime>,
+}
+
+impl Assignment {
+    /// What a grading of this assignment grades: its exercises, or those of them `only` names, and its
+    /// due date, or `due` when it has none (both is one too many).
+    pub fn narrowed(
+        &self,
+        only: &[String],
+        due: Option<OffsetDateTime>,
+    ) -> Result<(Vec<&'static crate::Exercise>, Option<OffsetDateTime>)> {
+        let mut chosen = Vec::new();
+        for name in only {
+            let e = crate::find(name)?;
+            if !self.exercises.iter().any(|x| x.name == e.name) {
+                bail!("{} is not an exercise of the assignment {}: leave it out of --only", e.name, self.name);
+            }
+            chosen.push(e);
+        }
+        if chosen.is_empty() {
+            chosen = self.exercises.clone();
+        }
+        let due = match (self.due, due) {
+            (Some(_), Some(_)) => {
+                bail!("the assignment {} has its due date in the course file: leave out --due", self.name)
+            }
+            (own, given) => own.or(given),
+        };
+        Ok((chosen, due))
+    }
+}
+
+/// The assignment of a course that declares none: every exercise.
+pub const ALL: &str = "exercises";
 
 /// A late policy (`[late]` in the course file), applied where a due date and the hand-in's time are known:
 /// Gradescope's `submission_metadata.json`, or a class graded with `--due` whose folders carry nbgrader's
@@ -86,6 +139,15 @@ struct File {
     #[serde(default)]
     points: BTreeMap<String, f64>,
     late: Option<Late>,
+    #[serde(default)]
+    assignments: BTreeMap<String, AssignmentFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssignmentFile {
+    exercises: Vec<String>,
+    due: Option<String>,
 }
 
 /// The course file kept with the exercises.
@@ -100,7 +162,8 @@ impl CourseFile {
         let file: File = toml::from_str(&text).map_err(|e| {
             anyhow::anyhow!(
                 "{} is not a course file ({}): it may have a [points] table, a `name = points` line for each \
-                 exercise whose points differ from its default, and a [late] table (penalty_per_day, max_days)",
+                 exercise whose points differ from its default, a [late] table (penalty_per_day, max_days) and \
+                 [assignments.NAME] tables (exercises, due)",
                 path.display(),
                 e.message()
             )
@@ -118,7 +181,34 @@ impl CourseFile {
         }
         let mut points: BTreeMap<String, f64> = EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect();
         points.extend(file.points);
-        Ok(CourseFile { points, late: file.late })
+        let assignments = assignments(path, file.assignments)?;
+        Ok(CourseFile { points, late: file.late, assignments })
+    }
+
+    /// The assignment called `name`; with no name, the course's only one (`exercises`, when it declares
+    /// none). The error names the ones there are.
+    pub fn assignment(&self, name: Option<&str>) -> Result<Assignment> {
+        let all = || Assignment { name: ALL.into(), exercises: EXERCISES.iter().collect(), due: None };
+        let names = || self.assignments.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ");
+        match (name, self.assignments.as_slice()) {
+            (None | Some(ALL), []) => Ok(all()),
+            (Some(name), []) => bail!("the course file declares no assignment {name:?}: leave out --assignment, or declare it under [assignments.{name}]"),
+            (None, [one]) => Ok(one.clone()),
+            (None, _) => bail!("name the assignment: --assignment {}", names().replace(", ", "|")),
+            (Some(name), declared) => declared
+                .iter()
+                .find(|a| a.name == name)
+                .cloned()
+                .with_context(|| format!("the course file declares no assignment {name:?}: it declares {}", names())),
+        }
+    }
+
+    /// Every assignment, in order: the declared ones, or the one of every exercise.
+    pub fn all_assignments(&self) -> Vec<Assignment> {
+        match self.assignments.is_empty() {
+            true => vec![self.assignment(None).expect("the one of every exercise")],
+            false => self.assignments.clone(),
+        }
     }
 
     /// The most an exercise can earn.
@@ -137,6 +227,49 @@ impl CourseFile {
             _ => 0.0,
         }
     }
+}
+
+/// The declared assignments, checked: a name fit for a column and a command line, known exercises, each
+/// exercise in one assignment at most, and a due date that reads.
+fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>) -> Result<Vec<Assignment>> {
+    let mut owner: BTreeMap<&'static str, String> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (name, a) in declared {
+        let fit = !name.is_empty()
+            && name.len() <= 64
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !fit {
+            bail!(
+                "{}: the assignment {name:?} needs a name of letters, digits, `_` and `-` (at most 64)",
+                path.display()
+            );
+        }
+        if a.exercises.is_empty() {
+            bail!("{}: the assignment {name} lists no exercise", path.display());
+        }
+        let mut exercises = Vec::new();
+        for e in &a.exercises {
+            let e = crate::find(e)
+                .with_context(|| format!("{}: the assignment {name} lists an unknown exercise", path.display()))?;
+            if let Some(other) = owner.insert(e.name, name.clone()) {
+                bail!(
+                    "{}: {} is in the assignments {other} and {name}: an exercise belongs to one",
+                    path.display(),
+                    e.name
+                );
+            }
+            exercises.push(e);
+        }
+        let due = match &a.due {
+            Some(text) => Some(
+                anatomy_intake::times::parse_due(text)
+                    .map_err(|why| anyhow::anyhow!("{}: the assignment {name}'s due date: {why}", path.display()))?,
+            ),
+            None => None,
+        };
+        out.push(Assignment { name, exercises, due });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -159,5 +292,50 @@ mod tests {
             policy.words(1),
             "Submitted 1 day late: the course keeps 75 % of the points (a 25 % penalty per day, nothing after 3 days)."
         );
+    }
+
+    #[test]
+    fn a_course_declares_its_assignments_or_has_one_of_every_exercise() {
+        let dir = std::env::temp_dir().join(format!("anatomy-course-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let load = |text: &str| {
+            let file = dir.join("course.toml");
+            std::fs::write(&file, text).unwrap();
+            CourseFile::load(&file)
+        };
+        let none = load("").unwrap();
+        assert_eq!(none.assignment(None).unwrap().exercises.len(), EXERCISES.len());
+        assert_eq!(none.assignment(Some(ALL)).unwrap().name, ALL);
+        assert!(none.assignment(Some("week1")).unwrap_err().to_string().contains("declares no assignment \"week1\""));
+        let two = load(
+            "[assignments.attention]\nexercises = [\"scaled_dot_product\", \"attention_head\"]\ndue = \"2026-12-01T23:59:00Z\"\n\
+             [assignments.decoder]\nexercises = [\"cross_attention\"]\n",
+        )
+        .unwrap();
+        let attention = two.assignment(Some("attention")).unwrap();
+        assert_eq!(
+            attention.exercises.iter().map(|e| e.name).collect::<Vec<_>>(),
+            ["scaled_dot_product", "attention_head"]
+        );
+        assert_eq!(attention.due.map(format_time).as_deref(), Some("2026-12-01T23:59:00Z"));
+        assert_eq!(
+            two.assignment(None).unwrap_err().to_string(),
+            "name the assignment: --assignment attention|decoder"
+        );
+        assert_eq!(two.all_assignments().len(), 2);
+        for (text, says) in [
+            (
+                "[assignments.a]\nexercises = [\"layer_norm\"]\n[assignments.b]\nexercises = [\"layer_norm\"]\n",
+                "an exercise belongs to one",
+            ),
+            ("[assignments.a]\nexercises = [\"softmax\"]\n", "unknown exercise"),
+            ("[assignments.\"a b\"]\nexercises = [\"layer_norm\"]\n", "letters, digits"),
+            ("[assignments.a]\nexercises = []\n", "lists no exercise"),
+            ("[assignments.a]\nexercises = [\"layer_norm\"]\ndue = \"friday\"\n", "is not a date"),
+        ] {
+            let error = format!("{:#}", load(text).unwrap_err());
+            assert!(error.contains(says), "{error}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

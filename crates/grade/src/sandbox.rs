@@ -47,6 +47,15 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// A tier from its name, as an output kept it (all an output keeps: the program and ABI are not).
+    pub fn named(name: &str) -> Tier {
+        match name {
+            "bubblewrap" => Tier::Bubblewrap("bwrap".into()),
+            "landlock" => Tier::Landlock(0),
+            _ => Tier::None,
+        }
+    }
+
     /// The tier's name, as every output gives it: "bubblewrap", "landlock", "none".
     pub fn name(&self) -> &'static str {
         match self {

@@ -13,7 +13,7 @@
 pub(crate) use anatomy_course::{Exercise, Outcome, Status, EXERCISES};
 pub(crate) use anatomy_grade::points;
 pub(crate) use anatomy_grade::{grading, handin, sandbox};
-pub(crate) use anatomy_report::gradebook;
+pub(crate) use anatomy_report::sheet;
 
 pub mod classroom;
 pub mod gradescope;
@@ -87,7 +87,7 @@ pub fn run(
     let folder = root.join("results");
     std::fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
     let path = folder.join("results.json");
-    crate::gradebook::write_whole(&path, &serde_json::to_string_pretty(&results)?)?;
+    crate::sheet::write_whole(&path, &serde_json::to_string_pretty(&results)?)?;
     Ok((path, results["score"].clone()))
 }
 
@@ -124,7 +124,7 @@ fn round(x: f64) -> f64 {
 fn feedback(o: &Outcome) -> String {
     match o.status {
         Status::Passed => format!("**{}**", o.status.words()),
-        _ => format!("**{}**\n\n{}", o.status.words(), crate::gradebook::message_and_hint(o)),
+        _ => format!("**{}**\n\n{}", o.status.words(), crate::sheet::message_and_hint(o)),
     }
 }
 

@@ -9,9 +9,9 @@ use anyhow::{bail, Context, Result};
 use md5::{Digest, Md5};
 use serde_json::Value;
 
-use crate::gradebook::write_whole;
 use crate::handin::homework_chapters;
 use crate::points::CourseFile;
+use crate::sheet::write_whole;
 use crate::EXERCISES;
 
 /// Checks a homework chapter's cells against the course: every solution cell names an exercise and has a

@@ -1,7 +1,7 @@
 //! # What a grading gives
 //!
 //! The grader (`anatomy-grade`) turns each hand-in into an outcome; this crate turns a class's outcomes
-//! into what people read: the gradebook ([`gradebook`]: the table, the CSV, each student's feedback and the
+//! into what people read: the grade sheet ([`sheet`]: the table, the CSV, each student's feedback and the
 //! typed JSON line of `grade --json`), the class report ([`report`]: the mistakes, statuses and points as
 //! one page, made again from those JSON lines without grading) and the similarity report ([`similarity`]:
 //! which students handed in matching files). It reads the grader's types and never grades.
@@ -12,6 +12,6 @@ pub(crate) use anatomy_course::{find, Exercise, Outcome, Status, EXERCISES};
 pub(crate) use anatomy_grade::points;
 pub(crate) use anatomy_grade::{handin, sandbox};
 
-pub mod gradebook;
+pub mod sheet;
 pub mod report;
 pub mod similarity;

@@ -5,7 +5,7 @@
 //! self-contained HTML page: inline SVG charts (plotters), each with a title, labelled axes, a legend
 //! readable in grey, and the same numbers beside it as a table. No script, nothing from the network.
 //!
-//! The report is made from the gradebook's rows, and those can be read back from the JSON lines of
+//! The report is made from the grade sheet's rows, and those can be read back from the JSON lines of
 //! `anatomy exercises grade --json` ([`GradeLine`]), so `anatomy exercises report` makes the same
 //! report again without grading.
 use std::collections::BTreeMap;
@@ -16,9 +16,9 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::gradebook::{feedback_files, write_whole, GradeLine, Gradebook, Row};
 use super::mistakes::{self, STOPS, UNNAMED};
 use super::sandbox::Tier;
+use super::sheet::{feedback_files, write_whole, GradeLine, Row, Sheet};
 use super::similarity::{Evidence, Pair};
 use super::{find, Exercise, Status, EXERCISES};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
@@ -88,6 +88,16 @@ pub struct Lateness {
     pub late: Vec<LateHandIn>,
     /// The students whose folder gives no hand-in time (no nbgrader `timestamp.txt`).
     pub unknown: Vec<String>,
+    /// The students held to a due date of their own, with why.
+    #[serde(default)]
+    pub extended: Vec<Extended>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Extended {
+    pub student: String,
+    pub due: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,7 +119,7 @@ pub struct Similar {
 
 impl Summary {
     /// Counts a graded class. `similar` is the similarity report's pairs, when it was asked for.
-    pub fn new(book: &Gradebook, rows: &[Row], similar: Option<&[Pair]>) -> Summary {
+    pub fn new(book: &Sheet, rows: &[Row], similar: Option<&[Pair]>) -> Summary {
         let (mistakes, stops) = count_mistakes(book, rows);
         Summary {
             students: rows.len(),
@@ -132,7 +142,7 @@ impl Summary {
 
 impl Points {
     /// The class's totals: mean, median and ten equal bins from 0 to the most points.
-    fn of(book: &Gradebook, rows: &[Row]) -> Points {
+    fn of(book: &Sheet, rows: &[Row]) -> Points {
         let n = rows.len();
         let mut totals: Vec<f64> = rows.iter().map(|r| book.total(r)).collect();
         totals.sort_by(f64::total_cmp);
@@ -156,7 +166,7 @@ impl Points {
 }
 
 /// Each exercise's count of students per status, in course order.
-fn statuses(book: &Gradebook, rows: &[Row]) -> Vec<Statuses> {
+fn statuses(book: &Sheet, rows: &[Row]) -> Vec<Statuses> {
     let count = |i: usize, s: Status| rows.iter().filter(|r| r.outcomes[i].status == s).count();
     book.chosen
         .iter()
@@ -173,7 +183,7 @@ fn statuses(book: &Gradebook, rows: &[Row]) -> Vec<Statuses> {
 
 /// The named mistakes (most frequent first; ties in course order) and the grader's stops, each with how
 /// many students it held.
-fn count_mistakes(book: &Gradebook, rows: &[Row]) -> (Vec<Mistake>, Vec<Mistake>) {
+fn count_mistakes(book: &Sheet, rows: &[Row]) -> (Vec<Mistake>, Vec<Mistake>) {
     let n = rows.len();
     // (course position, id) → (students, first message).
     let mut found: BTreeMap<(usize, String), (usize, String)> = BTreeMap::new();
@@ -226,7 +236,7 @@ impl Similar {
 
 impl Lateness {
     /// Who handed in on time, late (latest first) or at no known time, when the course has a late policy.
-    fn of(book: &Gradebook, rows: &[Row]) -> Option<Lateness> {
+    fn of(book: &Sheet, rows: &[Row]) -> Option<Lateness> {
         let policy = book.course.late?;
         let mut late: Vec<LateHandIn> = rows
             .iter()
@@ -247,6 +257,14 @@ impl Lateness {
                 Some(_) => rows.iter().filter(|r| r.handed_in.is_none()).map(|r| r.student.clone()).collect(),
                 None => Vec::new(),
             },
+            extended: rows
+                .iter()
+                .filter_map(|r| {
+                    let e = r.extension.as_ref()?;
+                    let due = super::points::format_time(e.due);
+                    Some(Extended { student: r.student.clone(), due, reason: e.reason.clone() })
+                })
+                .collect(),
         })
     }
 }
@@ -280,11 +298,7 @@ pub fn read_lines(text: &str) -> Result<Saved> {
     };
     let chosen: Vec<&'static Exercise> = EXERCISES.iter().filter(|e| first.statuses.contains_key(e.name)).collect();
     ensure!(!chosen.is_empty(), "line 1 names no exercise: give the output of `anatomy exercises grade --json`");
-    let tier = match first.sandbox_tier.as_str() {
-        "bubblewrap" => Tier::Bubblewrap("bwrap".into()),
-        "landlock" => Tier::Landlock(0),
-        _ => Tier::None,
-    };
+    let tier = Tier::named(&first.sandbox_tier);
     let due = first.late.as_ref().and_then(|l| anatomy_intake::times::parse_time(&l.due));
     let rows =
         lines.iter().map(|(n, line)| line.row(&chosen).with_context(|| format!("line {n}"))).collect::<Result<_>>()?;
@@ -301,7 +315,7 @@ pub fn remake(grades: &Path, out: &Path, course: &super::points::CourseFile, cla
         due.is_none() || course.late.is_some(),
         "the grades were given a due date but the course file has no [late] policy: give the course file they were graded with (--course)"
     );
-    let book = Gradebook { chosen: &chosen, course, tier: &tier, due };
+    let book = Sheet { chosen: &chosen, course, tier: &tier, due };
     let pairs = match class {
         Some(class) => Some(
             super::similarity::report::compare(
@@ -333,7 +347,7 @@ fn round(x: f64) -> f64 {
 
 /// Writes the report into `dir`: `index.html`, `summary.json` and `feedback/STUDENT.md` for each student
 /// (each file whole). Returns the summary.
-pub fn write(dir: &Path, book: &Gradebook, rows: &[Row], similar: Option<&[Pair]>) -> Result<Summary> {
+pub fn write(dir: &Path, book: &Sheet, rows: &[Row], similar: Option<&[Pair]>) -> Result<Summary> {
     let summary = Summary::new(book, rows, similar);
     let feedback = dir.join("feedback");
     std::fs::create_dir_all(&feedback).with_context(|| format!("cannot create {}", feedback.display()))?;
@@ -395,7 +409,7 @@ fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) 
 
 /// The totals as a histogram, with the mean and median marked.
 fn points_chart(s: &Summary) -> String {
-    let title = format!("Points per student (of {})", crate::gradebook::points(s.max_points));
+    let title = format!("Points per student (of {})", crate::sheet::points(s.max_points));
     let top = s.points.histogram.iter().map(|b| b.2).max().unwrap_or(0).max(1) as f64 * 1.15;
     let description = "A histogram of the students' total points in ten equal bins, with the mean and the median \
                        marked as dashed lines.";
@@ -432,7 +446,7 @@ fn points_chart(s: &Summary) -> String {
         for (value, name, dash) in [(s.points.mean, "mean", 6), (s.points.median, "median", 2)] {
             let line = DashedLineSeries::new([(value, 0.0), (value, top)], dash, 4, INK.stroke_width(2));
             if let Ok(drawn) = chart.draw_series(line) {
-                drawn.label(format!("{name} {}", crate::gradebook::points(value))).legend(move |(x, y)| {
+                drawn.label(format!("{name} {}", crate::sheet::points(value))).legend(move |(x, y)| {
                     plotters::element::DashedPathElement::new([(x, y), (x + 18, y)], dash, 4, INK.stroke_width(2))
                 });
             }
@@ -532,7 +546,7 @@ fn section(title: &str, intro: Markup, chart: Option<String>, numbers: Markup, w
 /// The report as one self-contained page. Every text goes through maud, which escapes it where it lands
 /// (a student's name, a check's message, a hand-in time); only plotters' SVG is placed as it is.
 pub fn page(s: &Summary) -> String {
-    use crate::gradebook::points;
+    use crate::sheet::points;
     let similar = s.similarity.as_deref().map(similar_section);
     let page = html! {
         (DOCTYPE)
@@ -636,7 +650,7 @@ fn exercises_section(s: &Summary) -> Markup {
 
 /// The class's totals in ten bins.
 fn totals_section(s: &Summary) -> Markup {
-    use crate::gradebook::points;
+    use crate::sheet::points;
     section(
         "Points",
         html! { "Totals in ten equal bins from 0 to full marks (the last bin includes full marks)." },
@@ -740,9 +754,16 @@ fn late_section(late: &Lateness) -> Markup {
             html! { (format!("{:.0} %", 100.0 * l.kept)) },
         ]
     });
-    let numbers = match late.late.is_empty() {
-        true => html! { p { "Nobody handed in late." } },
-        false => table(&["student", "handed in", "days late", "points kept"], listed),
+    let extended = late.extended.iter().map(|e| vec![html! { (e.student) }, html! { (e.due) }, html! { (e.reason) }]);
+    let numbers = html! {
+        @match late.late.is_empty() {
+            true => p { "Nobody handed in late." },
+            false => (table(&["student", "handed in", "days late", "points kept"], listed)),
+        }
+        @if !late.extended.is_empty() {
+            p { (late.extended.len()) " with an extension, counted from their own due date:" }
+            (table(&["student", "due", "reason"], extended))
+        }
     };
     section("Late hand-ins", intro, None, numbers, true)
 }
@@ -776,6 +797,7 @@ mod tests {
             student: student.into(),
             outcomes: vec![outcome("layer_norm", a.0, a.1), outcome("causal_mask", b.0, b.1)],
             handed_in: None,
+            extension: None,
         };
         let rows = vec![
             row("ada", (Status::Passed, None), (Status::Passed, None)),
@@ -793,7 +815,7 @@ mod tests {
     #[test]
     fn the_summary_counts_statuses_mistakes_and_points() {
         let (chosen, course, rows) = class();
-        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+        let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
         let s = Summary::new(&book, &rows, None);
         assert_eq!(s.students, 4);
         assert_eq!((s.statuses[0].passed, s.statuses[0].failed, s.statuses[0].not_done), (1, 2, 1));
@@ -819,7 +841,7 @@ mod tests {
     #[test]
     fn the_page_escapes_names_links_them_safely_and_titles_every_chart() {
         let (chosen, course, rows) = class();
-        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+        let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
         let html = page(&Summary::new(&book, &rows, None));
         assert!(!html.contains("<script"), "a student's name is text, never markup");
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
@@ -840,12 +862,12 @@ mod tests {
     #[test]
     fn late_hand_ins_show_only_under_a_late_policy_and_say_how_to_count_them() {
         let (chosen, mut course, rows) = class();
-        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+        let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
         let s = Summary::new(&book, &rows, None);
         assert_eq!(s.late, None, "the course file has no [late] table");
         assert!(!page(&s).contains("Late hand-ins"));
         course.late = Some(points::Late { penalty_per_day: 0.1, max_days: 5 });
-        let book = Gradebook { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+        let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
         let s = Summary::new(&book, &rows, None);
         let late = s.late.as_ref().unwrap();
         assert_eq!((late.due.as_deref(), late.on_time, late.late.len(), late.unknown.len()), (None, 0, 0, 0));
@@ -856,7 +878,7 @@ mod tests {
     fn a_name_with_a_slash_stays_in_the_feedback_folder_and_no_two_share_a_file() {
         let rows: Vec<Row> = ["a/../b", "..", "", "Ana", "ana", "ANA", "a_.._b", "caf\\xE9", "caf\\xE8"]
             .iter()
-            .map(|s| Row { student: s.to_string(), outcomes: Vec::new(), handed_in: None })
+            .map(|s| Row { student: s.to_string(), outcomes: Vec::new(), handed_in: None, extension: None })
             .collect();
         let files = feedback_files(&rows);
         assert_eq!(
@@ -875,8 +897,12 @@ mod tests {
         );
         // Two long labels that differ only at their end: each file name within the 255 bytes a name may
         // have, and apart.
-        let long =
-            |last: &str| Row { student: format!("{}{last}", "é".repeat(150)), outcomes: Vec::new(), handed_in: None };
+        let long = |last: &str| Row {
+            student: format!("{}{last}", "é".repeat(150)),
+            outcomes: Vec::new(),
+            handed_in: None,
+            extension: None,
+        };
         let files = feedback_files(&[long("a"), long("b")]);
         assert!(files.iter().all(|f| f.len() <= 200) && files[0] != files[1], "{files:?}");
     }

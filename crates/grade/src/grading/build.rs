@@ -108,7 +108,7 @@ pub(super) struct Recipe {
     rustc: PathBuf,
     sysroot: PathBuf,
     /// The built libraries (hard links to cargo's), the only ones a probe can link with.
-    libs: PathBuf,
+    pub(super) libs: PathBuf,
     externs: Vec<(String, PathBuf)>,
     native: Vec<PathBuf>,
     pub(super) libtorch_lib: PathBuf,

@@ -91,6 +91,13 @@ pub struct Graded {
     /// What stopped the grader itself (a full disk, say) — never something a student's file did. The
     /// units graded before it keep their outcomes, so that nothing already graded is lost.
     pub failure: Option<anyhow::Error>,
+    /// The run's seed: each check's inputs are drawn from it and the exercise's name ([`check_seed`]).
+    pub seed: i64,
+    /// The grader that graded: its version and the build of the libraries a probe links (the folder
+    /// they were copied to is named by their hash).
+    pub grader: String,
+    /// Per unit, the bytes graded for each submission (or why the file was refused), as read once.
+    pub sources: Vec<Vec<Source>>,
 }
 
 impl Graded {
@@ -158,7 +165,12 @@ pub fn grade_units(units: Vec<Vec<Submission>>, options: &Options, done: &(dyn F
             )
         })
         .collect();
-    Ok(Graded { units, failure })
+    let grader = format!(
+        "anatomy {} ({})",
+        env!("CARGO_PKG_VERSION"),
+        recipe.libs.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    );
+    Ok(Graded { units, failure, seed, grader, sources })
 }
 
 /// Identical units (the same files under other names) are built and probed once: `distinct` holds the
@@ -265,7 +277,7 @@ fn failed(s: &Submission, status: Status, message: String, mistake: &str) -> Out
 }
 
 /// A handed-in file's bytes, or why it was refused (see [`handin::read`]).
-pub(super) type Source = std::result::Result<Vec<u8>, String>;
+pub type Source = std::result::Result<Vec<u8>, String>;
 
 /// Builds, probes and judges one unit in `folder`. Before anything is compiled, each file must be a
 /// regular file and keep its exercise's rules ([`rules`]).
@@ -469,9 +481,18 @@ pub fn stub_file(e: &Exercise) -> Result<PathBuf> {
 /// folder, or the untouched stub where there is none. Labelled `WHO/NAME` (a class) or `NAME` (one
 /// submission).
 pub fn student_unit(folder: &Path, who: Option<&str>, chosen: &[&'static Exercise]) -> Result<Vec<Submission>> {
+    hand_in_unit(&handin::HandIn::Folder(folder.to_path_buf()), who, chosen)
+}
+
+/// A student's submissions from what they handed in, a folder or a download's files, as [`student_unit`].
+pub fn hand_in_unit(
+    hand_in: &handin::HandIn,
+    who: Option<&str>,
+    chosen: &[&'static Exercise],
+) -> Result<Vec<Submission>> {
     let mut unit = Vec::new();
     for &e in chosen {
-        let file = match handin::find(folder, e.name) {
+        let file = match hand_in.find(e.name) {
             Some(f) => f,
             None => stub_file(e)?,
         };

@@ -1,7 +1,6 @@
 //! The similarity report of a class (`anatomy exercises similarity CLASS`): the pairs of students whose
 //! files match beyond what the stub, the reference solution and the task force on everyone (see
 //! [`super`] for the method), as Markdown, JSON lines or a page with the two files side by side.
-use std::path::Path;
 
 use anyhow::{bail, Result};
 
@@ -26,26 +25,54 @@ pub fn compare(
     chosen: &[&'static Exercise],
     threshold: f64,
 ) -> Result<Report> {
-    if !(0.0..=1.0).contains(&threshold) {
-        bail!("--threshold must lie between 0 and 1 (a share of fingerprints), not {threshold}");
-    }
-    let mut report = Report { pairs: Vec::new(), files: Vec::new(), skipped: Vec::new(), students: students.len() };
+    let mut skipped = Vec::new();
+    let mut texts = Vec::new();
     for &e in chosen {
-        // A notebook's solution cell, as released and as solved by the instructor, is base code too.
-        let cells = handin::solution_cell_files(e);
-        let mut entries = Vec::new();
+        let mut files = Vec::new();
         for (who, folder) in students {
             let Some(file) = handin::find(folder, e.name) else { continue };
             match handin::read_code(&file, e).map(String::from_utf8) {
-                Ok(Ok(text)) if text != e.stub && !cells.contains(&text) => {
-                    match anatomy_intake::bounds::check_text(&text) {
-                        Ok(Some(b)) => report.skipped.push(format!("{}:{}: {}", file.display(), b.line, b.message)),
-                        _ => entries.push(Entry { student: who.clone(), text }),
-                    }
-                }
-                Ok(Ok(_)) => {}
-                Ok(Err(_)) => report.skipped.push(format!("{}: not UTF-8 text", file.display())),
-                Err(why) => report.skipped.push(why),
+                Ok(Ok(text)) => files.push(Text { student: who.clone(), text, shown: file.display().to_string() }),
+                Ok(Err(_)) => skipped.push(format!("{}: not UTF-8 text", file.display())),
+                Err(why) => skipped.push(why),
+            }
+        }
+        texts.push((e, files));
+    }
+    compare_texts(texts, students.len(), threshold, skipped)
+}
+
+/// A student's file for one exercise, already read: whose, its text, and where it came from (for a
+/// message).
+pub struct Text {
+    pub student: String,
+    pub text: String,
+    pub shown: String,
+}
+
+/// The comparison of [`compare`] on files already read (a gradebook keeps the files it graded), each
+/// exercise with its students' texts; `skipped` holds what could not be read.
+pub fn compare_texts(
+    texts: Vec<(&'static Exercise, Vec<Text>)>,
+    students: usize,
+    threshold: f64,
+    skipped: Vec<String>,
+) -> Result<Report> {
+    if !(0.0..=1.0).contains(&threshold) {
+        bail!("--threshold must lie between 0 and 1 (a share of fingerprints), not {threshold}");
+    }
+    let mut report = Report { pairs: Vec::new(), files: Vec::new(), skipped, students };
+    for (e, files) in texts {
+        // A notebook's solution cell, as released and as solved by the instructor, is base code too.
+        let cells = handin::solution_cell_files(e);
+        let mut entries = Vec::new();
+        for Text { student, text, shown } in files {
+            if text == e.stub || cells.contains(&text) {
+                continue;
+            }
+            match anatomy_intake::bounds::check_text(&text) {
+                Ok(Some(b)) => report.skipped.push(format!("{shown}:{}: {}", b.line, b.message)),
+                _ => entries.push(Entry { student, text }),
             }
         }
         let reference = std::fs::read_to_string(e.solution_file()).unwrap_or_default();
@@ -119,13 +146,13 @@ impl Report {
 
     /// A page with each pair's two files side by side, the matching lines marked. Every text (names, the
     /// files' lines) goes through maud, which escapes it where it lands.
-    pub fn html(&self, class: &Path) -> String {
+    pub fn html(&self, class: &str) -> String {
         let page = html! {
             (DOCTYPE)
             html lang="en" {
                 head {
                     meta charset="utf-8";
-                    title { "Similarity report: " (class.display()) }
+                    title { "Similarity report: " (class) }
                     style { (PreEscaped(STYLE)) }
                 }
                 body {

@@ -1,5 +1,5 @@
 //! What grading a class writes out, in one place for the command line and every course platform: the
-//! table, the JSON lines, the gradebook's CSV, each student's feedback, the points as a gradebook shows
+//! table, the JSON lines, the grades' CSV, each student's feedback, the points as a gradebook shows
 //! them, and the check's message with its first hint. Each output is a string, written whole.
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,12 +12,23 @@ use super::points::{self, CourseFile};
 use super::sandbox::Tier;
 use super::{find, mistakes, Exercise, Outcome, Status};
 
-/// One student's grades, and when they handed in, where the class folder says (nbgrader's `timestamp.txt`).
+/// One student's grades, when they handed in, where the class folder says (nbgrader's `timestamp.txt`),
+/// and their extension, if they have one.
 #[derive(Debug, Clone)]
 pub struct Row {
     pub student: String,
     pub outcomes: Vec<Outcome>,
     pub handed_in: Option<OffsetDateTime>,
+    pub extension: Option<Extension>,
+}
+
+/// A due date of the student's own (an accommodation, an illness), with why: the late policy counts from
+/// it instead of the class's. The reason is the instructor's record; the student's feedback shows only
+/// the date.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extension {
+    pub due: OffsetDateTime,
+    pub reason: String,
 }
 
 impl Row {
@@ -29,18 +40,23 @@ impl Row {
 
 /// What a class was graded on: the exercises, their points, the sandbox and the due date, when one was
 /// given (with the course's late policy, a student handed in late keeps a share of every point).
-pub struct Gradebook<'a> {
+pub struct Sheet<'a> {
     pub chosen: &'a [&'static Exercise],
     pub course: &'a CourseFile,
     pub tier: &'a Tier,
     pub due: Option<OffsetDateTime>,
 }
 
-impl Gradebook<'_> {
+impl Sheet<'_> {
     /// How many days (rounded up) after the due date the student handed in: `None` without a due date or
     /// without the student's hand-in time.
     pub fn days_late(&self, row: &Row) -> Option<u32> {
-        Some(points::Late::days(row.handed_in?, self.due?))
+        Some(points::Late::days(row.handed_in?, self.due_of(row)?))
+    }
+
+    /// The due date a student is held to: their extension's, else the class's.
+    pub fn due_of(&self, row: &Row) -> Option<OffsetDateTime> {
+        self.due.map(|due| row.extension.as_ref().map_or(due, |e| e.due))
     }
 
     /// The share of the points a student keeps under the course's late policy (1 when on time or unknown).
@@ -118,6 +134,8 @@ impl Gradebook<'_> {
                 due: points::format_time(due),
                 handed_in: row.handed_in.map(points::format_time),
                 days_late: self.days_late(row),
+                extended_to: row.extension.as_ref().map(|e| points::format_time(e.due)),
+                extension_reason: row.extension.as_ref().map(|e| e.reason.clone()),
             }),
             statuses: by_exercise(&|o| Some(o.status.words().to_string())),
             passed: row.passed(),
@@ -135,18 +153,19 @@ impl Gradebook<'_> {
         }
     }
 
-    /// One student as a JSON object (a line of `--json`): [`Gradebook::line`], its keys in order.
+    /// One student as a JSON object (a line of `--json`): [`Sheet::line`], its keys in order.
     pub fn json(&self, row: &Row) -> serde_json::Value {
         serde_json::to_value(self.line(row)).expect("a grade line is plain data")
     }
 
-    /// The gradebook: a header of exercises and a total, one row of points per student.
+    /// The grades as CSV: a header of exercises and a total, one row of points per student.
     pub fn csv(&self, rows: &[Row]) -> Result<String> {
         let mut writer = csv::Writer::from_writer(Vec::new());
         let mut header = vec!["student".to_string()];
         header.extend(self.chosen.iter().map(|e| e.name.to_string()));
         if self.due.is_some() {
             header.push("days late".into());
+            header.push("extended to".into());
         }
         header.push("total".into());
         header.push("notes".into());
@@ -157,6 +176,7 @@ impl Gradebook<'_> {
             record.extend(row.outcomes.iter().map(|o| points(self.earned(row, o))));
             if self.due.is_some() {
                 record.push(self.days_late(row).map(|d| d.to_string()).unwrap_or_default());
+                record.push(row.extension.as_ref().map(|e| points::format_time(e.due)).unwrap_or_default());
             }
             record.push(points(self.total(row)));
             // What went wrong, exercise by exercise: "layer_norm: unbiased_variance; causal_mask: timed_out".
@@ -189,6 +209,9 @@ impl Gradebook<'_> {
                 points(self.course.max(o.name))
             );
         }
+        if let (Some(_), Some(e)) = (self.due, &row.extension) {
+            text += &format!("\nYour due date was extended to {}.\n", points::format_time(e.due));
+        }
         if let (Some(policy), Some(days)) = (self.course.late, self.days_late(row).filter(|&d| d > 0)) {
             text += &format!("\n{}\n", policy.words(days));
         }
@@ -203,7 +226,7 @@ impl Gradebook<'_> {
     }
 }
 
-/// One student's grading as a line of `anatomy exercises grade --json`: written by [`Gradebook::line`] and
+/// One student's grading as a line of `anatomy exercises grade --json`: written by [`Sheet::line`] and
 /// read back by [`GradeLine::row`] (for `anatomy exercises report`), one declaration for both ways. Besides
 /// the named keys, the line has one key per graded exercise, its status in words ("passed", "failed", …).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -229,13 +252,19 @@ pub struct GradeLine {
     pub parts: BTreeMap<String, (usize, usize)>,
 }
 
-/// The due date's part of a grade line: the due date, when the student handed in (`null` where the class
-/// folder does not say) and how many days late, rounded up.
+/// The due date's part of a grade line: the class's due date, when the student handed in (`null` where the
+/// class folder does not say), how many days late, rounded up (from the student's extension when they have
+/// one), and that extension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LateFields {
     pub due: String,
     pub handed_in: Option<String>,
     pub days_late: Option<u32>,
+    /// The student's own due date and its reason, when they have an extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extended_to: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension_reason: Option<String>,
 }
 
 impl GradeLine {
@@ -263,7 +292,11 @@ impl GradeLine {
         }
         let handed_in =
             self.late.as_ref().and_then(|l| l.handed_in.as_deref()).and_then(anatomy_intake::times::parse_time);
-        Ok(Row { student: student.clone(), outcomes, handed_in })
+        let extension = self.late.as_ref().and_then(|l| {
+            let due = anatomy_intake::times::parse_time(l.extended_to.as_deref()?)?;
+            Some(Extension { due, reason: l.extension_reason.clone().unwrap_or_default() })
+        });
+        Ok(Row { student: student.clone(), outcomes, handed_in, extension })
     }
 }
 
@@ -277,7 +310,7 @@ pub fn message_and_hint(o: &Outcome) -> String {
     text
 }
 
-/// Points as a gradebook shows them: whole numbers without a decimal point.
+/// Points as an LMS's gradebook shows them: whole numbers without a decimal point.
 pub fn points(p: f64) -> String {
     if p.fract() == 0.0 {
         format!("{p:.0}")
@@ -293,7 +326,7 @@ pub fn write_whole(path: &Path, text: &str) -> Result<()> {
     std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// A gradebook cell that no spreadsheet will run: a cell that starts with `=`, `+`, `-`, `@`, a tab or a
+/// A CSV cell that no spreadsheet will run: a cell that starts with `=`, `+`, `-`, `@`, a tab or a
 /// carriage return is read as a formula by Excel, LibreOffice and Google Sheets (CSV injection,
 /// CWE-1236), so it gets a leading `'`, as OWASP advises. Student names come from LMS exports and display
 /// names, so any of them may start that way; the table, the JSON lines and the feedback keep them as they are.

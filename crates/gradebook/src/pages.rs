@@ -1,0 +1,66 @@
+//! The class report and the similarity page, made again from the gradebook alone: the rows are the
+//! students' latest graded cells of an assignment, and the files compared are the bytes those runs graded,
+//! kept in the gradebook — no class folder is read. Overrides are the instructor's and show in the exports
+//! and the history; the report shows what the grader found.
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use anatomy_grade::points::{Assignment, CourseFile};
+use anatomy_grade::sandbox::Tier;
+use anatomy_report::report::{self, Summary};
+use anatomy_report::sheet::{write_whole, Row, Sheet};
+use anatomy_report::similarity::report::{compare_texts, Text};
+use anatomy_report::similarity::THRESHOLD;
+
+use crate::Gradebook;
+
+impl Gradebook {
+    /// Writes the class report of an assignment into `out` (as `grade --report` does), and with
+    /// `similarity` its pairs and `out/similarity.html`, the two files of each pair side by side.
+    pub fn pages(&self, course: &CourseFile, assignment: &Assignment, out: &Path, similarity: bool) -> Result<Summary> {
+        let standings = self.standings(assignment)?;
+        let rows: Vec<Row> = standings.iter().filter_map(|s| s.row()).collect();
+        if rows.is_empty() {
+            bail!(
+                "nobody has been graded in {} yet: grade the class first (anatomy exercises grade --assignment {})",
+                assignment.name,
+                assignment.name
+            );
+        }
+        let tier: String = self.conn().query_row(
+            "SELECT tier FROM runs WHERE assignment = ?1 ORDER BY id DESC LIMIT 1",
+            [&assignment.name],
+            |r| r.get(0),
+        )?;
+        let tier = Tier::named(&tier);
+        let sheet = Sheet { chosen: &assignment.exercises, course, tier: &tier, due: assignment.due };
+        let pairs = match similarity {
+            false => None,
+            true => {
+                let mut texts = Vec::new();
+                for (i, &e) in assignment.exercises.iter().enumerate() {
+                    let mut files = Vec::new();
+                    for s in &standings {
+                        let Some(sha) = s.cells[i].graded.as_ref().and_then(|g| g.source.clone()) else { continue };
+                        let text = String::from_utf8_lossy(&self.source(&sha)?).into_owned();
+                        files.push(Text {
+                            student: s.student.label.clone(),
+                            text,
+                            shown: format!("{}/{}", s.student.label, e.name),
+                        });
+                    }
+                    texts.push((e, files));
+                }
+                let compared = compare_texts(texts, rows.len(), THRESHOLD, Vec::new())?;
+                std::fs::create_dir_all(out)?;
+                write_whole(
+                    &out.join("similarity.html"),
+                    &compared.html(&format!("{} (from the gradebook)", assignment.name)),
+                )?;
+                Some(compared.pairs)
+            }
+        };
+        report::write(out, &sheet, &rows, pairs.as_deref())
+    }
+}

@@ -1,0 +1,178 @@
+//! The class list, imported from the learning platform's own export (read, with bounds, by
+//! [`anatomy_intake::roster`]). A student is their platform id: importing again updates names, logins and
+//! sections and adds newcomers, and never makes one student two. Each student gets a label, the name every
+//! output uses for them: their login, else their platform id.
+use anyhow::{bail, Context, Result};
+use rusqlite::{params, OptionalExtension};
+
+use anatomy_intake::roster::Roster;
+
+use crate::Gradebook;
+
+/// One student of the roster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Student {
+    /// The gradebook's own key.
+    pub key: i64,
+    pub name: String,
+    pub lms_id: String,
+    pub sis_id: String,
+    pub login: String,
+    pub section: String,
+    pub label: String,
+}
+
+/// What an import changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    pub added: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+    /// Students of the gradebook the new roster no longer lists (kept: their runs stay theirs).
+    pub not_listed: Vec<String>,
+}
+
+impl Imported {
+    pub fn line(&self, book: &Gradebook) -> String {
+        let mut line = format!(
+            "roster imported into {}: {} added, {} updated, {} unchanged",
+            book.path().display(),
+            self.added,
+            self.updated,
+            self.unchanged
+        );
+        if !self.not_listed.is_empty() {
+            line += &format!("; kept, though the roster no longer lists them: {}", self.not_listed.join(", "));
+        }
+        line
+    }
+}
+
+const COLUMNS: &str = "id, name, lms_id, sis_id, login, section, label";
+
+fn student(r: &rusqlite::Row) -> rusqlite::Result<Student> {
+    Ok(Student {
+        key: r.get(0)?,
+        name: r.get(1)?,
+        lms_id: r.get(2)?,
+        sis_id: r.get(3)?,
+        login: r.get(4)?,
+        section: r.get(5)?,
+        label: r.get(6)?,
+    })
+}
+
+impl Gradebook {
+    /// Imports a roster in one transaction: by platform id, new students are added and known ones updated.
+    /// A Canvas export also gives each assignment's column header, which its export back reuses.
+    pub fn import_roster(&mut self, roster: &Roster) -> Result<Imported> {
+        self.change(|tx| {
+            let mut imported = Imported { added: 0, updated: 0, unchanged: 0, not_listed: Vec::new() };
+            let mut listed = std::collections::BTreeSet::new();
+            for s in &roster.students {
+                listed.insert(s.id.clone());
+                let known: Option<(i64, String, String, String, String)> = tx
+                    .query_row(
+                        "SELECT id, name, sis_id, login, section FROM students WHERE lms_id = ?1",
+                        [&s.id],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                    )
+                    .optional()?;
+                let label = free_label(tx, s, known.as_ref().map(|k| k.0))?;
+                match known {
+                    None => {
+                        tx.execute(
+                            "INSERT INTO students (name, lms_id, sis_id, login, section, label) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                            params![s.name, s.id, s.sis_id, s.login, s.section, label],
+                        )?;
+                        imported.added += 1;
+                    }
+                    Some((_, ref name, ref sis, ref login, ref section))
+                        if (name, sis, login, section) == (&s.name, &s.sis_id, &s.login, &s.section) =>
+                    {
+                        imported.unchanged += 1
+                    }
+                    Some((key, ..)) => {
+                        tx.execute(
+                            "UPDATE students SET name = ?1, sis_id = ?2, login = ?3, section = ?4, label = ?5 WHERE id = ?6",
+                            params![s.name, s.sis_id, s.login, s.section, label, key],
+                        )?;
+                        imported.updated += 1;
+                    }
+                }
+            }
+            let mut all = tx.prepare("SELECT lms_id, label FROM students ORDER BY label")?;
+            let known: Vec<(String, String)> = all.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            imported.not_listed = known.into_iter().filter(|(id, _)| !listed.contains(id)).map(|(_, l)| l).collect();
+            for header in &roster.assignment_columns {
+                let name = header.rsplit_once(" (").map_or(header.as_str(), |(n, _)| n);
+                tx.execute(
+                    "INSERT INTO platform_columns (assignment, canvas) VALUES (?1, ?2)
+                     ON CONFLICT (assignment) DO UPDATE SET canvas = excluded.canvas",
+                    params![name, header],
+                )?;
+            }
+            Ok(imported)
+        })
+    }
+
+    /// Every student, by label.
+    pub fn students(&self) -> Result<Vec<Student>> {
+        let mut query = self.conn().prepare(&format!("SELECT {COLUMNS} FROM students ORDER BY label"))?;
+        let students = query.query_map([], student)?.collect::<Result<Vec<_>, _>>()?;
+        Ok(students)
+    }
+
+    /// The student someone means by `who`: their label, login, platform id or institution id.
+    pub fn student(&self, who: &str) -> Result<Student> {
+        let found = self
+            .conn()
+            .query_row(
+                &format!(
+                    "SELECT {COLUMNS} FROM students WHERE label = ?1 OR lms_id = ?1 OR (login = ?1 AND login != '')
+                     OR (sis_id = ?1 AND sis_id != '') ORDER BY label = ?1 DESC LIMIT 1"
+                ),
+                [who],
+                student,
+            )
+            .optional()?;
+        found.with_context(|| {
+            format!("no student {who:?} in the roster: give a login, a platform id or a label (anatomy exercises gradebook show lists them)")
+        })
+    }
+
+    /// Canvas's header for an assignment's column, when a Canvas roster gave one.
+    pub fn canvas_column(&self, assignment: &str) -> Result<Option<String>> {
+        let column = self
+            .conn()
+            .query_row("SELECT canvas FROM platform_columns WHERE assignment = ?1", [assignment], |r| r.get(0))
+            .optional()?;
+        Ok(column)
+    }
+
+    /// Fails when the roster is empty: a gradebook grades students it knows.
+    pub fn require_roster(&self) -> Result<()> {
+        let n: i64 = self.conn().query_row("SELECT count(*) FROM students", [], |r| r.get(0))?;
+        if n == 0 {
+            bail!(
+                "the gradebook {} has no roster: import one first (anatomy exercises gradebook roster FILE)",
+                self.path().display()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A label no other student holds: the login, else the platform id; when that is taken, the login with
+/// the platform id beside it.
+fn free_label(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::Student, own: Option<i64>) -> Result<String> {
+    let first = if s.login.is_empty() { s.id.clone() } else { s.login.clone() };
+    for label in [first.clone(), format!("{first} ({})", s.id)] {
+        let holder: Option<i64> =
+            tx.query_row("SELECT id FROM students WHERE label = ?1", [&label], |r| r.get(0)).optional()?;
+        if holder.is_none() || holder == own {
+            return Ok(label);
+        }
+    }
+    bail!("two students of the roster would both be called {first:?}: give each a login of their own")
+}

@@ -1,0 +1,402 @@
+//! The gradebook's own tests: the roster, runs and what counts, overrides, extensions, history and
+//! exports on made-up runs, and the promises of a database — two gradings at once, a grading killed while
+//! it writes, a full disk, a damaged, foreign or newer file, an older schema migrated forward.
+use std::path::{Path, PathBuf};
+
+use anatomy_course::Status;
+use anatomy_grade::points::{Assignment, CourseFile};
+use anatomy_intake::roster;
+
+use crate::export::Format;
+use crate::runs::{Cell, Run};
+use crate::*;
+
+pub(crate) fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("anatomy-gradebook-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A course of two assignments, `attention` (due 1 December) and `decoder` (no due date).
+pub(crate) fn course(dir: &Path) -> CourseFile {
+    let file = dir.join("course.toml");
+    std::fs::write(
+        &file,
+        "[late]\npenalty_per_day = 0.1\nmax_days = 5\n\
+         [assignments.attention]\nexercises = [\"scaled_dot_product\", \"attention_head\"]\ndue = \"2026-12-01T23:59:00Z\"\n\
+         [assignments.decoder]\nexercises = [\"cross_attention\"]\n",
+    )
+    .unwrap();
+    CourseFile::load(&file).unwrap()
+}
+
+pub(crate) const CANVAS: &str =
+    "Student,ID,SIS User ID,SIS Login ID,Section,attention (501),decoder (502),Current Score\n\
+    \"    Points Possible\",,,,,10,20,\n\
+    \"Lovelace, Ada\",101,S-1,ada,Mon,,,\n\
+    \"Hopper, Grace\",102,S-2,grace,Mon,,,\n\
+    \"=HYPERLINK(\"\"http://x\"\"), Eve\",103,S-3,eve,Tue,,,\n";
+
+fn book(dir: &Path) -> Gradebook {
+    let mut book = Gradebook::open_or_create(&dir.join(FILE_NAME)).unwrap();
+    book.import_roster(&roster::read(CANVAS.as_bytes()).unwrap()).unwrap();
+    book
+}
+
+/// A made-up run of `assignment`: each `(login, exercise, status, points)` one cell.
+pub(crate) fn run(book: &Gradebook, assignment: &str, cells: &[(&str, &str, Status, f64)]) -> Run {
+    let cells = cells
+        .iter()
+        .map(|&(who, exercise, status, points)| Cell {
+            student: book.student(who).unwrap().key,
+            exercise: exercise.into(),
+            status,
+            mistake: (status == Status::Failed).then(|| "unbiased_variance".into()),
+            message: format!("{exercise} of {who}"),
+            parts: None,
+            points,
+            max_points: 5.0,
+            handed_in: None,
+            due: None,
+            late_days: Some(0),
+            source: Some(format!("pub fn {exercise}() {{ /* {who} */ }}").into_bytes()),
+        })
+        .collect();
+    Run {
+        assignment: assignment.into(),
+        due: None,
+        grader: "anatomy 0.1.0 (test)".into(),
+        seed: 7,
+        tier: "bubblewrap".into(),
+        exercises: vec!["scaled_dot_product", "attention_head"],
+        cells,
+    }
+}
+
+fn attention(course: &CourseFile) -> Assignment {
+    course.assignment(Some("attention")).unwrap()
+}
+
+fn totals(book: &Gradebook, a: &Assignment) -> Vec<(String, Option<f64>)> {
+    book.standings(a).unwrap().iter().map(|s| (s.student.label.clone(), s.total())).collect()
+}
+
+#[test]
+fn a_roster_is_imported_by_platform_id_and_importing_again_never_makes_one_student_two() {
+    let dir = scratch("roster");
+    let mut book = book(&dir);
+    let labels: Vec<String> = book.students().unwrap().iter().map(|s| s.label.clone()).collect();
+    assert_eq!(labels, ["ada", "eve", "grace"]);
+    assert_eq!(book.canvas_column("attention").unwrap().as_deref(), Some("attention (501)"));
+    // Grace changes her login, Ada leaves the course, Bob joins.
+    let again = "name,id,login,section\nGrace Hopper,102,ghopper,Mon\nEve,103,eve,Tue\nBob,104,,Wed\n";
+    let imported = book.import_roster(&roster::read(again.as_bytes()).unwrap()).unwrap();
+    assert_eq!((imported.added, imported.updated, imported.unchanged), (1, 2, 0), "Eve's name changed too");
+    assert_eq!(imported.not_listed, ["ada"]);
+    assert_eq!(book.student("102").unwrap().label, "ghopper");
+    assert_eq!(book.student("S-1").unwrap().label, "ada", "kept, with their runs");
+    assert_eq!(book.student("104").unwrap().label, "104", "no login: the platform id");
+    assert!(book.student("nobody").unwrap_err().to_string().contains("no student \"nobody\" in the roster"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_latest_run_counts_unless_an_override_stands_and_the_history_says_how_each_came_to_be() {
+    let dir = scratch("runs");
+    let course = course(&dir);
+    let mut book = book(&dir);
+    let a = attention(&course);
+    assert_eq!(totals(&book, &a), [("ada".into(), None), ("eve".into(), None), ("grace".into(), None)]);
+    let first = run(
+        &book,
+        "attention",
+        &[
+            ("ada", "scaled_dot_product", Status::Passed, 5.0),
+            ("ada", "attention_head", Status::Failed, 0.0),
+            ("grace", "scaled_dot_product", Status::Passed, 5.0),
+            ("grace", "attention_head", Status::Passed, 5.0),
+        ],
+    );
+    assert_eq!(book.record(&first).unwrap(), 1);
+    // Ada's attention_head regraded alone after a fix: her other cell keeps the first run's.
+    let mut regrade = run(&book, "attention", &[("ada", "attention_head", Status::Passed, 5.0)]);
+    regrade.exercises = vec!["attention_head"];
+    assert_eq!(book.record(&regrade).unwrap(), 2);
+    assert_eq!(totals(&book, &a), [("ada".into(), Some(10.0)), ("eve".into(), None), ("grace".into(), Some(10.0))]);
+    let ada = book.student("ada").unwrap();
+    book.set_override(&ada, "attention_head", Some(3.5), 5.0, "copied the helper from a classmate", "lecturer")
+        .unwrap();
+    assert_eq!(totals(&book, &a)[0].1, Some(8.5), "the override stands over the runs");
+    // A later run does not undo it; withdrawing does.
+    book.record(&run(&book, "attention", &[("ada", "attention_head", Status::Passed, 5.0)])).unwrap();
+    assert_eq!(totals(&book, &a)[0].1, Some(8.5));
+    book.set_override(&ada, "attention_head", None, 5.0, "settled with the student", "lecturer").unwrap();
+    assert_eq!(totals(&book, &a)[0].1, Some(10.0));
+    let err = book.set_override(&ada, "attention_head", Some(6.0), 5.0, "bonus", "lecturer").unwrap_err();
+    assert_eq!(err.to_string(), "--points 6: give a number from 0 to 5, the most attention_head is worth");
+    assert!(book
+        .set_override(&ada, "attention_head", Some(1.0), 5.0, " ", "x")
+        .unwrap_err()
+        .to_string()
+        .starts_with("say why"));
+    let history: Vec<String> = book.history(&ada).unwrap().iter().map(|e| e.line()).collect();
+    assert_eq!(history.len(), 5, "{history:#?}");
+    assert!(history[0].contains("run 1 of attention (anatomy 0.1.0 (test), seed 7, bubblewrap): attention_head failed (unbiased_variance) 0/5; scaled_dot_product passed 5/5"), "{}", history[0]);
+    assert!(history[1].contains("run 2 of attention") && history[1].ends_with("attention_head passed 5/5"));
+    assert!(
+        history[2].contains("override of attention_head: 3.50 points, by lecturer: copied the helper"),
+        "{history:#?}"
+    );
+    assert!(history[3].contains("run 3 of attention"));
+    assert!(history[4].contains("override of attention_head withdrawn by lecturer: settled with the student"));
+    // The bytes graded are kept once each, by their hash.
+    let latest = book.latest_cells("attention").unwrap();
+    let sha = latest[&(ada.key, "attention_head".to_string())].source.clone().unwrap();
+    assert_eq!(book.source(&sha).unwrap(), b"pub fn attention_head() { /* ada */ }");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_extension_is_a_due_date_of_ones_own_with_a_reason_and_needs_a_due_date_to_extend() {
+    let dir = scratch("extensions");
+    let course = course(&dir);
+    let mut book = book(&dir);
+    let grace = book.student("grace").unwrap();
+    let due = book.extend(&grace, &attention(&course), None, Some(3), "illness (note on file)", "lecturer").unwrap();
+    assert_eq!(anatomy_grade::points::format_time(due), "2026-12-04T23:59:00Z");
+    let extensions = book.extensions("attention").unwrap();
+    assert_eq!((extensions[&grace.key].reason.as_str(), extensions.len()), ("illness (note on file)", 1));
+    let decoder = course.assignment(Some("decoder")).unwrap();
+    let err = book.extend(&grace, &decoder, None, Some(3), "illness", "lecturer").unwrap_err().to_string();
+    assert!(err.starts_with("the assignment decoder has no due date, so nobody is late"), "{err}");
+    assert!(book
+        .extend(&grace, &attention(&course), None, None, "x", "y")
+        .unwrap_err()
+        .to_string()
+        .contains("either as --due"));
+    let history = book.history(&grace).unwrap();
+    assert_eq!(
+        history[0].line().split("  ").nth(1),
+        Some("extension of attention to 2026-12-04T23:59:00Z, by lecturer: illness (note on file)")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_export_puts_each_row_on_its_student_by_the_platforms_ids_and_runs_no_formula() {
+    let dir = scratch("exports");
+    let course = course(&dir);
+    let mut book = book(&dir);
+    book.record(&run(
+        &book,
+        "attention",
+        &[
+            ("ada", "scaled_dot_product", Status::Passed, 5.0),
+            ("ada", "attention_head", Status::Failed, 0.0),
+            ("eve", "scaled_dot_product", Status::Passed, 4.5),
+            ("eve", "attention_head", Status::Passed, 4.5),
+        ],
+    ))
+    .unwrap();
+    let read = |format| {
+        let text = book.export(&course, format).unwrap();
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(text.as_bytes())
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    let canvas = read(Format::Canvas);
+    assert_eq!(
+        canvas[0],
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "attention (501)", "decoder (502)"]
+    );
+    assert_eq!(canvas[1][0], "    Points Possible");
+    // Read back as a roster, our export is Canvas's own layout: the same students, ids and columns.
+    let text = book.export(&course, Format::Canvas).unwrap();
+    let again = roster::read(text.as_bytes()).unwrap();
+    let ids = |r: roster::Roster| {
+        let mut ids: Vec<_> = r.students.into_iter().map(|s| (s.id, s.sis_id, s.login, s.section)).collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(again.clone()), ids(roster::read(CANVAS.as_bytes()).unwrap()));
+    assert!(again.students.iter().any(|s| s.name == "'=HYPERLINK(\"http://x\"), Eve"), "the formula stays quoted");
+    assert_eq!(again.assignment_columns, ["attention (501)", "decoder (502)"]);
+    assert_eq!(canvas[1][5..], ["10", "20"]);
+    let by_id = |rows: &[Vec<String>], column: usize, id: &str| rows.iter().find(|r| r[column] == id).unwrap().clone();
+    assert_eq!(by_id(&canvas, 1, "101")[5..], ["5", ""], "Ada: half of attention, no decoder grade yet");
+    let eve = by_id(&canvas, 1, "103");
+    assert_eq!((eve[0].as_str(), eve[5].as_str()), ("'=HYPERLINK(\"http://x\"), Eve", "9"));
+    assert_eq!(by_id(&canvas, 1, "102")[5], "", "Grace was never graded: left as it is");
+    let moodle = read(Format::Moodle);
+    assert_eq!(
+        moodle[0],
+        ["ID number", "Username", "Full name", "attention", "Feedback: attention", "decoder", "Feedback: decoder"]
+    );
+    assert_eq!(by_id(&moodle, 0, "S-1")[3], "5");
+    let ours = read(Format::Csv);
+    assert_eq!(ours[0][6..9], ["attention: scaled_dot_product", "attention: attention_head", "attention: total"]);
+    let ada = by_id(&ours, 0, "ada");
+    assert_eq!((ada[6].as_str(), ada[7].as_str(), ada[8].as_str()), ("5", "0", "5"));
+    assert!(ada[9].contains("attention_head: unbiased_variance"), "{ada:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn two_gradings_at_once_both_land_whole() {
+    let dir = scratch("together");
+    let book = book(&dir);
+    let path = book.path().to_path_buf();
+    let cells: Vec<(&str, &str, Status, f64)> =
+        (0..200).map(|_| ("ada", "scaled_dot_product", Status::Passed, 5.0)).collect();
+    let mut made = run(&book, "attention", &cells);
+    // 200 distinct cells: one student's exercise per cell is the key, so vary the exercise's name.
+    for (i, c) in made.cells.iter_mut().enumerate() {
+        c.exercise = format!("exercise_{i}");
+    }
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            let (path, made) = (path.clone(), made.clone());
+            scope.spawn(move || {
+                let mut mine = Gradebook::open(&path).unwrap();
+                for _ in 0..25 {
+                    mine.record(&made).unwrap();
+                }
+            });
+        }
+    });
+    let counts: Vec<i64> = {
+        let mut q = book.conn().prepare("SELECT count(*) FROM cells GROUP BY run").unwrap();
+        q.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    assert_eq!(counts.len(), 50, "every run of both gradings");
+    assert!(counts.iter().all(|&n| n == 200), "each whole: {counts:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Not a test on its own: the writer the kill test starts in a process of its own (by this test's name,
+/// with `ANATOMY_GRADEBOOK_WRITER` set), recording runs of 1,000 cells until it is killed.
+#[test]
+fn writer_for_the_kill_test() {
+    let Ok(path) = std::env::var("ANATOMY_GRADEBOOK_WRITER") else { return };
+    let mut book = Gradebook::open(Path::new(&path)).unwrap();
+    let mut made = run(&book, "attention", &[("ada", "scaled_dot_product", Status::Passed, 5.0)]);
+    made.cells = (0..1000).map(|i| Cell { exercise: format!("exercise_{i}"), ..made.cells[0].clone() }).collect();
+    loop {
+        book.record(&made).unwrap();
+    }
+}
+
+#[test]
+fn a_grading_killed_while_it_writes_leaves_every_run_whole_or_absent() {
+    let dir = scratch("killed");
+    let path = book(&dir).path().to_path_buf();
+    for delay in [300, 700, 1100] {
+        let mut writer = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "tests::writer_for_the_kill_test", "--nocapture", "--test-threads=1"])
+            .env("ANATOMY_GRADEBOOK_WRITER", &path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        writer.kill().unwrap(); // SIGKILL: no destructor, no commit
+        writer.wait().unwrap();
+        let book = Gradebook::open(&path).unwrap();
+        let check: String = book.conn().query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        let mut q = book
+            .conn()
+            .prepare("SELECT r.id, count(c.run) FROM runs r LEFT JOIN cells c ON c.run = r.id GROUP BY r.id")
+            .unwrap();
+        let runs: Vec<(i64, i64)> =
+            q.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+        assert!(!runs.is_empty(), "the writer recorded nothing in {delay} ms");
+        assert!(runs.iter().all(|&(_, n)| n == 1000), "a run cut short: {runs:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_full_disk_fails_the_change_and_keeps_what_was_there() {
+    let dir = scratch("full");
+    let mut book = book(&dir);
+    book.record(&run(&book, "attention", &[("ada", "scaled_dot_product", Status::Passed, 5.0)])).unwrap();
+    // SQLite's own page limit stands for the disk: past it, a write fails as on a full disk (SQLITE_FULL).
+    let pages: i64 = book.conn().query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+    book.conn().pragma_update(None, "max_page_count", pages + 2).unwrap();
+    let mut big = run(&book, "attention", &[("grace", "attention_head", Status::Passed, 5.0)]);
+    big.cells = (0..2000)
+        .map(|i| Cell { exercise: format!("exercise_{i}"), source: Some(vec![i as u8; 4000]), ..big.cells[0].clone() })
+        .collect();
+    let err = book.record(&big).unwrap_err().to_string();
+    assert!(err.contains("is full: nothing of this change was kept; free some space and do it again"), "{err}");
+    assert_eq!(book.runs().unwrap(), 1);
+    let check: String = book.conn().query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(check, "ok");
+    book.conn().pragma_update(None, "max_page_count", 1_073_741_823).unwrap();
+    assert_eq!(book.record(&big).unwrap(), 2, "once there is room, the same run lands");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_damaged_foreign_or_newer_file_is_refused_with_what_to_do() {
+    let dir = scratch("refused");
+    let open = |path: &Path| Gradebook::open(path).err().map(|e| e.to_string()).unwrap_or_default();
+    let noise = dir.join("noise.sqlite");
+    std::fs::write(&noise, vec![0x5a; 8192]).unwrap();
+    assert!(open(&noise).ends_with("is not an SQLite file: give the gradebook's path, or restore it from a copy (a gradebook is one file; copy it to back it up)"), "{}", open(&noise));
+    let foreign = dir.join("foreign.sqlite");
+    rusqlite::Connection::open(&foreign).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
+    assert!(open(&foreign).contains("an SQLite database, but not a gradebook"), "{}", open(&foreign));
+    let newer = dir.join("newer.sqlite");
+    drop(Gradebook::open_or_create(&newer).unwrap());
+    rusqlite::Connection::open(&newer).unwrap().pragma_update(None, "user_version", 99).unwrap();
+    assert!(
+        open(&newer).contains("gradebook schema 99; this one knows up to 2): update the project"),
+        "{}",
+        open(&newer)
+    );
+    assert!(open(&dir.join("none.sqlite")).contains("import a roster first"));
+    // A real gradebook with one of its pages overwritten.
+    let damaged = dir.join("damaged.sqlite");
+    {
+        let mut book = Gradebook::open_or_create(&damaged).unwrap();
+        book.import_roster(&roster::read(CANVAS.as_bytes()).unwrap()).unwrap();
+        for _ in 0..5 {
+            book.record(&run(&book, "attention", &[("ada", "scaled_dot_product", Status::Passed, 5.0)])).unwrap();
+        }
+    }
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    assert!(bytes.len() > 4 * 4096, "{} bytes", bytes.len());
+    bytes[2 * 4096..3 * 4096].fill(0xa5);
+    std::fs::write(&damaged, bytes).unwrap();
+    assert!(open(&damaged).contains("is damaged: restore it from a copy"), "{}", open(&damaged));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_older_schema_is_migrated_forward_and_keeps_its_rows() {
+    let dir = scratch("migrate");
+    let path = dir.join(FILE_NAME);
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "application_id", schema::APPLICATION_ID).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute("INSERT INTO students (name, lms_id, sis_id, login, section, label) VALUES ('Ada', '101', '', 'ada', '', 'ada')", []).unwrap();
+    }
+    let book = Gradebook::open(&path).unwrap();
+    let version: i32 = book.conn().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, schema::newest());
+    let index: i64 = book
+        .conn()
+        .query_row("SELECT count(*) FROM sqlite_schema WHERE name = 'cells_by_student'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(index, 1);
+    assert_eq!(book.student("ada").unwrap().name, "Ada");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
