@@ -9,7 +9,7 @@
 //!   `transformer_anatomy::exercises::support::Projections`): every other mention of `transformer_anatomy`
 //!   is refused, so a rename (`use … as`), a glob or a path written inside a macro cannot reach the
 //!   crate's finished modules; the grader's crates (`anatomy_course`, `anatomy_intake`, `anatomy_checks`,
-//!   `anatomy_grade`, `anatomy_report`, `anatomy_class`, `anatomy_platforms`) not at all;
+//!   `anatomy_grade`, `anatomy_report`, `anatomy_gradebook`, `anatomy_class`, `anatomy_platforms`) not at all;
 //! - **the finished operations the exercise is about** ([`Forbidden`]): libtorch's attention kernels, its
 //!   layer norm, its cross-entropy — by what a name does, wherever it is written (method calls, paths, `use`
 //!   trees, function pointers, macro bodies): a name is refused when it is one through which `tch` or the
@@ -526,7 +526,7 @@ impl Scan<'_> {
             // The probe links the checks (and so the exercise list): their tape and probe write the frames
             // the grader reads, so no file may name them, nor the grader's own crate.
             grader @ ("anatomy_class" | "anatomy_checks" | "anatomy_course" | "anatomy_intake" | "anatomy_grade"
-            | "anatomy_report" | "anatomy_platforms") => {
+            | "anatomy_report" | "anatomy_gradebook" | "anatomy_platforms") => {
                 self.refuse(line, format!("names the grader's crate `{grader}`, which an exercise file may not use"))
             }
             "transformer_anatomy" if !self.imports.allowed.contains(&place(id)) => {
@@ -738,6 +738,7 @@ mod tests {
         }
         assert!(refused("fn f() { anatomy_class::grade_student(); }", &[], &[]).contains("grader's crate"));
         assert!(refused("fn f() { anatomy_checks::tape::record(|| 1); }", &[], &[]).contains("`anatomy_checks`"));
+        assert!(refused("use anatomy_gradebook::Gradebook;", &[], &[]).contains("`anatomy_gradebook`"));
         // A group after `pub` inside a macro's input is no visibility: what it holds is read.
         let hidden = "macro_rules! m { (pub $e:expr) => { $e } }\nfn f() { let _ = m!(pub (anatomy_checks::tape::record(|| 1))); }";
         assert!(refused(hidden, &[], &[]).contains("`anatomy_checks`"), "{}", refused(hidden, &[], &[]));

@@ -875,6 +875,41 @@ mod tests {
     }
 
     #[test]
+    fn an_extension_moves_the_due_date_the_late_policy_counts_from_and_its_reason_stays_with_the_instructor() {
+        use crate::sheet::Extension;
+        let at = |s: &str| time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).unwrap();
+        let (chosen, mut course, mut rows) = class();
+        course.late = Some(points::Late { penalty_per_day: 0.1, max_days: 5 });
+        rows.truncate(3);
+        let handed_in = Some(at("2026-03-03T10:00:00Z")); // 46 hours after the class's due date
+        for row in &mut rows {
+            row.handed_in = handed_in;
+        }
+        rows[0].extension = Some(Extension { due: at("2026-03-04T12:00:00Z"), reason: "illness".into() });
+        rows[2].extension = Some(Extension { due: at("2026-03-02T12:00:00Z"), reason: "travel".into() });
+        let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: Some(at("2026-03-01T12:00:00Z")) };
+        // ada: on time by her own date; bob: two days begun after the class's; the third: one after theirs.
+        let days: Vec<_> = rows.iter().map(|r| book.days_late(r)).collect();
+        assert_eq!(days, [Some(0), Some(2), Some(1)]);
+        let kept: Vec<_> = rows.iter().map(|r| book.kept(r)).collect();
+        assert_eq!(kept, [1.0, 0.8, 0.9]);
+        let ada = &rows[0];
+        assert_eq!(book.earned(ada, &ada.outcomes[0]), course.max("layer_norm"));
+        let feedback = book.feedback(ada);
+        assert!(feedback.contains("Your due date was extended to 2026-03-04T12:00:00Z."), "{feedback}");
+        assert!(!feedback.contains("illness") && !feedback.contains("late:"), "{feedback}");
+        assert!(!book.feedback(&rows[1]).contains("extended"));
+        let late = Summary::new(&book, &rows, None).late.unwrap();
+        assert_eq!(late.on_time, 1);
+        let counted: Vec<_> = late.late.iter().map(|l| (l.student.as_str(), l.days, l.kept)).collect();
+        assert_eq!(counted, [("bob", 2, 0.8), ("<script>alert(1)</script>", 1, 0.9)]);
+        let extended: Vec<_> = late.extended.iter().map(|e| (e.student.as_str(), e.reason.as_str())).collect();
+        assert_eq!(extended, [("ada", "illness"), ("<script>alert(1)</script>", "travel")]);
+        let page = page(&Summary::new(&book, &rows, None));
+        assert!(page.contains("2 with an extension, counted from their own due date:") && page.contains("travel"));
+    }
+
+    #[test]
     fn a_name_with_a_slash_stays_in_the_feedback_folder_and_no_two_share_a_file() {
         let rows: Vec<Row> = ["a/../b", "..", "", "Ana", "ana", "ANA", "a_.._b", "caf\\xE9", "caf\\xE8"]
             .iter()
