@@ -20,12 +20,13 @@ CRATES = {"transformer-anatomy": ROOT / "src", "anatomy-course": ROOT / "crates/
           "anatomy-intake": ROOT / "crates/intake/src", "anatomy-checks": ROOT / "crates/checks/src",
           "anatomy-tools": ROOT / "crates/tools/src", "anatomy-notebooks": ROOT / "crates/notebooks/src",
           "anatomy-grade": ROOT / "crates/grade/src", "anatomy-report": ROOT / "crates/report/src",
-          "anatomy-class": ROOT / "crates/class/src", "anatomy-platforms": ROOT / "crates/platforms/src",
+          "anatomy-gradebook": ROOT / "crates/gradebook/src", "anatomy-class": ROOT / "crates/class/src",
+          "anatomy-platforms": ROOT / "crates/platforms/src",
           "anatomy-cli": ROOT / "crates/cli/src"}
 CLI_LINES, FILE_LINES = 2250, 350
 FN_LINES = 80
-STAGES = ["anatomy-intake", "anatomy-grade", "anatomy-checks", "anatomy-report", "anatomy-class",
-          "anatomy-platforms"]
+STAGES = ["anatomy-intake", "anatomy-grade", "anatomy-checks", "anatomy-report", "anatomy-gradebook",
+          "anatomy-class", "anatomy-platforms"]
 FN = re.compile(r"\bfn\s+(r#)?([A-Za-z_][A-Za-z0-9_]*)")
 # Comments, strings (raw ones too) and char literals, removed before paths are read. A lifetime ('a) is
 # not a char literal: a char literal closes within one character or one escape.

@@ -54,7 +54,7 @@ enum Command {
         #[arg(long, required_unless_present = "clear")]
         points: Option<f64>,
         /// Withdraw the override: the runs decide again.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "points")]
         clear: bool,
         #[arg(long)]
         comment: String,
@@ -95,9 +95,7 @@ pub fn run(args: Args) -> Result<bool> {
     let course = CourseFile::load(&course_file)?;
     let path = Gradebook::beside(&course_file);
     if let Command::Roster { file } = &args.command {
-        let bytes = anatomy_grade::handin::read(file).map_err(anyhow::Error::msg)?;
-        let roster =
-            anatomy_intake::roster::read(&bytes).map_err(|why| anyhow::anyhow!("{}: {why}", file.display()))?;
+        let roster = anatomy_gradebook::roster::read_roster(file)?;
         let mut book = Gradebook::open_or_create(&path)?;
         println!("{}", book.import_roster(&roster)?.line(&book));
         return Ok(true);
@@ -150,8 +148,11 @@ pub fn run(args: Args) -> Result<bool> {
             }
         }
         Command::Export { format, out } => {
-            write_whole(&out, &book.export(&course, format)?)
-                .with_context(|| format!("cannot write {}", out.display()))?;
+            let exported = book.export(&course, format)?;
+            write_whole(&out, &exported.text).with_context(|| format!("cannot write {}", out.display()))?;
+            for warning in &exported.warnings {
+                eprintln!("warning: {warning}");
+            }
             println!("wrote {} ({})", out.display(), format.summary());
         }
         Command::Report { assignment, out, similarity } => {

@@ -177,6 +177,10 @@ fn an_instructors_term_from_roster_to_the_platforms_import() {
     assert_eq!(summary["students"], 3);
     assert_eq!(summary["late"]["extended"][0]["student"], "eve");
     assert_eq!(summary["late"]["late"][0]["student"], "grace");
+    // As the runs recorded them (overrides are the instructor's, shown in the exports): Ada 10, Grace's
+    // regrade 10 kept at 80 % for two days late, Eve 10 on her own due date.
+    assert_eq!(summary["late"]["extended"][0]["reason"], "illness, note on file");
+    assert_eq!(summary["points"]["mean"].as_f64().map(|m| (m * 100.0).round()), Some(933.0), "{summary}");
     let similar = std::fs::read_to_string(report.join("similarity.html")).unwrap();
     assert!(similar.contains("<title>Similarity report: attention (from the gradebook)</title>"), "{similar}");
 

@@ -6,12 +6,15 @@
 //! overrides). A student never graded in an assignment gets an empty cell, which both platforms leave as
 //! it is. Every text cell goes through the rule against formulas ([`spreadsheet_cell`]): a name from a
 //! roster is a student's choice.
-use anyhow::Result;
+use std::collections::BTreeMap;
+
+use anyhow::{bail, Result};
 
 use anatomy_grade::points::{format_time, Assignment, CourseFile};
 use anatomy_report::sheet::{points, spreadsheet_cell};
 
 use crate::history::Standing;
+use crate::roster::Student;
 use crate::Gradebook;
 
 /// The files an export writes.
@@ -44,54 +47,100 @@ impl Format {
     }
 }
 
-/// One assignment's standings, with the assignment.
-type Term = Vec<(Assignment, Vec<Standing>)>;
+/// What an export gives: the file's text, and what the instructor should know before importing it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exported {
+    pub text: String,
+    pub warnings: Vec<String>,
+}
+
+/// The term as one snapshot: the assignments, and each student of the roster (by label) with their
+/// standing in each assignment, in the assignments' order.
+struct Term {
+    assignments: Vec<Assignment>,
+    students: Vec<(Student, Vec<Standing>)>,
+}
 
 impl Gradebook {
-    /// The export of every assignment of the course, as text.
-    pub fn export(&self, course: &CourseFile, format: Format) -> Result<String> {
+    /// The export of every assignment of the course, as text, read in one transaction: a roster imported
+    /// meanwhile cannot shift one student's grades onto another's row.
+    pub fn export(&self, course: &CourseFile, format: Format) -> Result<Exported> {
+        let snapshot = self.conn().unchecked_transaction()?;
         self.require_roster()?;
-        let term: Term = course
-            .all_assignments()
-            .into_iter()
-            .map(|a| Ok((a.clone(), self.standings(&a)?)))
-            .collect::<Result<_>>()?;
-        match format {
-            Format::Canvas => self.canvas(course, &term),
-            Format::Moodle => moodle(&term),
-            Format::Csv => ours(&term),
-        }
+        let term = self.term(course)?;
+        let exported = match format {
+            Format::Canvas => self.canvas(course, &term)?,
+            Format::Moodle => Exported { text: moodle(&term)?, warnings: Vec::new() },
+            Format::Csv => Exported { text: ours(&term)?, warnings: Vec::new() },
+        };
+        snapshot.finish()?;
+        Ok(exported)
     }
 
-    fn canvas(&self, course: &CourseFile, term: &Term) -> Result<String> {
+    fn term(&self, course: &CourseFile) -> Result<Term> {
+        let assignments = course.all_assignments();
+        let mut by_student: BTreeMap<i64, Vec<Standing>> = BTreeMap::new();
+        for a in &assignments {
+            for standing in self.standings(a)? {
+                by_student.entry(standing.student.key).or_default().push(standing);
+            }
+        }
+        let students = self
+            .students()?
+            .into_iter()
+            .filter_map(|s| {
+                let standings = by_student.remove(&s.key).filter(|st| st.len() == assignments.len())?;
+                Some((s, standings))
+            })
+            .collect();
+        Ok(Term { assignments, students })
+    }
+
+    /// Canvas keys its import by the `ID` column, its own user id: only students imported from Canvas's
+    /// export have one, so any other refuses the file rather than let a grade land on someone else.
+    fn canvas(&self, course: &CourseFile, term: &Term) -> Result<Exported> {
+        let not_canvas: Vec<&str> =
+            term.students.iter().filter(|(s, _)| !s.from_canvas).map(|(s, _)| s.label.as_str()).collect();
+        if !not_canvas.is_empty() {
+            bail!(
+                "{} students were not imported from Canvas's export, so their ids are not Canvas's (e.g. {}): import Canvas's gradebook export (Grades → Export) as the roster first, or export --format moodle or csv",
+                not_canvas.len(),
+                not_canvas.iter().take(3).copied().collect::<Vec<_>>().join(", ")
+            );
+        }
+        let mut warnings = Vec::new();
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut header: Vec<String> =
             ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"].map(String::from).to_vec();
-        for (a, _) in term {
-            header.push(spreadsheet_cell(&self.canvas_column(&a.name)?.unwrap_or_else(|| a.name.clone())).into_owned());
+        for a in &term.assignments {
+            let column = match self.canvas_column(&a.name)? {
+                Some(column) => column,
+                None => {
+                    warnings.push(format!(
+                        "Canvas's export had no column for {:?}: Canvas will make a new assignment of it (name the course file's assignment as Canvas does to fill the existing one)",
+                        a.name
+                    ));
+                    a.name.clone()
+                }
+            };
+            header.push(spreadsheet_cell(&column).into_owned());
         }
         w.write_record(&header)?;
         // As Canvas's own export writes it, leading spaces and all.
         let mut possible =
             vec!["    Points Possible".to_string(), String::new(), String::new(), String::new(), String::new()];
-        possible.extend(term.iter().map(|(a, _)| points(a.exercises.iter().map(|e| course.max(e.name)).sum())));
+        possible.extend(term.assignments.iter().map(|a| points(a.exercises.iter().map(|e| course.max(e.name)).sum())));
         w.write_record(&possible)?;
-        for i in 0..students(term) {
-            let s = &term[0].1[i].student;
+        for (s, standings) in &term.students {
             let mut record: Vec<String> = [&s.name, &s.lms_id, &s.sis_id, &s.login, &s.section]
                 .iter()
                 .map(|f| spreadsheet_cell(f).into_owned())
                 .collect();
-            record.extend(term.iter().map(|(_, standings)| standings[i].total().map(points).unwrap_or_default()));
+            record.extend(standings.iter().map(|st| st.total().map(points).unwrap_or_default()));
             w.write_record(&record)?;
         }
-        Ok(String::from_utf8(w.into_inner()?)?)
+        Ok(Exported { text: String::from_utf8(w.into_inner()?)?, warnings })
     }
-}
-
-/// How many students the term's standings hold (each assignment's are the same roster, in label order).
-fn students(term: &Term) -> usize {
-    term.first().map_or(0, |(_, s)| s.len())
 }
 
 /// What a student reads beside an assignment's points: lateness, an extension's date, overridden cells.
@@ -110,22 +159,23 @@ fn note(s: &Standing) -> String {
     said.join("; ")
 }
 
+/// Moodle matches a row by the column the instructor maps: `ID number` is the institution's id (Moodle's
+/// own `idnumber`), left empty when the roster gave none — a platform's id there could be another user's
+/// — and `Username` the login.
 fn moodle(term: &Term) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = ["ID number", "Username", "Full name"].map(String::from).to_vec();
-    for (a, _) in term {
+    for a in &term.assignments {
         header.push(a.name.clone());
         header.push(format!("Feedback: {}", a.name));
     }
     w.write_record(&header)?;
-    for i in 0..students(term) {
-        let s = &term[0].1[i].student;
-        let id = if s.sis_id.is_empty() { &s.lms_id } else { &s.sis_id };
+    for (s, standings) in &term.students {
         let mut record: Vec<String> =
-            [id, &s.login, &s.name].iter().map(|f| spreadsheet_cell(f).into_owned()).collect();
-        for (_, standings) in term {
-            record.push(standings[i].total().map(points).unwrap_or_default());
-            record.push(spreadsheet_cell(&note(&standings[i])).into_owned());
+            [&s.sis_id, &s.login, &s.name].iter().map(|f| spreadsheet_cell(f).into_owned()).collect();
+        for standing in standings {
+            record.push(standing.total().map(points).unwrap_or_default());
+            record.push(spreadsheet_cell(&note(standing)).into_owned());
         }
         w.write_record(&record)?;
     }
@@ -135,21 +185,19 @@ fn moodle(term: &Term) -> Result<String> {
 fn ours(term: &Term) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = ["student", "name", "id", "sis id", "login", "section"].map(String::from).to_vec();
-    for (a, _) in term {
+    for a in &term.assignments {
         header.extend(a.exercises.iter().map(|e| format!("{}: {}", a.name, e.name)));
         header.extend([format!("{}: total", a.name), format!("{}: notes", a.name)]);
     }
     header.push("total".into());
     w.write_record(&header)?;
-    for i in 0..students(term) {
-        let s = &term[0].1[i].student;
+    for (s, standings) in &term.students {
         let mut record: Vec<String> = [&s.label, &s.name, &s.lms_id, &s.sis_id, &s.login, &s.section]
             .iter()
             .map(|f| spreadsheet_cell(f).into_owned())
             .collect();
         let mut total = None;
-        for (_, standings) in term {
-            let standing = &standings[i];
+        for standing in standings {
             record.extend(standing.cells.iter().map(|c| c.points().map(points).unwrap_or_default()));
             record.push(standing.total().map(points).unwrap_or_default());
             let mistakes: Vec<String> = standing

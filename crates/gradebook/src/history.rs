@@ -55,9 +55,12 @@ impl Standing {
     }
 
     /// The row the grade sheet and the class report read: the latest run's outcomes (an exercise never
-    /// graded is not done), with the hand-in time and the extension. `None` for a student never graded.
+    /// graded is not done), with the hand-in time and due date as the latest of those runs recorded them —
+    /// not today's extension, which counts only from the student's next grading. `None` for a student
+    /// never graded. (When a student's cells come from runs that saw different hand-in times, the row
+    /// holds the latest's: a row has one time.)
     pub fn row(&self) -> Option<Row> {
-        let any = self.cells.iter().find_map(|c| c.graded.as_ref())?;
+        let latest = self.cells.iter().filter_map(|c| c.graded.as_ref()).max_by_key(|g| g.run)?;
         let outcomes = self
             .cells
             .iter()
@@ -73,8 +76,19 @@ impl Standing {
                 },
             })
             .collect();
-        let handed_in = any.cell.handed_in.as_deref().and_then(anatomy_intake::times::parse_time);
-        Some(Row { student: self.student.label.clone(), outcomes, handed_in, extension: self.extension.clone() })
+        let handed_in = latest.cell.handed_in.as_deref().and_then(anatomy_intake::times::parse_time);
+        // Held to a due date of their own when that run recorded one other than the run's.
+        let extension = match latest.cell.due.as_deref() {
+            Some(due) if Some(due) != latest.run_due.as_deref() => Some(Extension {
+                due: anatomy_intake::times::parse_time(due)?,
+                reason: match &self.extension {
+                    Some(e) if anatomy_grade::points::format_time(e.due) == due => e.reason.clone(),
+                    _ => "as graded (the extension has changed since)".into(),
+                },
+            }),
+            _ => None,
+        };
+        Some(Row { student: self.student.label.clone(), outcomes, handed_in, extension })
     }
 }
 
@@ -216,8 +230,9 @@ impl Gradebook {
         })? {
             events.push(e?);
         }
-        // Each change's time is kept to the microsecond, so this is the order they were made in.
-        events.sort_by(|a, b| a.at().cmp(b.at()));
+        // Each change's time is kept to the microsecond, so this is the order they were made in (by the
+        // time it names, not its text: an older file's times have no fixed width).
+        events.sort_by_key(|e| anatomy_intake::times::parse_time(e.at()));
         Ok(events)
     }
 }
@@ -226,6 +241,8 @@ impl Gradebook {
     /// The current grades as a Markdown table, one row per student: with an assignment, each of its
     /// exercises (an overridden cell marked `*`) and its total; without, each assignment's total.
     pub fn show(&self, course: &anatomy_grade::points::CourseFile, assignment: Option<&Assignment>) -> Result<String> {
+        // One snapshot: every assignment's standings list the same students in the same order.
+        let snapshot = self.conn().unchecked_transaction()?;
         self.require_roster()?;
         let label = |s: &Standing| anatomy_intake::names::markdown(&s.student.label);
         let cell = |p: Option<f64>| p.map(points).unwrap_or_else(|| "–".into());
@@ -259,6 +276,7 @@ impl Gradebook {
                 }
             }
         }
+        snapshot.finish()?;
         Ok(text)
     }
 }

@@ -37,11 +37,20 @@ pub struct Gradebook {
     path: PathBuf,
 }
 
-/// A point in time as the gradebook writes it: RFC 3339, UTC, to the microsecond, so that a history's
-/// changes keep their order even within one second.
+/// A point in time as the gradebook writes it: RFC 3339, UTC, to the microsecond and always with six
+/// digits of it, so that a history's changes keep their order even within one second, as times and as text.
 pub fn now() -> String {
-    let now = time::OffsetDateTime::now_utc();
-    anatomy_grade::points::format_time(now.replace_nanosecond(now.nanosecond() / 1000 * 1000).expect("a valid time"))
+    let t = time::OffsetDateTime::now_utc();
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.microsecond()
+    )
 }
 
 /// A recorded time as a person reads it: to the second.

@@ -26,6 +26,9 @@ pub struct Matched {
     pub missing: Vec<Student>,
     /// How the folder was read.
     pub layout: &'static str,
+    /// Students whose Canvas download Canvas marked `LATE` (a download carries no hand-in time, so the late
+    /// policy cannot count their days: this is what Canvas says).
+    pub marked_late: Vec<String>,
 }
 
 impl Matched {
@@ -40,6 +43,12 @@ impl Matched {
         )];
         lines.extend(self.unmatched.iter().map(|u| format!("unmatched: {u}")));
         lines.extend(self.missing.iter().map(|s| format!("no hand-in: {} ({}, id {})", s.label, s.name, s.lms_id)));
+        if !self.marked_late.is_empty() {
+            lines.push(format!(
+                "marked LATE by Canvas (a download has no hand-in time: the late policy does not count these): {}",
+                self.marked_late.join(", ")
+            ));
+        }
         lines
     }
 }
@@ -54,22 +63,32 @@ pub fn match_hand_ins(submissions: &Path, students: &[Student]) -> Result<Matche
         std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir())
             && p.file_name().and_then(|n| n.to_str()).and_then(canvas_download).is_some()
     };
-    let (found, unmatched, layout) = if top.iter().any(is_download) {
-        let (found, unmatched) = canvas(top, students);
-        (found, unmatched, "a Canvas download, by the Canvas id in each file's name")
+    let (found, unmatched, layout, late) = if top.iter().any(is_download) {
+        let (found, unmatched, late) = canvas(top, students);
+        (found, unmatched, "a Canvas download, by the Canvas id in each file's name", late)
     } else {
         let (found, unmatched) = folders(submissions, students)?;
-        (found, unmatched, "one folder per student, by login, platform id or institution id")
+        (found, unmatched, "one folder per student, by login, platform id or institution id", Default::default())
     };
     let missing = students.iter().filter(|s| !found.contains_key(&s.key)).cloned().collect();
+    let marked_late = students.iter().filter(|s| late.contains(&s.key)).map(|s| s.label.clone()).collect();
     let found = students.iter().filter_map(|s| Some((s.clone(), found.get(&s.key)?.clone()))).collect();
-    Ok(Matched { found, unmatched, missing, layout })
+    Ok(Matched { found, unmatched, missing, layout, marked_late })
 }
 
-/// A Canvas download: every file at the top, grouped by the Canvas id in its name.
-fn canvas(top: Vec<std::path::PathBuf>, students: &[Student]) -> (BTreeMap<i64, HandIn>, Vec<String>) {
+/// One student's files of a download, by the name the student gave each: of a file handed in more than
+/// once, the last (Canvas's highest resubmission number).
+type Files = BTreeMap<String, (u32, std::path::PathBuf)>;
+
+/// A Canvas download: every file at the top, grouped by the Canvas id in its name; with the students
+/// Canvas marked late.
+fn canvas(
+    top: Vec<std::path::PathBuf>,
+    students: &[Student],
+) -> (BTreeMap<i64, HandIn>, Vec<String>, std::collections::BTreeSet<i64>) {
     let by_id: BTreeMap<&str, &Student> = students.iter().map(|s| (s.lms_id.as_str(), s)).collect();
-    let mut files: BTreeMap<i64, Vec<(String, std::path::PathBuf)>> = BTreeMap::new();
+    let mut files: BTreeMap<i64, Files> = BTreeMap::new();
+    let mut late = std::collections::BTreeSet::new();
     let mut unmatched = Vec::new();
     let mut top = top;
     top.sort();
@@ -79,12 +98,23 @@ fn canvas(top: Vec<std::path::PathBuf>, students: &[Student]) -> (BTreeMap<i64, 
             unmatched.push(format!("{shown}: not a Canvas download's name (lastfirst_USERID_SUBMISSIONID_FILE)"));
             continue;
         };
-        match by_id.get(d.user_id.as_str()) {
-            Some(s) => files.entry(s.key).or_default().push((d.file, path)),
-            None => unmatched.push(format!("{shown}: Canvas id {} is not in the roster", d.user_id)),
+        let Some(s) = by_id.get(d.user_id.as_str()) else {
+            unmatched.push(format!("{shown}: Canvas id {} is not in the roster", d.user_id));
+            continue;
+        };
+        if d.late {
+            late.insert(s.key);
+        }
+        let kept = files.entry(s.key).or_default().entry(d.file).or_insert((d.resubmission, path.clone()));
+        if d.resubmission > kept.0 {
+            *kept = (d.resubmission, path);
         }
     }
-    (files.into_iter().map(|(k, f)| (k, HandIn::Files(f))).collect(), unmatched)
+    let hand_ins = files
+        .into_iter()
+        .map(|(k, f)| (k, HandIn::Files(f.into_iter().map(|(name, (_, path))| (name, path)).collect())))
+        .collect();
+    (hand_ins, unmatched, late)
 }
 
 /// One folder per student, by its name read as a login, a platform id, an institution id or a label.
@@ -92,17 +122,24 @@ fn folders(submissions: &Path, students: &[Student]) -> Result<(BTreeMap<i64, Ha
     let mut found = BTreeMap::new();
     let mut unmatched = Vec::new();
     for (name, folder) in handin::students(submissions)? {
-        let who = students
+        // A folder's name is read as a value, never as `login:` and the like: those are for the instructor.
+        let who: Vec<&Student> = students
             .iter()
-            .find(|s| [&s.login, &s.lms_id, &s.sis_id, &s.label].iter().any(|k| !k.is_empty() && **k == name));
-        match who {
-            Some(s) if found.contains_key(&s.key) => {
+            .filter(|s| [&s.login, &s.lms_id, &s.sis_id, &s.label].iter().any(|k| !k.is_empty() && **k == name))
+            .collect();
+        match who.as_slice() {
+            [s] if found.contains_key(&s.key) => {
                 unmatched.push(format!("{name}: a second folder of {} (one folder per student)", s.label))
             }
-            Some(s) => {
+            [s] => {
                 found.insert(s.key, HandIn::Folder(folder));
             }
-            None => unmatched.push(format!("{name}: no student of the roster has this login or id")),
+            [] => unmatched.push(format!("{name}: no student of the roster has this login or id")),
+            many => unmatched.push(format!(
+                "{name}: the login or id of {} students ({}): rename the folder to one student's label",
+                many.len(),
+                many.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", ")
+            )),
         }
     }
     Ok((found, unmatched))

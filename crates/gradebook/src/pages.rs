@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Result};
+use rusqlite::OptionalExtension;
 
 use anatomy_grade::points::{Assignment, CourseFile};
 use anatomy_grade::sandbox::Tier;
@@ -19,22 +20,28 @@ impl Gradebook {
     /// Writes the class report of an assignment into `out` (as `grade --report` does), and with
     /// `similarity` its pairs and `out/similarity.html`, the two files of each pair side by side.
     pub fn pages(&self, course: &CourseFile, assignment: &Assignment, out: &Path, similarity: bool) -> Result<Summary> {
-        let standings = self.standings(assignment)?;
-        let rows: Vec<Row> = standings.iter().filter_map(|s| s.row()).collect();
-        if rows.is_empty() {
+        let latest: Option<(String, Option<String>)> = self
+            .conn()
+            .query_row(
+                "SELECT tier, due FROM runs WHERE assignment = ?1 ORDER BY id DESC LIMIT 1",
+                [&assignment.name],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((tier, due)) = latest else {
             bail!(
                 "nobody has been graded in {} yet: grade the class first (anatomy exercises grade --assignment {})",
                 assignment.name,
                 assignment.name
             );
-        }
-        let tier: String = self.conn().query_row(
-            "SELECT tier FROM runs WHERE assignment = ?1 ORDER BY id DESC LIMIT 1",
-            [&assignment.name],
-            |r| r.get(0),
-        )?;
+        };
+        // The due date and the hand-in times as the runs recorded them, so that the page counts lateness as
+        // the grading did.
+        let standings = self.standings(assignment)?;
+        let rows: Vec<Row> = standings.iter().filter_map(|s| s.row()).collect();
         let tier = Tier::named(&tier);
-        let sheet = Sheet { chosen: &assignment.exercises, course, tier: &tier, due: assignment.due };
+        let due = due.as_deref().and_then(anatomy_intake::times::parse_time);
+        let sheet = Sheet { chosen: &assignment.exercises, course, tier: &tier, due };
         let pairs = match similarity {
             false => None,
             true => {

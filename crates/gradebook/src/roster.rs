@@ -5,7 +5,10 @@
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, OptionalExtension};
 
-use anatomy_intake::roster::Roster;
+use anatomy_intake::roster::{Format, Roster};
+
+/// The `roster` column of a student imported from Canvas's export.
+const CANVAS: &str = "canvas";
 
 use crate::Gradebook;
 
@@ -20,6 +23,8 @@ pub struct Student {
     pub login: String,
     pub section: String,
     pub label: String,
+    /// Imported from Canvas's export, so that `lms_id` is Canvas's id.
+    pub from_canvas: bool,
 }
 
 /// What an import changed.
@@ -48,7 +53,7 @@ impl Imported {
     }
 }
 
-const COLUMNS: &str = "id, name, lms_id, sis_id, login, section, label";
+const COLUMNS: &str = "id, name, lms_id, sis_id, login, section, label, roster";
 
 fn student(r: &rusqlite::Row) -> rusqlite::Result<Student> {
     Ok(Student {
@@ -59,6 +64,7 @@ fn student(r: &rusqlite::Row) -> rusqlite::Result<Student> {
         login: r.get(4)?,
         section: r.get(5)?,
         label: r.get(6)?,
+        from_canvas: r.get::<_, String>(7)? == CANVAS,
     })
 }
 
@@ -66,36 +72,43 @@ impl Gradebook {
     /// Imports a roster in one transaction: by platform id, new students are added and known ones updated.
     /// A Canvas export also gives each assignment's column header, which its export back reuses.
     pub fn import_roster(&mut self, roster: &Roster) -> Result<Imported> {
+        let kind = match roster.format {
+            Format::Canvas => CANVAS,
+            Format::Plain => "csv",
+        };
         self.change(|tx| {
             let mut imported = Imported { added: 0, updated: 0, unchanged: 0, not_listed: Vec::new() };
             let mut listed = std::collections::BTreeSet::new();
             for s in &roster.students {
                 listed.insert(s.id.clone());
-                let known: Option<(i64, String, String, String, String)> = tx
+                let known: Option<(i64, String, String, String, String, String)> = tx
                     .query_row(
-                        "SELECT id, name, sis_id, login, section FROM students WHERE lms_id = ?1",
+                        "SELECT id, name, sis_id, login, section, roster FROM students WHERE lms_id = ?1",
                         [&s.id],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
                     )
                     .optional()?;
                 let label = free_label(tx, s, known.as_ref().map(|k| k.0))?;
                 match known {
                     None => {
                         tx.execute(
-                            "INSERT INTO students (name, lms_id, sis_id, login, section, label) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                            params![s.name, s.id, s.sis_id, s.login, s.section, label],
+                            "INSERT INTO students (name, lms_id, sis_id, login, section, label, roster)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                            params![s.name, s.id, s.sis_id, s.login, s.section, label, kind],
                         )?;
                         imported.added += 1;
                     }
-                    Some((_, ref name, ref sis, ref login, ref section))
-                        if (name, sis, login, section) == (&s.name, &s.sis_id, &s.login, &s.section) =>
+                    Some((_, ref name, ref sis, ref login, ref section, ref from))
+                        if (name, sis, login, section, from.as_str())
+                            == (&s.name, &s.sis_id, &s.login, &s.section, kind) =>
                     {
                         imported.unchanged += 1
                     }
                     Some((key, ..)) => {
                         tx.execute(
-                            "UPDATE students SET name = ?1, sis_id = ?2, login = ?3, section = ?4, label = ?5 WHERE id = ?6",
-                            params![s.name, s.sis_id, s.login, s.section, label, key],
+                            "UPDATE students SET name = ?1, sis_id = ?2, login = ?3, section = ?4, label = ?5, roster = ?6
+                             WHERE id = ?7",
+                            params![s.name, s.sis_id, s.login, s.section, label, kind, key],
                         )?;
                         imported.updated += 1;
                     }
@@ -123,22 +136,22 @@ impl Gradebook {
         Ok(students)
     }
 
-    /// The student someone means by `who`: their label, login, platform id or institution id.
+    /// The student someone means by `who`: their label, login, platform id or institution id — or, when
+    /// more than one student holds that text in one of those fields, the field named first: `login:NAME`,
+    /// `id:ID`, `sis:ID` or `label:LABEL`. Text that means two students is refused, never guessed.
     pub fn student(&self, who: &str) -> Result<Student> {
-        let found = self
-            .conn()
-            .query_row(
-                &format!(
-                    "SELECT {COLUMNS} FROM students WHERE label = ?1 OR lms_id = ?1 OR (login = ?1 AND login != '')
-                     OR (sis_id = ?1 AND sis_id != '') ORDER BY label = ?1 DESC LIMIT 1"
-                ),
-                [who],
-                student,
-            )
-            .optional()?;
-        found.with_context(|| {
-            format!("no student {who:?} in the roster: give a login, a platform id or a label (anatomy exercises gradebook show lists them)")
-        })
+        let found = find_students(&self.students()?, who);
+        match found.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => bail!(
+                "no student {who:?} in the roster: give a login, a platform id or a label (anatomy exercises gradebook show lists them)"
+            ),
+            many => bail!(
+                "{who:?} names {} students ({}): say which field you mean, e.g. login:{who}, id:{who}, sis:{who} or label:{who}",
+                many.len(),
+                many.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        }
     }
 
     /// Canvas's header for an assignment's column, when a Canvas roster gave one.
@@ -163,6 +176,19 @@ impl Gradebook {
     }
 }
 
+/// Reads a roster file (the platform's export, at most [`anatomy_intake::roster::MAX_ROSTER`] bytes); the
+/// error is one line naming the file.
+pub fn read_roster(path: &std::path::Path) -> Result<Roster> {
+    use std::io::Read;
+    let shown = path.display();
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read the roster {shown}"))?;
+    let mut bytes = Vec::new();
+    file.take(anatomy_intake::roster::MAX_ROSTER + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read the roster {shown}"))?;
+    anatomy_intake::roster::read(&bytes).map_err(|why| anyhow::anyhow!("{shown}: {why}"))
+}
+
 /// A label no other student holds: the login, else the platform id; when that is taken, the login with
 /// the platform id beside it.
 fn free_label(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::Student, own: Option<i64>) -> Result<String> {
@@ -175,4 +201,21 @@ fn free_label(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::Student, o
         }
     }
     bail!("two students of the roster would both be called {first:?}: give each a login of their own")
+}
+
+/// The students whose label, login, platform id or institution id is `who` (one field only, with a
+/// `login:`, `id:`, `sis:` or `label:` prefix). An empty field never matches.
+pub fn find_students(students: &[Student], who: &str) -> Vec<Student> {
+    let fields = |s: &Student| {
+        [("label", s.label.clone()), ("login", s.login.clone()), ("id", s.lms_id.clone()), ("sis", s.sis_id.clone())]
+    };
+    let (only, text) = match who.split_once(':') {
+        Some((field, text)) if ["label", "login", "id", "sis"].contains(&field) => (Some(field), text),
+        _ => (None, who),
+    };
+    students
+        .iter()
+        .filter(|s| fields(s).iter().any(|(f, v)| !v.is_empty() && v == text && only.is_none_or(|o| o == *f)))
+        .cloned()
+        .collect()
 }

@@ -93,6 +93,8 @@ pub struct Recorded {
     pub cell: Cell,
     /// The SHA-256 of the bytes graded.
     pub source: Option<String>,
+    /// That run's due date for the class (the cell's own is the student's).
+    pub run_due: Option<String>,
 }
 
 impl Gradebook {
@@ -165,8 +167,10 @@ impl Gradebook {
 }
 
 /// The columns [`recorded`] reads, from `cells c JOIN runs r`.
-pub(crate) const CELL: &str = "SELECT c.run, r.at, c.student, c.exercise, c.status, c.mistake, c.message, c.parts_passed,
-    c.parts_total, c.points, c.max_points, c.handed_in, c.due, c.late_days, c.source FROM cells c JOIN runs r ON r.id = c.run";
+pub(crate) const CELL: &str =
+    "SELECT c.run, r.at, c.student, c.exercise, c.status, c.mistake, c.message, c.parts_passed,
+    c.parts_total, c.points, c.max_points, c.handed_in, c.due, c.late_days, c.source, r.due
+    FROM cells c JOIN runs r ON r.id = c.run";
 
 pub(crate) fn recorded(r: &rusqlite::Row) -> rusqlite::Result<Recorded> {
     let status: String = r.get(4)?;
@@ -192,6 +196,7 @@ pub(crate) fn recorded(r: &rusqlite::Row) -> rusqlite::Result<Recorded> {
             source: None,
         },
         source: r.get(14)?,
+        run_due: r.get(15)?,
     })
 }
 

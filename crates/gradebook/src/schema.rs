@@ -72,6 +72,10 @@ pub const MIGRATIONS: &[&str] = &[
     "CREATE INDEX cells_by_student ON cells (student, exercise, run);
     CREATE INDEX overrides_by_student ON overrides (student, exercise, id);
     CREATE INDEX extensions_by_student ON extensions (student, assignment, id);",
+    // 3: which export each student came from ('canvas' or 'csv'): only Canvas's ids may key a file Canvas
+    // imports. Students imported before this step are taken as a plain CSV's until a Canvas roster is
+    // imported again.
+    "ALTER TABLE students ADD COLUMN roster TEXT NOT NULL DEFAULT 'csv';",
 ];
 
 /// The version this grader writes.
@@ -117,7 +121,10 @@ fn migrate(conn: &mut Connection, version: i32) -> Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     // Another process may have migrated it while this one waited for the lock.
     let now: i32 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    for step in &MIGRATIONS[now as usize..] {
+    let Some(steps) = usize::try_from(now).ok().and_then(|now| MIGRATIONS.get(now..)) else {
+        bail!("its schema became version {now} while this grader waited to migrate it (this one knows up to {}): update the project to open it", newest());
+    };
+    for step in steps {
         tx.execute_batch(step)?;
     }
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;

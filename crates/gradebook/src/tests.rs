@@ -200,7 +200,7 @@ fn every_export_puts_each_row_on_its_student_by_the_platforms_ids_and_runs_no_fo
     ))
     .unwrap();
     let read = |format| {
-        let text = book.export(&course, format).unwrap();
+        let text = book.export(&course, format).unwrap().text;
         csv::ReaderBuilder::new()
             .has_headers(false)
             .from_reader(text.as_bytes())
@@ -215,8 +215,9 @@ fn every_export_puts_each_row_on_its_student_by_the_platforms_ids_and_runs_no_fo
     );
     assert_eq!(canvas[1][0], "    Points Possible");
     // Read back as a roster, our export is Canvas's own layout: the same students, ids and columns.
-    let text = book.export(&course, Format::Canvas).unwrap();
-    let again = roster::read(text.as_bytes()).unwrap();
+    let exported = book.export(&course, Format::Canvas).unwrap();
+    assert_eq!(exported.warnings, Vec::<String>::new(), "both assignments have Canvas's column");
+    let again = roster::read(exported.text.as_bytes()).unwrap();
     let ids = |r: roster::Roster| {
         let mut ids: Vec<_> = r.students.into_iter().map(|s| (s.id, s.sis_id, s.login, s.section)).collect();
         ids.sort();
@@ -242,6 +243,80 @@ fn every_export_puts_each_row_on_its_student_by_the_platforms_ids_and_runs_no_fo
     let ada = by_id(&ours, 0, "ada");
     assert_eq!((ada[6].as_str(), ada[7].as_str(), ada[8].as_str()), ("5", "0", "5"));
     assert!(ada[9].contains("attention_head: unbiased_variance"), "{ada:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn text_that_names_two_students_is_refused_and_a_field_picks_one() {
+    let dir = scratch("ambiguous");
+    let course = course(&dir);
+    let mut book = Gradebook::open_or_create(&dir.join(FILE_NAME)).unwrap();
+    // Bob's login is Carol's platform id: "301" is two students' text.
+    let plain = "name,id,sis_id,login\nBob,201,S-9,301\nCarol,301,,carol\n";
+    book.import_roster(&roster::read(plain.as_bytes()).unwrap()).unwrap();
+    let err = book.student("301").unwrap_err().to_string();
+    assert!(
+        err.starts_with("\"301\" names 2 students (301, carol): say which field you mean, e.g. login:301"),
+        "{err}"
+    );
+    assert_eq!(book.student("id:301").unwrap().label, "carol");
+    assert_eq!(book.student("login:301").unwrap().label, "301");
+    assert_eq!(book.student("sis:S-9").unwrap().label, "301");
+    assert!(book.student("sis:").is_err(), "an empty field never matches");
+    // A folder named so is nobody's until it is renamed: never graded as the first one found.
+    let class = dir.join("class");
+    for folder in ["301", "carol"] {
+        std::fs::create_dir_all(class.join(folder)).unwrap();
+    }
+    let matched = crate::matching::match_hand_ins(&class, &book.students().unwrap()).unwrap();
+    let found: Vec<&str> = matched.found.iter().map(|(s, _)| s.label.as_str()).collect();
+    assert_eq!(found, ["carol"]);
+    assert_eq!(matched.unmatched.len(), 1);
+    assert!(
+        matched.unmatched[0].starts_with("301: the login or id of 2 students (301, carol)"),
+        "{:?}",
+        matched.unmatched
+    );
+    // Their ids are not Canvas's: a Canvas file is refused, Moodle's leaves an unknown ID number empty.
+    let err = book.export(&course, Format::Canvas).unwrap_err().to_string();
+    assert!(err.starts_with("2 students were not imported from Canvas's export"), "{err}");
+    let moodle = book.export(&course, Format::Moodle).unwrap().text;
+    let rows: Vec<&str> = moodle.lines().skip(1).collect();
+    assert!(rows[0].starts_with("S-9,301,Bob,") && rows[1].starts_with(",carol,Carol,"), "{moodle}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_canvas_download_keeps_each_files_last_hand_in_and_says_who_canvas_marked_late() {
+    let dir = scratch("download");
+    let mut book = Gradebook::open_or_create(&dir.join(FILE_NAME)).unwrap();
+    // Canvas's export without a column for the decoder: the export back says Canvas will make one.
+    let only_attention =
+        "Student,ID,SIS User ID,SIS Login ID,Section,attention (501)\n\"Lovelace, Ada\",101,S-1,ada,Mon,\n";
+    book.import_roster(&roster::read(only_attention.as_bytes()).unwrap()).unwrap();
+    let class = dir.join("download");
+    std::fs::create_dir_all(&class).unwrap();
+    for (name, text) in [
+        ("lovelaceada_101_9001_layer_norm.rs", "first"),
+        ("lovelaceada_101_9002_layer_norm-2.rs", "third"),
+        ("lovelaceada_LATE_101_9003_layer_norm-10.rs", "last"),
+        ("lovelaceada_101_9004_layer_norm-9.rs", "second to last"),
+    ] {
+        std::fs::write(class.join(name), text).unwrap();
+    }
+    let matched = crate::matching::match_hand_ins(&class, &book.students().unwrap()).unwrap();
+    let (ada, hand_in) = &matched.found[0];
+    assert_eq!(std::fs::read_to_string(hand_in.find("layer_norm").unwrap()).unwrap(), "last");
+    assert_eq!((ada.label.as_str(), matched.marked_late.as_slice()), ("ada", &["ada".to_string()][..]));
+    assert!(matched.lines().last().unwrap().starts_with("marked LATE by Canvas"));
+    let exported = book.export(&course(&dir), Format::Canvas).unwrap();
+    assert_eq!(exported.warnings.len(), 1);
+    assert!(
+        exported.warnings[0].starts_with("Canvas's export had no column for \"decoder\""),
+        "{:?}",
+        exported.warnings
+    );
+    assert!(exported.text.starts_with("Student,ID,SIS User ID,SIS Login ID,Section,attention (501),decoder\n"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -278,15 +353,18 @@ fn two_gradings_at_once_both_land_whole() {
 }
 
 /// Not a test on its own: the writer the kill test starts in a process of its own (by this test's name,
-/// with `ANATOMY_GRADEBOOK_WRITER` set), recording runs of 1,000 cells until it is killed.
+/// with `ANATOMY_GRADEBOOK_WRITER` set), recording runs of 1,000 cells until it is killed, and saying so on
+/// its standard output after each.
 #[test]
 fn writer_for_the_kill_test() {
+    use std::io::Write;
     let Ok(path) = std::env::var("ANATOMY_GRADEBOOK_WRITER") else { return };
     let mut book = Gradebook::open(Path::new(&path)).unwrap();
     let mut made = run(&book, "attention", &[("ada", "scaled_dot_product", Status::Passed, 5.0)]);
     made.cells = (0..1000).map(|i| Cell { exercise: format!("exercise_{i}"), ..made.cells[0].clone() }).collect();
     loop {
-        book.record(&made).unwrap();
+        let id = book.record(&made).unwrap();
+        writeln!(std::io::stdout(), "recorded run {id}").unwrap();
     }
 }
 
@@ -294,14 +372,22 @@ fn writer_for_the_kill_test() {
 fn a_grading_killed_while_it_writes_leaves_every_run_whole_or_absent() {
     let dir = scratch("killed");
     let path = book(&dir).path().to_path_buf();
-    for delay in [300, 700, 1100] {
+    // Killed at three moments after its first run is recorded, however slow the machine: a run of 1,000
+    // cells takes milliseconds to write, so a kill lands inside one more often than not.
+    for delay in [0, 13, 170] {
         let mut writer = std::process::Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "tests::writer_for_the_kill_test", "--nocapture", "--test-threads=1"])
             .env("ANATOMY_GRADEBOOK_WRITER", &path)
-            .stdout(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
+        let mut said = std::io::BufReader::new(writer.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.starts_with("recorded run") {
+            line.clear();
+            assert_ne!(std::io::BufRead::read_line(&mut said, &mut line).unwrap(), 0, "the writer ended");
+        }
         std::thread::sleep(std::time::Duration::from_millis(delay));
         writer.kill().unwrap(); // SIGKILL: no destructor, no commit
         writer.wait().unwrap();
@@ -314,7 +400,7 @@ fn a_grading_killed_while_it_writes_leaves_every_run_whole_or_absent() {
             .unwrap();
         let runs: Vec<(i64, i64)> =
             q.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
-        assert!(!runs.is_empty(), "the writer recorded nothing in {delay} ms");
+        assert!(!runs.is_empty(), "the writer said it recorded a run");
         assert!(runs.iter().all(|&(_, n)| n == 1000), "a run cut short: {runs:?}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -356,7 +442,8 @@ fn a_damaged_foreign_or_newer_file_is_refused_with_what_to_do() {
     drop(Gradebook::open_or_create(&newer).unwrap());
     rusqlite::Connection::open(&newer).unwrap().pragma_update(None, "user_version", 99).unwrap();
     assert!(
-        open(&newer).contains("gradebook schema 99; this one knows up to 2): update the project"),
+        open(&newer)
+            .contains(&format!("gradebook schema 99; this one knows up to {}): update the project", schema::newest())),
         "{}",
         open(&newer)
     );

@@ -105,10 +105,12 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
     if students.is_empty() {
         return Err("the roster lists no student: export the class with its students".into());
     }
-    for key in [|s: &Student| s.id.clone(), |s: &Student| s.login.clone()] {
+    for key in [|s: &Student| s.id.clone(), |s: &Student| s.sis_id.clone(), |s: &Student| s.login.clone()] {
         let mut seen = std::collections::BTreeSet::new();
         if let Some(twice) = students.iter().map(key).filter(|k| !k.is_empty()).find(|k| !seen.insert(k.clone())) {
-            return Err(format!("the roster names {twice:?} twice: each id and login must be one student's"));
+            return Err(format!(
+                "the roster names {twice:?} twice: each id, institution id and login must be one student's"
+            ));
         }
     }
     Ok(Roster { format: layout.format, students, assignment_columns: layout.assignments })
@@ -179,6 +181,8 @@ pub struct Download {
     pub late: bool,
     /// The student's own file name, without Canvas's resubmission number.
     pub file: String,
+    /// Canvas's number for a file handed in again (`layer_norm-2.rs`: 2), 0 for the first.
+    pub resubmission: u32,
 }
 
 /// Reads a Canvas download's file name, or `None` when it is not one. The ids are the first two fields
@@ -200,28 +204,30 @@ pub fn canvas_download(name: &str) -> Option<Download> {
     if file.is_empty() {
         return None;
     }
-    Some(Download { user_id: fields[i].to_string(), late, file: without_resubmission_number(&file) })
+    let (file, resubmission) = without_resubmission_number(&file);
+    Some(Download { user_id: fields[i].to_string(), late, file, resubmission })
 }
 
-/// `layer_norm-1.rs` → `layer_norm.rs`: Canvas's number for a file handed in again. A name that is all
-/// extension (`.rs`) or none keeps its dots; the result is never empty.
-fn without_resubmission_number(file: &str) -> String {
+/// `layer_norm-1.rs` → (`layer_norm.rs`, 1): Canvas's number for a file handed in again. A name that is
+/// all extension (`.rs`) or none keeps its dots; the name is never empty.
+fn without_resubmission_number(file: &str) -> (String, u32) {
     let (stem, extension) = match file.rsplit_once('.') {
         Some((stem, x)) if !stem.is_empty() => (stem, Some(x)),
         _ => (file, None),
     };
-    let stem = match stem.rsplit_once('-') {
+    let (stem, number) = match stem.rsplit_once('-') {
         Some((before, n))
             if !before.is_empty() && !n.is_empty() && n.len() <= 4 && n.bytes().all(|b| b.is_ascii_digit()) =>
         {
-            before
+            (before, n.parse().expect("at most four digits"))
         }
-        _ => stem,
+        _ => (stem, 0),
     };
-    match extension {
+    let name = match extension {
         Some(x) => format!("{stem}.{x}"),
         None => stem.to_string(),
-    }
+    };
+    (name, number)
 }
 
 #[cfg(test)]
@@ -264,6 +270,7 @@ mod tests {
             (b"name,id\nAda,\n", "line 2: the id is empty"),
             (b"name,id\nAda,1\nBob,1\n", "\"1\" twice"),
             (b"name,id,login\nAda,1,x\nBob,2,x\n", "\"x\" twice"),
+            (b"name,id,sis_id\nAda,1,S7\nBob,2,S7\n", "\"S7\" twice"),
             (b"name,id\n\xff,1\n", "not UTF-8"),
             (b"name,id\n", "no student"),
         ] {
@@ -279,7 +286,7 @@ mod tests {
     #[test]
     fn a_canvas_download_name_gives_the_id_canvas_wrote_whatever_the_student_named_the_file() {
         let d = canvas_download("lovelaceada_LATE_101_9001_layer_norm-1.rs").unwrap();
-        assert_eq!(d, Download { user_id: "101".into(), late: true, file: "layer_norm.rs".into() });
+        assert_eq!(d, Download { user_id: "101".into(), late: true, file: "layer_norm.rs".into(), resubmission: 1 });
         let d = canvas_download("lovelaceada_101_9001_homework-cross-attention.ipynb").unwrap();
         assert_eq!((d.late, d.file.as_str()), (false, "homework-cross-attention.ipynb"));
         // A student's file named like another student's download keeps the student's own id.
@@ -288,10 +295,10 @@ mod tests {
         for not in ["layer_norm.rs", "ada_101_layer_norm.rs", "_101_9001_x.rs", "a1_101_9001_x.rs", "ada_101_9001_"] {
             assert_eq!(canvas_download(not), None, "{not}");
         }
-        assert_eq!(without_resubmission_number("attention-head.rs"), "attention-head.rs");
+        assert_eq!(without_resubmission_number("attention-head.rs"), ("attention-head.rs".into(), 0));
         // Found by fuzzing: a file named "." once came out as no name at all.
         assert_eq!(canvas_download("laca_LITE_0_0_.").map(|d| d.file).as_deref(), Some("."));
-        assert_eq!(without_resubmission_number(".rs"), ".rs");
-        assert_eq!(without_resubmission_number("notes-2"), "notes");
+        assert_eq!(without_resubmission_number(".rs"), (".rs".into(), 0));
+        assert_eq!(without_resubmission_number("notes-12.rs"), ("notes.rs".into(), 12));
     }
 }
