@@ -5,6 +5,7 @@ use anatomy_grade::points::{self, CourseFile, OffsetDateTime};
 use anatomy_gradebook::adjust::who;
 use anatomy_gradebook::export::Format;
 use anatomy_gradebook::matching::match_hand_ins;
+use anatomy_gradebook::roster::unambiguous;
 use anatomy_gradebook::Gradebook;
 use anatomy_report::sheet::write_whole;
 use anyhow::{Context, Result};
@@ -122,7 +123,7 @@ pub fn run(args: Args) -> Result<bool> {
                 points::format_time(due),
                 assignment.name,
                 assignment.name,
-                student.label
+                unambiguous(&book.students()?, &student)
             );
         }
         Command::Override { student, exercise, points, clear, comment, by } => {

@@ -198,6 +198,8 @@ fn an_instructors_term_from_roster_to_the_platforms_import() {
         err.contains("unmatched: someoneelse_999_9003_cross_attention.rs: Canvas id 999 is not in the roster"),
         "{err}"
     );
+    assert!(err.contains("marked LATE by Canvas (a download has no hand-in time"), "{err}");
+    assert!(err.contains("the late policy does not count these): grace"), "{err}");
     assert!(out.contains("| ada | passed | 1/1 | 20/20 |") && out.contains("| grace | failed | 0/1 | 0/20 |"), "{out}");
     let (_, out, _) = gradebook(&["show"]);
     assert!(out.contains("| ada | 7 | 20 |") && out.contains("| alan | – | – |"), "{out}");

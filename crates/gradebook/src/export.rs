@@ -85,30 +85,35 @@ impl Gradebook {
                 by_student.entry(standing.student.key).or_default().push(standing);
             }
         }
-        let students = self
-            .students()?
-            .into_iter()
-            .filter_map(|s| {
-                let standings = by_student.remove(&s.key).filter(|st| st.len() == assignments.len())?;
-                Some((s, standings))
-            })
-            .collect();
+        let mut students = Vec::new();
+        for s in self.students()? {
+            // One snapshot: every student has a standing in every assignment.
+            match by_student.remove(&s.key) {
+                Some(standings) if standings.len() == assignments.len() => students.push((s, standings)),
+                _ => bail!("the gradebook changed while it was read: export again"),
+            }
+        }
         Ok(Term { assignments, students })
     }
 
     /// Canvas keys its import by the `ID` column, its own user id: only students imported from Canvas's
-    /// export have one, so any other refuses the file rather than let a grade land on someone else.
+    /// export have one, so any other is left out, with a warning naming them, rather than let a grade land
+    /// on someone else (and with no Canvas student at all, the export is refused).
     fn canvas(&self, course: &CourseFile, term: &Term) -> Result<Exported> {
         let not_canvas: Vec<&str> =
             term.students.iter().filter(|(s, _)| !s.from_canvas).map(|(s, _)| s.label.as_str()).collect();
-        if !not_canvas.is_empty() {
+        if not_canvas.len() == term.students.len() {
             bail!(
-                "{} students were not imported from Canvas's export, so their ids are not Canvas's (e.g. {}): import Canvas's gradebook export (Grades → Export) as the roster first, or export --format moodle or csv",
-                not_canvas.len(),
-                not_canvas.iter().take(3).copied().collect::<Vec<_>>().join(", ")
+                "no student was imported from Canvas's export, so no id is Canvas's: import Canvas's gradebook export (Grades → Export) as the roster first, or export --format moodle or csv"
             );
         }
         let mut warnings = Vec::new();
+        if !not_canvas.is_empty() {
+            warnings.push(format!(
+                "left out, since Canvas's export does not list them and their ids are not Canvas's: {}",
+                not_canvas.join(", ")
+            ));
+        }
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut header: Vec<String> =
             ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"].map(String::from).to_vec();
@@ -131,7 +136,7 @@ impl Gradebook {
             vec!["    Points Possible".to_string(), String::new(), String::new(), String::new(), String::new()];
         possible.extend(term.assignments.iter().map(|a| points(a.exercises.iter().map(|e| course.max(e.name)).sum())));
         w.write_record(&possible)?;
-        for (s, standings) in &term.students {
+        for (s, standings) in term.students.iter().filter(|(s, _)| s.from_canvas) {
             let mut record: Vec<String> = [&s.name, &s.lms_id, &s.sis_id, &s.login, &s.section]
                 .iter()
                 .map(|f| spreadsheet_cell(f).into_owned())

@@ -56,10 +56,11 @@ impl Standing {
 
     /// The row the grade sheet and the class report read: the latest run's outcomes (an exercise never
     /// graded is not done), with the hand-in time and due date as the latest of those runs recorded them —
-    /// not today's extension, which counts only from the student's next grading. `None` for a student
-    /// never graded. (When a student's cells come from runs that saw different hand-in times, the row
-    /// holds the latest's: a row has one time.)
-    pub fn row(&self) -> Option<Row> {
+    /// not today's extension, which counts only from the student's next grading. `due` is the page's due
+    /// date: a student held to another (an extension, or an earlier run's date) gets it as their own.
+    /// `None` for a student never graded. (When a student's cells come from runs that saw different
+    /// hand-in times, the row holds the latest's: a row has one time.)
+    pub fn row(&self, due: Option<&str>) -> Option<Row> {
         let latest = self.cells.iter().filter_map(|c| c.graded.as_ref()).max_by_key(|g| g.run)?;
         let outcomes = self
             .cells
@@ -77,12 +78,13 @@ impl Standing {
             })
             .collect();
         let handed_in = latest.cell.handed_in.as_deref().and_then(anatomy_intake::times::parse_time);
-        // Held to a due date of their own when that run recorded one other than the run's.
+        // Held to a due date other than the page's: their extension's, or the date their run had.
         let extension = match latest.cell.due.as_deref() {
-            Some(due) if Some(due) != latest.run_due.as_deref() => Some(Extension {
-                due: anatomy_intake::times::parse_time(due)?,
+            Some(own) if Some(own) != due => anatomy_intake::times::parse_time(own).map(|at| Extension {
+                due: at,
                 reason: match &self.extension {
-                    Some(e) if anatomy_grade::points::format_time(e.due) == due => e.reason.clone(),
+                    Some(e) if anatomy_grade::points::format_time(e.due) == own => e.reason.clone(),
+                    _ if Some(own) == latest.run_due.as_deref() => format!("the due date of run {}", latest.run),
                     _ => "as graded (the extension has changed since)".into(),
                 },
             }),

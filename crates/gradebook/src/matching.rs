@@ -76,9 +76,22 @@ pub fn match_hand_ins(submissions: &Path, students: &[Student]) -> Result<Matche
     Ok(Matched { found, unmatched, missing, layout, marked_late })
 }
 
-/// One student's files of a download, by the name the student gave each: of a file handed in more than
-/// once, the last (Canvas's highest resubmission number).
-type Files = BTreeMap<String, (u32, std::path::PathBuf)>;
+/// One student's files of a download, by the name the student gave each (Canvas's resubmission number
+/// taken off), each with that number.
+type Files = BTreeMap<String, Vec<(u32, std::path::PathBuf)>>;
+
+/// A student's files as the grader finds them: of an exercise file (`NAME.rs`) handed in more than once,
+/// the last (Canvas's highest number); every notebook, the last first (a notebook's name is not its
+/// exercise: the grader reads its cells).
+fn hand_in(files: Files) -> HandIn {
+    let mut kept = Vec::new();
+    for (name, mut versions) in files {
+        versions.sort_by(|a, b| b.0.cmp(&a.0));
+        let keep = if name.ends_with(".rs") { 1 } else { versions.len() };
+        kept.extend(versions.into_iter().take(keep).map(|(_, path)| (name.clone(), path)));
+    }
+    HandIn::Files(kept)
+}
 
 /// A Canvas download: every file at the top, grouped by the Canvas id in its name; with the students
 /// Canvas marked late.
@@ -86,7 +99,9 @@ fn canvas(
     top: Vec<std::path::PathBuf>,
     students: &[Student],
 ) -> (BTreeMap<i64, HandIn>, Vec<String>, std::collections::BTreeSet<i64>) {
-    let by_id: BTreeMap<&str, &Student> = students.iter().map(|s| (s.lms_id.as_str(), s)).collect();
+    // Only a student imported from Canvas's export has Canvas's id: a plain roster's id is another number.
+    let by_id: BTreeMap<&str, &Student> =
+        students.iter().filter(|s| s.from_canvas).map(|s| (s.lms_id.as_str(), s)).collect();
     let mut files: BTreeMap<i64, Files> = BTreeMap::new();
     let mut late = std::collections::BTreeSet::new();
     let mut unmatched = Vec::new();
@@ -99,22 +114,18 @@ fn canvas(
             continue;
         };
         let Some(s) = by_id.get(d.user_id.as_str()) else {
-            unmatched.push(format!("{shown}: Canvas id {} is not in the roster", d.user_id));
+            unmatched.push(format!(
+                "{shown}: Canvas id {} is not in the roster (of its students imported from Canvas's export)",
+                d.user_id
+            ));
             continue;
         };
         if d.late {
             late.insert(s.key);
         }
-        let kept = files.entry(s.key).or_default().entry(d.file).or_insert((d.resubmission, path.clone()));
-        if d.resubmission > kept.0 {
-            *kept = (d.resubmission, path);
-        }
+        files.entry(s.key).or_default().entry(d.file).or_default().push((d.resubmission, path));
     }
-    let hand_ins = files
-        .into_iter()
-        .map(|(k, f)| (k, HandIn::Files(f.into_iter().map(|(name, (_, path))| (name, path)).collect())))
-        .collect();
-    (hand_ins, unmatched, late)
+    (files.into_iter().map(|(k, f)| (k, hand_in(f))).collect(), unmatched, late)
 }
 
 /// One folder per student, by its name read as a login, a platform id, an institution id or a label.
@@ -136,7 +147,7 @@ fn folders(submissions: &Path, students: &[Student]) -> Result<(BTreeMap<i64, Ha
             }
             [] => unmatched.push(format!("{name}: no student of the roster has this login or id")),
             many => unmatched.push(format!(
-                "{name}: the login or id of {} students ({}): rename the folder to one student's label",
+                "{name}: the login or id of {} students ({}): rename the folder to the platform id of the one it belongs to",
                 many.len(),
                 many.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", ")
             )),

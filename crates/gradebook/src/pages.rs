@@ -38,7 +38,7 @@ impl Gradebook {
         // The due date and the hand-in times as the runs recorded them, so that the page counts lateness as
         // the grading did.
         let standings = self.standings(assignment)?;
-        let rows: Vec<Row> = standings.iter().filter_map(|s| s.row()).collect();
+        let rows: Vec<Row> = standings.iter().filter_map(|s| s.row(due.as_deref())).collect();
         let tier = Tier::named(&tier);
         let due = due.as_deref().and_then(anatomy_intake::times::parse_time);
         let sheet = Sheet { chosen: &assignment.exercises, course, tier: &tier, due };

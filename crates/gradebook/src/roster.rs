@@ -181,6 +181,10 @@ impl Gradebook {
 pub fn read_roster(path: &std::path::Path) -> Result<Roster> {
     use std::io::Read;
     let shown = path.display();
+    // A regular file only: opening a pipe with no writer would wait for ever.
+    if !std::fs::metadata(path).with_context(|| format!("cannot read the roster {shown}"))?.is_file() {
+        bail!("{shown} is not a file: give the platform's exported CSV");
+    }
     let file = std::fs::File::open(path).with_context(|| format!("cannot read the roster {shown}"))?;
     let mut bytes = Vec::new();
     file.take(anatomy_intake::roster::MAX_ROSTER + 1)
@@ -201,6 +205,15 @@ fn free_label(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::Student, o
         }
     }
     bail!("two students of the roster would both be called {first:?}: give each a login of their own")
+}
+
+/// What to call a student so that `who` finds them alone: their label, or `label:LABEL` when the label is
+/// also another student's login or id.
+pub fn unambiguous(students: &[Student], student: &Student) -> String {
+    match find_students(students, &student.label).len() {
+        1 => student.label.clone(),
+        _ => format!("label:{}", student.label),
+    }
 }
 
 /// The students whose label, login, platform id or institution id is `who` (one field only, with a

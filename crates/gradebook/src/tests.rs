@@ -98,6 +98,13 @@ fn a_roster_is_imported_by_platform_id_and_importing_again_never_makes_one_stude
     assert_eq!(book.student("S-1").unwrap().label, "ada", "kept, with their runs");
     assert_eq!(book.student("104").unwrap().label, "104", "no login: the platform id");
     assert!(book.student("nobody").unwrap_err().to_string().contains("no student \"nobody\" in the roster"));
+    // Only Ada is still Canvas's: a Canvas file holds her alone and names who was left out.
+    let exported = book.export(&course(&dir), Format::Canvas).unwrap();
+    assert_eq!(exported.text.lines().skip(2).map(|l| l.split(',').nth(2).unwrap()).collect::<Vec<_>>(), ["101"]);
+    assert_eq!(
+        exported.warnings,
+        ["left out, since Canvas's export does not list them and their ids are not Canvas's: 104, eve, ghopper"]
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -277,9 +284,13 @@ fn text_that_names_two_students_is_refused_and_a_field_picks_one() {
         "{:?}",
         matched.unmatched
     );
+    let students = book.students().unwrap();
+    let names: Vec<String> = students.iter().map(|s| crate::roster::unambiguous(&students, s)).collect();
+    assert_eq!(names, ["label:301", "carol"], "what to call each so that `who` finds them alone");
+    assert_eq!(book.student(&names[0]).unwrap().lms_id, "201");
     // Their ids are not Canvas's: a Canvas file is refused, Moodle's leaves an unknown ID number empty.
     let err = book.export(&course, Format::Canvas).unwrap_err().to_string();
-    assert!(err.starts_with("2 students were not imported from Canvas's export"), "{err}");
+    assert!(err.starts_with("no student was imported from Canvas's export, so no id is Canvas's"), "{err}");
     let moodle = book.export(&course, Format::Moodle).unwrap().text;
     let rows: Vec<&str> = moodle.lines().skip(1).collect();
     assert!(rows[0].starts_with("S-9,301,Bob,") && rows[1].starts_with(",carol,Carol,"), "{moodle}");
@@ -301,12 +312,19 @@ fn a_canvas_download_keeps_each_files_last_hand_in_and_says_who_canvas_marked_la
         ("lovelaceada_101_9002_layer_norm-2.rs", "third"),
         ("lovelaceada_LATE_101_9003_layer_norm-10.rs", "last"),
         ("lovelaceada_101_9004_layer_norm-9.rs", "second to last"),
+        ("lovelaceada_101_9005_week-1.ipynb", "{}"),
+        ("lovelaceada_101_9006_week-2.ipynb", "{}"),
     ] {
         std::fs::write(class.join(name), text).unwrap();
     }
     let matched = crate::matching::match_hand_ins(&class, &book.students().unwrap()).unwrap();
     let (ada, hand_in) = &matched.found[0];
     assert_eq!(std::fs::read_to_string(hand_in.find("layer_norm").unwrap()).unwrap(), "last");
+    // Both notebooks are kept (a notebook's name is not its exercise), the later first.
+    let anatomy_grade::handin::HandIn::Files(files) = hand_in else { panic!("a download's files") };
+    let notebooks: Vec<_> =
+        files.iter().filter(|(n, _)| n.ends_with(".ipynb")).map(|(_, p)| p.file_name().unwrap()).collect();
+    assert_eq!(notebooks, ["lovelaceada_101_9006_week-2.ipynb", "lovelaceada_101_9005_week-1.ipynb"]);
     assert_eq!((ada.label.as_str(), matched.marked_late.as_slice()), ("ada", &["ada".to_string()][..]));
     assert!(matched.lines().last().unwrap().starts_with("marked LATE by Canvas"));
     let exported = book.export(&course(&dir), Format::Canvas).unwrap();
