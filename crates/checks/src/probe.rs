@@ -13,11 +13,13 @@
 //! seccomp programs (with one more that lets it signal no process but itself, nor leave its process
 //! group), and is killed if the parent dies. The parent makes itself undumpable first, so that no child can
 //! open its descriptors or memory through `/proc`. It tells the grader, on its control channel, when each
-//! check starts and how its process ended (`waitpid`'s status, and how full the private `/tmp` was), and
-//! empties that `/tmp` before the next check. The grader decides from those observations and from the
+//! check starts and how its process ended (`waitpid`'s status, and how full the private `/tmp` was); a
+//! check that left anything in that `/tmp` ends the probe, and the next check runs in a fresh one. The
+//! grader decides from those observations and from the
 //! values on the tape, never from what a child says about itself. The wire format is
 //! `anatomy_course::wire`.
 use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
 
 use anatomy_course::wire::{self, Exit, CPU_SECONDS, DONE, EXIT, FILTER, FRESH, PRIVATE_TMP, START, SYSCALL};
 
@@ -64,6 +66,9 @@ pub fn main(checks: &[(&str, &dyn Fn() -> CheckResult)]) {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
     let parent = unsafe { libc::getpid() };
+    // The folder the probe runs from: when it lies below /tmp (a project cloned there), the sandbox made
+    // its ancestors in the private /tmp to mount it, and those are no check's leftovers.
+    let scratch = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
     for (k, (_, check)) in checks.iter().enumerate().skip(from) {
         let Some(seed) = read_seed() else { break };
         let pid = unsafe { libc::fork() };
@@ -82,7 +87,7 @@ pub fn main(checks: &[(&str, &dyn Fn() -> CheckResult)]) {
         send(CONTROL, EXIT, &exit.to_bytes());
         // Each check finds the private /tmp empty: what one left there (a file, a folder it made
         // undeletable) ends this probe, and the next check runs in a fresh one, with a fresh /tmp.
-        if setup.private_tmp && !tmp_is_empty() {
+        if setup.private_tmp && !tmp_is_clean(Path::new("/tmp"), scratch.as_deref()) {
             send(CONTROL, FRESH, &[]);
             break;
         }
@@ -143,9 +148,27 @@ fn tmp_usage() -> (u64, u64) {
     (size.saturating_sub(s.f_bfree * s.f_frsize), size)
 }
 
-/// Whether the private `/tmp` is empty (as each check must find it).
-fn tmp_is_empty() -> bool {
-    std::fs::read_dir("/tmp").is_ok_and(|mut entries| entries.next().is_none())
+/// Whether the private `/tmp` (`tmp`) is as each check must find it: empty, or — when the probe's folder
+/// `scratch` lies below it — holding only the chain of folders down to that folder's mount, each with
+/// just the next in it. Anything else, anywhere in that chain, or a folder it cannot read, is a leftover.
+fn tmp_is_clean(tmp: &Path, scratch: Option<&Path>) -> bool {
+    let chain: Vec<&std::ffi::OsStr> =
+        scratch.and_then(|s| s.strip_prefix(tmp).ok()).map(|rest| rest.iter().collect()).unwrap_or_default();
+    let names = |dir: &Path| -> Option<Vec<std::ffi::OsString>> {
+        std::fs::read_dir(dir).ok()?.take(2).map(|e| e.ok().map(|e| e.file_name())).collect()
+    };
+    let Some((mount, ancestors)) = chain.split_last() else {
+        return names(tmp).is_some_and(|n| n.is_empty());
+    };
+    // /tmp and each ancestor hold exactly the next folder of the chain; the mount is the grader's, not read.
+    let mut dir = tmp.to_path_buf();
+    for next in ancestors.iter().chain([mount]) {
+        if names(&dir).as_deref() != Some(&[next.to_os_string()][..]) {
+            return false;
+        }
+        dir.push(next);
+    }
+    true
 }
 
 /// Reads exactly `buffer.len()` bytes from `fd`; `false` at its end.
@@ -387,6 +410,28 @@ fn report_forbidden_calls() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A project cloned below /tmp has its scratch folder mounted there, its ancestors made in the private
+    /// /tmp: those alone are clean; anything a check adds anywhere in that chain is a leftover.
+    #[test]
+    fn the_private_tmp_is_clean_when_empty_or_holding_only_the_way_to_the_probes_folder() {
+        let tmp = std::env::temp_dir().join(format!("anatomy-probe-tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        let scratch = tmp.join("clone/target/exercise-grader/run-1/u000");
+        assert!(tmp_is_clean(&tmp, None), "empty");
+        std::fs::create_dir_all(scratch.join("probe-files")).unwrap();
+        assert!(tmp_is_clean(&tmp, Some(&scratch)), "the chain, and the mount's own files, are not a check's");
+        assert!(!tmp_is_clean(&tmp, None), "the probe's folder is elsewhere: /tmp must be empty");
+        assert!(!tmp_is_clean(&tmp, Some(Path::new("/work/project/target/u000"))));
+        for leftover in ["note.txt", "clone/note.txt", "clone/target/exercise-grader/run-1/other"] {
+            std::fs::write(tmp.join(leftover), "left by a check").unwrap();
+            assert!(!tmp_is_clean(&tmp, Some(&scratch)), "{leftover}");
+            std::fs::remove_file(tmp.join(leftover)).unwrap();
+        }
+        assert!(tmp_is_clean(&tmp, Some(&scratch)));
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
 
     /// In a forked child (only system calls between fork and exit): the program lets it signal itself, and
     /// not its parent, nor leave its process group; an exit code per finding.
