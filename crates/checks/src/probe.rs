@@ -66,9 +66,9 @@ pub fn main(checks: &[(&str, &dyn Fn() -> CheckResult)]) {
         libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
     }
     let parent = unsafe { libc::getpid() };
-    // The folder the probe runs from: when it lies below /tmp (a project cloned there), the sandbox made
-    // its ancestors in the private /tmp to mount it, and those are no check's leftovers.
-    let scratch = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    // The private /tmp as the sandbox made it, before any check: empty, or — when folders the sandbox
+    // mounts lie below /tmp (a project cloned there) — the folders it made to mount them.
+    let made = if setup.private_tmp { tmp_state(Path::new("/tmp")) } else { None };
     for (k, (_, check)) in checks.iter().enumerate().skip(from) {
         let Some(seed) = read_seed() else { break };
         let pid = unsafe { libc::fork() };
@@ -87,7 +87,7 @@ pub fn main(checks: &[(&str, &dyn Fn() -> CheckResult)]) {
         send(CONTROL, EXIT, &exit.to_bytes());
         // Each check finds the private /tmp empty: what one left there (a file, a folder it made
         // undeletable) ends this probe, and the next check runs in a fresh one, with a fresh /tmp.
-        if setup.private_tmp && !tmp_is_clean(Path::new("/tmp"), scratch.as_deref()) {
+        if setup.private_tmp && (made.is_none() || tmp_state(Path::new("/tmp")) != made) {
             send(CONTROL, FRESH, &[]);
             break;
         }
@@ -148,27 +148,31 @@ fn tmp_usage() -> (u64, u64) {
     (size.saturating_sub(s.f_bfree * s.f_frsize), size)
 }
 
-/// Whether the private `/tmp` (`tmp`) is as each check must find it: empty, or — when the probe's folder
-/// `scratch` lies below it — holding only the chain of folders down to that folder's mount, each with
-/// just the next in it. Anything else, anywhere in that chain, or a folder it cannot read, is a leftover.
-fn tmp_is_clean(tmp: &Path, scratch: Option<&Path>) -> bool {
-    let chain: Vec<&std::ffi::OsStr> =
-        scratch.and_then(|s| s.strip_prefix(tmp).ok()).map(|rest| rest.iter().collect()).unwrap_or_default();
-    let names = |dir: &Path| -> Option<Vec<std::ffi::OsString>> {
-        std::fs::read_dir(dir).ok()?.take(2).map(|e| e.ok().map(|e| e.file_name())).collect()
-    };
-    let Some((mount, ancestors)) = chain.split_last() else {
-        return names(tmp).is_some_and(|n| n.is_empty());
-    };
-    // /tmp and each ancestor hold exactly the next folder of the chain; the mount is the grader's, not read.
-    let mut dir = tmp.to_path_buf();
-    for next in ancestors.iter().chain([mount]) {
-        if names(&dir).as_deref() != Some(&[next.to_os_string()][..]) {
-            return false;
+/// Everything on the private `/tmp`'s own filesystem, each entry with its identity, kind, owner,
+/// permissions and the times the kernel sets on any change (a write in a folder, a `chmod`, an extended
+/// attribute): equal before and after a check only if the check changed nothing there. The folders
+/// mounted below it (from another filesystem) are named, not read. `None` past 256 entries or on any
+/// error: a /tmp that cannot be read whole is not as the sandbox made it.
+fn tmp_state(tmp: &Path) -> Option<Vec<(std::path::PathBuf, [i64; 9])>> {
+    use std::os::unix::fs::MetadataExt;
+    let own = std::fs::symlink_metadata(tmp).ok()?.dev();
+    let (mut seen, mut next) = (Vec::new(), vec![tmp.to_path_buf()]);
+    while let Some(path) = next.pop() {
+        let m = std::fs::symlink_metadata(&path).ok()?;
+        let times = [m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()];
+        let who = [m.dev() as i64, m.ino() as i64, m.mode() as i64, m.uid() as i64, m.gid() as i64];
+        seen.push((path.clone(), [who[0], who[1], who[2], who[3], who[4], times[0], times[1], times[2], times[3]]));
+        if m.is_dir() && m.dev() == own {
+            for entry in std::fs::read_dir(&path).ok()? {
+                next.push(entry.ok()?.path());
+                if seen.len() + next.len() > 256 {
+                    return None;
+                }
+            }
         }
-        dir.push(next);
     }
-    true
+    seen.sort();
+    Some(seen)
 }
 
 /// Reads exactly `buffer.len()` bytes from `fd`; `false` at its end.
@@ -411,25 +415,39 @@ fn report_forbidden_calls() {
 mod tests {
     use super::*;
 
-    /// A project cloned below /tmp has its scratch folder mounted there, its ancestors made in the private
-    /// /tmp: those alone are clean; anything a check adds anywhere in that chain is a leftover.
+    /// A project cloned below /tmp has its folders mounted there, their ancestors made in the private /tmp:
+    /// as the sandbox made it, /tmp is clean; anything a check does there — a file anywhere, one made and
+    /// removed again, a folder's permissions changed and changed back — is not.
     #[test]
-    fn the_private_tmp_is_clean_when_empty_or_holding_only_the_way_to_the_probes_folder() {
+    fn the_private_tmp_is_clean_only_as_the_sandbox_made_it() {
+        use std::os::unix::fs::PermissionsExt;
         let tmp = std::env::temp_dir().join(format!("anatomy-probe-tmp-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).unwrap();
-        let scratch = tmp.join("clone/target/exercise-grader/run-1/u000");
-        assert!(tmp_is_clean(&tmp, None), "empty");
-        std::fs::create_dir_all(scratch.join("probe-files")).unwrap();
-        assert!(tmp_is_clean(&tmp, Some(&scratch)), "the chain, and the mount's own files, are not a check's");
-        assert!(!tmp_is_clean(&tmp, None), "the probe's folder is elsewhere: /tmp must be empty");
-        assert!(!tmp_is_clean(&tmp, Some(Path::new("/work/project/target/u000"))));
-        for leftover in ["note.txt", "clone/note.txt", "clone/target/exercise-grader/run-1/other"] {
+        std::fs::create_dir_all(tmp.join("clone/target/exercise-grader/run-1/u000")).unwrap();
+        std::fs::create_dir_all(tmp.join("clone/.deps/libtorch")).unwrap();
+        let made = tmp_state(&tmp);
+        assert!(made.is_some() && tmp_state(&tmp) == made, "read twice, unchanged");
+        let pause = || std::thread::sleep(std::time::Duration::from_millis(20));
+        for leftover in ["note.txt", "clone/note.txt", "clone/target/exercise-grader/other"] {
+            let made = tmp_state(&tmp);
+            pause();
             std::fs::write(tmp.join(leftover), "left by a check").unwrap();
-            assert!(!tmp_is_clean(&tmp, Some(&scratch)), "{leftover}");
+            assert_ne!(tmp_state(&tmp), made, "{leftover}");
+            let with = tmp_state(&tmp);
+            pause();
             std::fs::remove_file(tmp.join(leftover)).unwrap();
+            assert!(tmp_state(&tmp) != made && tmp_state(&tmp) != with, "{leftover} made and removed again");
         }
-        assert!(tmp_is_clean(&tmp, Some(&scratch)));
+        let made = tmp_state(&tmp);
+        let clone = tmp.join("clone");
+        pause();
+        std::fs::set_permissions(&clone, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::set_permissions(&clone, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_ne!(tmp_state(&tmp), made, "a folder's mode changed and changed back");
+        for i in 0..300 {
+            std::fs::create_dir_all(tmp.join(format!("many/{i}"))).unwrap();
+        }
+        assert_eq!(tmp_state(&tmp), None, "past 256 entries");
         std::fs::remove_dir_all(&tmp).unwrap();
     }
 
