@@ -134,10 +134,7 @@ fn folders(submissions: &Path, students: &[Student]) -> Result<(BTreeMap<i64, Ha
     let mut unmatched = Vec::new();
     for (name, folder) in handin::students(submissions)? {
         // A folder's name is read as a value, never as `login:` and the like: those are for the instructor.
-        let who: Vec<&Student> = students
-            .iter()
-            .filter(|s| [&s.login, &s.lms_id, &s.sis_id, &s.label].iter().any(|k| !k.is_empty() && **k == name))
-            .collect();
+        let who: Vec<&Student> = students.iter().filter(|s| s.holds(&name)).collect();
         match who.as_slice() {
             [s] if found.contains_key(&s.key) => {
                 unmatched.push(format!("{name}: a second folder of {} (one folder per student)", s.label))

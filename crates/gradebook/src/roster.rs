@@ -219,16 +219,29 @@ pub fn unambiguous(students: &[Student], student: &Student) -> String {
 /// The students whose label, login, platform id or institution id is `who` (one field only, with a
 /// `login:`, `id:`, `sis:` or `label:` prefix). An empty field never matches.
 pub fn find_students(students: &[Student], who: &str) -> Vec<Student> {
-    let fields = |s: &Student| {
-        [("label", s.label.clone()), ("login", s.login.clone()), ("id", s.lms_id.clone()), ("sis", s.sis_id.clone())]
-    };
     let (only, text) = match who.split_once(':') {
-        Some((field, text)) if ["label", "login", "id", "sis"].contains(&field) => (Some(field), text),
+        Some((field, text)) if FIELDS.contains(&field) => (Some(field), text),
         _ => (None, who),
     };
     students
         .iter()
-        .filter(|s| fields(s).iter().any(|(f, v)| !v.is_empty() && v == text && only.is_none_or(|o| o == *f)))
+        .filter(|s| s.fields().iter().any(|&(f, v)| !v.is_empty() && v == text && only.is_none_or(|o| o == f)))
         .cloned()
         .collect()
+}
+
+/// The fields a student is found by, with the prefix that names each.
+const FIELDS: [&str; 4] = ["label", "login", "id", "sis"];
+
+impl Student {
+    /// The student's label, login, platform id and institution id, each with its prefix ([`FIELDS`]).
+    fn fields(&self) -> [(&'static str, &str); 4] {
+        [(FIELDS[0], &self.label), (FIELDS[1], &self.login), (FIELDS[2], &self.lms_id), (FIELDS[3], &self.sis_id)]
+    }
+
+    /// Whether `text` is this student's label, login, platform id or institution id, read as it is (a
+    /// folder's name: no prefix picks a field). An empty field holds nothing.
+    pub fn holds(&self, text: &str) -> bool {
+        self.fields().iter().any(|&(_, v)| !v.is_empty() && v == text)
+    }
 }
