@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Part of `make test`: runs two commands side by side (two lanes) and fails if either fails.
+#
+#   scripts/lanes.sh NAME COMMAND NAME COMMAND
+#
+# After the build, `make test` has two kinds of work. The pages a learner sees (notebooks, JupyterLab, the
+# book and the browser checks) wait on a kernel or a browser for much of their time: one after the other,
+# the two JupyterLab checks kept one core of two busy. `cargo test` keeps both busy. Side by side, each
+# fills the other's gaps. Each lane's lines reach the terminal as they come (every program here writes
+# whole lines); the end of each lane is announced with its time and how it ended. A lane that fails does
+# not stop the other, so that one run shows every failure, as `cargo test --no-fail-fast` does. Ctrl+C
+# stops both lanes and everything they started.
+set -uo pipefail
+if [[ $# != 4 ]]; then
+  echo "usage: scripts/lanes.sh NAME COMMAND NAME COMMAND" >&2
+  exit 2
+fi
+names=("$1" "$3")
+commands=("$2" "$4")
+# Each lane in a process group of its own, so that stopping it reaches every program it started.
+set -m
+declare -A lane_of=()
+pids=()
+stop() {
+  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
+}
+trap 'stop; exit 130' INT TERM
+started=$SECONDS
+for i in 0 1; do
+  bash -c "${commands[$i]}" &
+  pids+=("$!")
+  lane_of[$!]=$i
+done
+status=0
+while ((${#lane_of[@]} > 0)); do
+  ended=
+  wait -n -p ended "${!lane_of[@]}"
+  code=$?
+  name=${names[${lane_of[$ended]}]}
+  unset "lane_of[$ended]"
+  if [[ $code == 0 ]]; then
+    echo "[lanes] $name: passed after $((SECONDS - started)) s"
+  else
+    echo "[lanes] $name: FAILED (exit status $code) after $((SECONDS - started)) s"
+    status=1
+  fi
+done
+exit "$status"
