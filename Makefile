@@ -50,12 +50,20 @@ test: setup
 	scripts/lanes.sh pages "$(MAKE) --no-print-directory test-pages" cargo "$(MAKE) --no-print-directory test-cargo"
 	$(CARGO) test --no-fail-fast -p anatomy-cli --test grading_hostile -- whole_machine::
 
-# `make test`'s two lanes; each can be run alone once `make test` has set up.
+# LibTorch's two OpenMP threads spin at every barrier, 300,000 times by default, before they sleep. Tests
+# run side by side, each with those two threads, on these two cores: the spinning was a fifth of `cargo
+# test -p anatomy-cli --test classify`'s CPU time (73 s, against 57 s spinning 1,000 times, as
+# scripts/kernel.py has the notebooks' kernels do), and cli.rs took 53 s instead of 16. A value of your own
+# is kept.
+test test-pages test-cargo: export GOMP_SPINCOUNT ?= 1000
+
+# `make test`'s two lanes; each can be run alone once `make test` has set up. The JupyterLab checks, which
+# wait on the browser the most, come first, beside cargo test's busiest part.
 test-pages:
 	scripts/browser-check.sh
-	scripts/notebooks.sh run
 	scripts/notebooks.sh lab-check
 	scripts/notebooks.sh lab-check 02-self-attention.ipynb 09-meet-the-transformers.ipynb
+	scripts/notebooks.sh run
 	scripts/notebooks.sh book
 	scripts/book-check.sh
 	scripts/a11y-check.sh
