@@ -21,7 +21,14 @@ commands=("$2" "$4")
 set -m
 declare -A lane_of=()
 pids=()
+# As Ctrl+C reaches every program of a command run alone: SIGINT to each lane's process group, so that each
+# script cleans up as it does then; SIGTERM to what is left after 10 s.
 stop() {
+  for pid in "${pids[@]}"; do kill -INT -- "-$pid" 2>/dev/null; done
+  for _ in $(seq 100); do
+    for pid in "${pids[@]}"; do kill -0 -- "-$pid" 2>/dev/null && { sleep 0.1; continue 2; }; done
+    return
+  done
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
 }
 trap 'stop; exit 130' INT TERM
