@@ -9,6 +9,15 @@ use std::process::{Command, Output};
 mod scratch;
 use scratch::Scratch;
 
+/// One bench at a time: a bench's times mean something only when nothing else runs. Plain `cargo test`
+/// runs this file's tests side by side, and a second bench on the 2 cores turned our cache's win (1.4–1.5×
+/// alone) into a loss (0.36–0.77× in two runs of three), failing the first test below.
+static ONE_BENCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_BENCH.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// A peer that answers every decoding job with `pairs` (cached, recomputing) pairs of 1,000 s and
 /// 4,000 s (far slower than any run of ours, so that the ratio's direction shows), and every other case
 /// with 2 ms. It is run as `PEER scripts/bench_pytorch.py --serve` and ignores both.
@@ -36,8 +45,20 @@ fn bench(peer: &PathBuf, json: bool) -> Output {
         .expect("the anatomy binary runs")
 }
 
-#[test]
-fn decoding_is_compared_with_pytorchs_round_by_round_and_its_cache_ratio_is_reported() {
+/// Tests whose verdict rests on a time measured here: `make test` runs them after everything else, with
+/// nothing beside them (`-- whole_machine::`), since its other lane (notebooks, a browser) turned our
+/// cache's 1.4x win into 0.08x once. A plain `cargo test` runs them with the rest.
+mod whole_machine {
+    use super::*;
+
+    #[test]
+    fn decoding_is_compared_with_pytorchs_round_by_round_and_its_cache_ratio_is_reported() {
+        decoding_is_compared_with_pytorchs_round_by_round();
+    }
+}
+
+fn decoding_is_compared_with_pytorchs_round_by_round() {
+    let _alone = alone();
     let dir = Scratch::new("bench-peer");
     let o = bench(&peer(&dir, 3), true);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -57,11 +78,7 @@ fn decoding_is_compared_with_pytorchs_round_by_round_and_its_cache_ratio_is_repo
     assert_eq!(cache["name"], "decode_d64");
     assert_eq!(cache["pairs"], 6);
     assert_eq!(cache["pytorch_ratio"].as_f64(), Some(4000.0 / 1000.0), "{cache}");
-    // Whether our cache wins is a measurement, which `anatomy bench --pytorch` makes in one interleaved run
-    // on a quiet machine, not something a test can hold: this --quick run times 6 pairs of a few
-    // milliseconds, and beside `make test`'s other lane (notebooks, a browser) our 1.4x win read 0.08x.
-    let ratio = cache["ratio"].as_f64().unwrap();
-    assert!(ratio.is_finite() && ratio > 0.0, "recomputing over cached, a median of 6 pairs: {cache}");
+    assert!(cache["ratio"].as_f64().unwrap() > 1.0, "our own cache must still win: {cache}");
 
     let o = bench(&peer(&dir, 3), false);
     let table = String::from_utf8_lossy(&o.stdout);
@@ -72,6 +89,7 @@ fn decoding_is_compared_with_pytorchs_round_by_round_and_its_cache_ratio_is_repo
 
 #[test]
 fn a_peer_that_sends_too_few_pairs_is_a_one_line_error() {
+    let _alone = alone();
     let dir = Scratch::new("bench-short-peer");
     let o = bench(&peer(&dir, 2), true);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -59,10 +59,10 @@ fn files_below(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// The hostile class in each tier. These two measure the whole machine (its memory in use and shared
-/// memory), so anything else running moves their figures: `make test` runs them alone, after its other
-/// tests (`cargo test -- --skip whole_machine::`, then `-- whole_machine::`). A plain `cargo test` runs
-/// them with the rest, as ever.
+/// The hostile class in each tier, graded at the same time. These two measure the whole machine (its
+/// memory in use and shared memory), so anything else running moves their figures: `make test` runs them
+/// after its other tests, with nothing else beside them (`cargo test -- --skip whole_machine::`, then
+/// `-- whole_machine::`). A plain `cargo test` runs them with the rest, as ever.
 mod whole_machine {
     #[test]
     fn a_hostile_class_cannot_forge_read_write_connect_or_stall_and_honest_students_are_graded_right() {
