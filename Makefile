@@ -7,18 +7,20 @@ SHELL := /bin/bash
 CUDA ?= 0
 TEXT ?= time flies like an arrow
 
+# torch-sys links torch_cuda when the lib dir holds libtorch_cuda.so, which the full wheel has. Exported,
+# so that the scripts' own cargo builds (make test's lanes run side by side) see the same LibTorch and never
+# rebuild torch-sys for the other one.
 ifeq ($(CUDA),1)
-# torch-sys links torch_cuda when the lib dir holds libtorch_cuda.so, which the full wheel has.
-CARGO := LIBTORCH="$$(echo $(CURDIR)/.deps/venv-cuda/lib/python3*/site-packages/torch)" cargo
-else
-CARGO := cargo
+export LIBTORCH = $(firstword $(wildcard $(CURDIR)/.deps/venv-cuda/lib/python3*/site-packages/torch))
 endif
+CARGO := cargo
 
 .PHONY: setup tour test test-pages test-cargo notebooks book bench doctor grade handout fuzz clean-deps help
 
 help:
 	@echo "make tour    walk through the chapter's steps (sets up on first use)"
 	@echo "make test    run every test (sets up on first use)"
+	@echo "  make test-pages / make test-cargo   one of its two lanes alone (after a first make test)"
 	@echo "make notebooks  start JupyterLab with the Rust kernel and the chapter notebooks"
 	@echo "make book    the executed notebooks as a static site in target/book/ (readable offline)"
 	@echo "make bench   time the attention variants in release mode (BENCH_PYTORCH=1: against PyTorch too)"
@@ -41,24 +43,28 @@ tour: setup
 
 # After the build (the tests' too, so that neither lane waits on cargo's lock), two lanes side by side
 # (scripts/lanes.sh): the pages a learner sees, which wait on a kernel or a browser for much of their time,
-# and `cargo test`, which keeps the cores busy. The hostile class's two tests measure the whole machine's
-# memory, so they run last, alone.
+# and `cargo test`, which keeps the cores busy. The tests that measure the whole machine (the hostile
+# class's memory, the bench's times: `whole_machine::`) run last, with nothing else beside them, also when
+# a lane failed, so that one run shows every failure.
 test: setup
 	scripts/module-edges.py
 	scripts/test-grading.sh
 	$(CARGO) test --no-run
-	scripts/lanes.sh pages "$(MAKE) --no-print-directory test-pages" cargo "$(MAKE) --no-print-directory test-cargo"
-	$(CARGO) test --no-fail-fast -p anatomy-cli --test grading_hostile -- whole_machine::
+	scripts/lanes.sh pages "$(MAKE) --no-print-directory test-pages" cargo "$(MAKE) --no-print-directory test-cargo"; \
+	  lanes=$$?; $(CARGO) test --no-fail-fast --test grading_hostile --test bench_pytorch -- whole_machine:: && exit $$lanes
 
 # LibTorch's two OpenMP threads spin at every barrier, 300,000 times by default, before they sleep. Tests
-# run side by side, each with those two threads, on these two cores: the spinning was a fifth of `cargo
-# test -p anatomy-cli --test classify`'s CPU time (73 s, against 57 s spinning 1,000 times, as
-# scripts/kernel.py has the notebooks' kernels do), and cli.rs took 53 s instead of 16. A value of your own
-# is kept.
+# run side by side, each with those two threads, on these two cores: with the default, `cargo test -p
+# anatomy-cli --test classify` took 73 s of CPU time; spinning 1,000 times (as scripts/kernel.py has the
+# notebooks' kernels do), 57 s. cli.rs took 53 s with the default and 16 s with 1,000. Your own
+# GOMP_SPINCOUNT or OMP_WAIT_POLICY is kept.
+ifeq ($(origin OMP_WAIT_POLICY),undefined)
 test test-pages test-cargo: export GOMP_SPINCOUNT ?= 1000
+endif
 
-# `make test`'s two lanes; each can be run alone once `make test` has set up. The JupyterLab checks, which
-# wait on the browser the most, come first, beside cargo test's busiest part.
+# `make test`'s two lanes; each can be run alone once `make test` has set up (`test-cargo` leaves out the
+# `whole_machine::` tests, which `make test` runs after both). The JupyterLab checks, which wait on the
+# browser the most, come first, beside cargo test's busiest part.
 test-pages:
 	scripts/browser-check.sh
 	scripts/notebooks.sh lab-check

@@ -6,10 +6,11 @@
 # After the build, `make test` has two kinds of work. The pages a learner sees (notebooks, JupyterLab, the
 # book and the browser checks) wait on a kernel or a browser for much of their time: one after the other,
 # the two JupyterLab checks kept one core of two busy. `cargo test` keeps both busy. Side by side, each
-# fills the other's gaps. Each lane's lines reach the terminal as they come (every program here writes
-# whole lines); the end of each lane is announced with its time and how it ended. A lane that fails does
-# not stop the other, so that one run shows every failure, as `cargo test --no-fail-fast` does. Ctrl+C
-# stops both lanes and everything they started.
+# fills the other's gaps. Each lane's output (its standard error too) reaches the terminal as it comes, a
+# whole line at a time, so that the two lanes' lines never mix within a line; the end of each lane is
+# announced with its time and how it ended. A lane that fails does not stop the other, so that one run
+# shows every failure, as `cargo test --no-fail-fast` does. Ctrl+C (or a hang-up, Ctrl+\ or SIGTERM) stops
+# both lanes and everything they started.
 set -uo pipefail
 if [[ $# != 4 ]]; then
   echo "usage: scripts/lanes.sh NAME COMMAND NAME COMMAND" >&2
@@ -31,10 +32,16 @@ stop() {
   done
   for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
 }
-trap 'stop; exit 130' INT TERM
+trap 'stop; exit 129' HUP
+trap 'stop; exit 130' INT
+trap 'stop; exit 131' QUIT
+trap 'stop; exit 143' TERM
 started=$SECONDS
 for i in 0 1; do
-  bash -c "${commands[$i]}" &
+  # sed -u writes each line with one write, once it is whole (libtest prints "test NAME ... " and "ok"
+  # apart); it ignores SIGINT, so that what a lane prints while it cleans up still comes through; pipefail
+  # keeps the lane's own status.
+  bash -c "set -o pipefail; { ${commands[$i]}; } 2>&1 | (trap '' INT; exec sed -u '')" &
   pids+=("$!")
   lane_of[$!]=$i
 done
