@@ -223,11 +223,7 @@ pub fn find_students(students: &[Student], who: &str) -> Vec<Student> {
         Some((field, text)) if FIELDS.contains(&field) => (Some(field), text),
         _ => (None, who),
     };
-    students
-        .iter()
-        .filter(|s| s.fields().iter().any(|&(f, v)| !v.is_empty() && v == text && only.is_none_or(|o| o == f)))
-        .cloned()
-        .collect()
+    students.iter().filter(|s| s.holds_in(text, only)).cloned().collect()
 }
 
 /// The fields a student is found by, with the prefix that names each.
@@ -242,6 +238,11 @@ impl Student {
     /// Whether `text` is this student's label, login, platform id or institution id, read as it is (a
     /// folder's name: no prefix picks a field). An empty field holds nothing.
     pub fn holds(&self, text: &str) -> bool {
-        self.fields().iter().any(|&(_, v)| !v.is_empty() && v == text)
+        self.holds_in(text, None)
+    }
+
+    /// Whether `text` is in one of this student's fields, or in the field named `only` ([`FIELDS`]).
+    fn holds_in(&self, text: &str, only: Option<&str>) -> bool {
+        self.fields().iter().any(|&(f, v)| !v.is_empty() && v == text && only.is_none_or(|o| o == f))
     }
 }
