@@ -14,10 +14,9 @@
 //! group), and is killed if the parent dies. The parent makes itself undumpable first, so that no child can
 //! open its descriptors or memory through `/proc`. It tells the grader, on its control channel, when each
 //! check starts and how its process ended (`waitpid`'s status, and how full the private `/tmp` was); a
-//! check that left anything in that `/tmp` ends the probe, and the next check runs in a fresh one. The
-//! grader decides from those observations and from the
-//! values on the tape, never from what a child says about itself. The wire format is
-//! `anatomy_course::wire`.
+//! check that changed anything in that `/tmp` ends the probe, and the next check runs in a fresh one. The
+//! grader decides from those observations and from the values on the tape, never from what a child says
+//! about itself. The wire format is `anatomy_course::wire`.
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 
@@ -85,8 +84,9 @@ pub fn main(checks: &[(&str, &dyn Fn() -> CheckResult)]) {
         let (tmp_used, tmp_size) = if setup.private_tmp { tmp_usage() } else { (0, 0) };
         let exit = Exit { check: k as u32, status, tmp_used, tmp_size };
         send(CONTROL, EXIT, &exit.to_bytes());
-        // Each check finds the private /tmp empty: what one left there (a file, a folder it made
-        // undeletable) ends this probe, and the next check runs in a fresh one, with a fresh /tmp.
+        // Each check finds the private /tmp as the sandbox made it: anything one changed there (a file
+        // left, a folder made undeletable, a mode changed back) ends this probe, and the next check runs
+        // in a fresh one, with a fresh /tmp.
         if setup.private_tmp && (made.is_none() || tmp_state(Path::new("/tmp")) != made) {
             send(CONTROL, FRESH, &[]);
             break;
