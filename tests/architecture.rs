@@ -163,3 +163,28 @@ fn the_function_length_checker_refuses_81_lines_and_allows_80() {
     let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
     assert_eq!((out.status.code(), said.as_str()), (Some(1), "lib.rs:85 eighty_one (81 lines)"));
 }
+
+/// `cargo build` and `cargo test` must compile every shared crate with the same features: where the tests'
+/// dev-dependencies turned on one more feature of a crate (syn's `visit-mut` for rstest's macros, once_cell's
+/// `std` for insta), `cargo test` compiled again every crate built with it, and every procedural macro and
+/// every crate using one (tch, tokenizers, this workspace): 328 CPU-seconds of `make test` on 2 cores.
+/// crates/cli/Cargo.toml turns those features on in every build; this finds a crate whose features the
+/// tests' build would change (a new dev-dependency, or a new version of one), by name.
+#[test]
+fn cargo_test_compiles_every_shared_crate_with_the_features_cargo_build_does() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tree = |edges: &[&str]| -> std::collections::BTreeSet<String> {
+        let out = std::process::Command::new(env!("CARGO"))
+            .args(["tree", "--workspace", "--offline", "--prefix", "none", "--format", "{p} {f}"])
+            .args(edges)
+            .current_dir(root)
+            .output()
+            .expect("cargo tree runs");
+        assert!(out.status.success(), "cargo tree: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim_end_matches(" (*)").to_string()).collect()
+    };
+    let (built, tested) = (tree(&["--edges", "no-dev"]), tree(&[]));
+    let changed: Vec<&String> = built.difference(&tested).collect();
+    assert!(changed.is_empty(), "cargo test would compile these with other features than cargo build: {changed:?}");
+    assert!(tested.len() > built.len(), "the dev-dependencies (rstest, insta) are in the tests' tree");
+}
