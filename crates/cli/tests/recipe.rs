@@ -78,7 +78,9 @@ fn the_recipe_for_a_new_exercise_adds_one_that_is_graded() {
     .unwrap();
 
     // The copy builds on its own (its own target folder, its dependencies linked from this project's build,
-    // as the handout's are), its declaration check passes, and its grader grades the toy.
+    // as the handout's are), its declaration check passes, and its grader grades the toy. No `-p`: cargo
+    // chooses features for the packages it is given, and with the whole workspace it chooses this project's
+    // (crates/cli/Cargo.toml), so that the linked dependencies are found fresh instead of compiled again.
     let grading = "use anatomy_grade::grading::{grade, stub_file, Submission};\nuse anatomy_course::{find, Status};\n\n\
                    #[test]\nfn the_toy_is_graded() {\n    let e = find(\"toy_double\").unwrap();\n    \
                    let root = anatomy_course::project_root();\n    \
@@ -95,7 +97,7 @@ fn the_recipe_for_a_new_exercise_adds_one_that_is_graded() {
     let target = root.join("target/recipe-build");
     link_dependencies(&root.join("target/debug"), &target.join("debug"));
     let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["test", "--quiet", "-p", "anatomy-checks", "--test", "declared", "-p", "anatomy-grade", "--test", "toy"])
+        .args(["test", "--quiet", "--test", "declared", "--test", "toy"])
         .current_dir(&copy)
         .env("CARGO_TARGET_DIR", &target)
         .env("LIBTORCH", root.join(".deps/libtorch/torch"))
