@@ -16,8 +16,9 @@
 #   scripts/notebooks.sh run      execute every notebook in order and check its outputs
 #   scripts/notebooks.sh launch   start JupyterLab on localhost with the Rust kernel
 #   scripts/notebooks.sh book     target/book/: the executed notebooks as static pages (after `run`)
-#   scripts/notebooks.sh lab-check [NOTEBOOK...]  two notebooks (03 and 10 unless named) opened, run
-#                                 together, saved and stopped in JupyterLab in headless Chromium
+#   scripts/notebooks.sh lab-check [--no-stop] [NOTEBOOK...]  two notebooks (03 and 10 unless named)
+#                                 opened, run together, saved and (unless --no-stop) stopped in JupyterLab
+#                                 in headless Chromium
 #   scripts/notebooks.sh stress [--kernels K --cells C --hogs H]  count output that arrives after its
 #                                 cell's idle status (scripts/notebook-stress.py)
 set -euo pipefail
@@ -136,6 +137,8 @@ as_root=(); [[ $(id -u) == 0 ]] && as_root=(--allow-root) # e.g. in a container
 # check.mjs says what is checked), in a scratch copy of notebooks/ so that saving changes nothing here.
 # Screenshots go to target/jupyterlab/.
 lab_check() {
+  local stop=()
+  [[ ${1:-} == --no-stop ]] && { stop=(--no-stop); shift; }
   local names=("$@")
   [[ ${#names[@]} -gt 0 ]] || names=(03-multi-head-attention.ipynb 10-training.ipynb)
   jupyterlab
@@ -167,7 +170,7 @@ lab_check() {
     sleep 1
   done
   node "$node_dir/check.mjs" "http://127.0.0.1:$port" "$token" "$lab_work" "$root/target/jupyterlab" \
-    "${names[@]}" || status=$?
+    "${stop[@]}" "${names[@]}" || status=$?
   # What each kernel's threads were doing when the check failed (a kernel that never replied shows
   # where it waits), if gdb is there: to read, not to judge.
   if [[ $status != 0 ]] && command -v gdb >/dev/null; then
@@ -222,5 +225,5 @@ case "${1:-run}" in
     shift || true
     "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
     "$venv/bin/python" "$root/scripts/notebook-stress.py" "$@" ;;
-  *) echo "usage: scripts/notebooks.sh run|launch|book|lab-check [NOTEBOOK...]|stress [OPTIONS]" >&2; exit 2 ;;
+  *) echo "usage: scripts/notebooks.sh run|launch|book|lab-check [--no-stop] [NOTEBOOK...]|stress [OPTIONS]" >&2; exit 2 ;;
 esac

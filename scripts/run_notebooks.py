@@ -20,8 +20,8 @@ after its cell's "idle" and checks that the run fails by that name.
 
 Prints each notebook's time and its cells' times, and a closing line "N passed, M failed". Every executed
 notebook, outputs included, is written to target/executed-notebooks/ for `make book`. The run starts by
-warming the build every kernel copies (below); with no notebook named, it ends by running notebooks 01
-and 03 side by side, two kernels started at the same moment.
+warming the build every kernel copies (below); the notebooks then run two kernels at a time, the first two
+started at the same moment, as a learner with two notebooks open starts them.
 
 With --warm, runs only the first notebook's set-up cell (and the `:dep` lines of later notebooks): `make
 notebooks` does that before it starts JupyterLab, so that the kernel's build (tch, this crate and the
@@ -238,8 +238,33 @@ def check(path, root, keep=True, ports=None, hold_back=None):
     return problems
 
 
+def made_from(root, cells):
+    """What the warm build is made from, as one string: the set-up cells, the kernel's settings and the
+    name, size and modification time of every file of the crates it builds (this crate and those under
+    crates/, with Cargo.toml and Cargo.lock). A build whose marker holds the same string is warm already."""
+    import hashlib
+
+    digest = hashlib.sha256("\n".join(cells).encode())
+    config = os.path.join(root, ".deps", "evcxr-config", "evcxr.toml")
+    for name in ["Cargo.toml", "Cargo.lock", "build.rs", config]:
+        path = os.path.join(root, name)
+        if os.path.exists(path):
+            digest.update(f"{name} {os.path.getsize(path)} {os.stat(path).st_mtime_ns}\n".encode())
+    for top in ("src", "crates"):
+        for parent, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(d for d in dirs if d != "target")
+            for name in sorted(files):
+                path = os.path.join(parent, name)
+                info = os.stat(path)
+                digest.update(f"{os.path.relpath(path, root)} {info.st_size} {info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
 def warm(folder):
-    """Builds tch and this crate in .deps/evcxr-tmp, the folder every kernel copies (scripts/kernel.py)."""
+    """Builds tch and this crate in .deps/evcxr-tmp, the folder every kernel copies (scripts/kernel.py).
+    Skipped when the build is warm already and nothing it is made from changed since (`make test` warms it
+    once for the JupyterLab checks, and the notebooks' run then finds it so): a kernel still builds what its
+    copy lacks, so a skip can cost time, never a wrong build."""
     notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
     nb = nbformat.read(notebooks[0], as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type == "code"][:1]
@@ -251,14 +276,18 @@ def warm(folder):
                    if line.startswith(":dep ") and line not in first})
     if more:
         nb.cells.append(nbformat.v4.new_code_cell("\n".join(more)))
+    warm_dir = os.path.join(os.path.dirname(folder), ".deps", "evcxr-tmp")
+    marker = os.path.join(warm_dir, ".anatomy-warmed")
+    stamp = made_from(os.path.dirname(folder), [c.source for c in nb.cells])
+    if os.path.exists(marker) and open(marker).read() == stamp:
+        print("[notebooks] the kernel's build is warm: nothing it is made from changed since", flush=True)
+        return
     print("[notebooks] warming the kernel: building tch, this crate and the checks' crate once (about "
           "2 minutes the first time on 2 cores, with cargo's lines below; seconds after that) ...", flush=True)
     began = time.perf_counter()
-    warm_dir = os.path.join(os.path.dirname(folder), ".deps", "evcxr-tmp")
     os.makedirs(warm_dir, exist_ok=True)
     with open(warm_dir + ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # kernels starting now wait to copy until the build is whole
-        marker = os.path.join(warm_dir, ".anatomy-warmed")
         if os.path.exists(marker):
             os.remove(marker)
         os.environ["ANATOMY_KERNEL_WARMS"] = "1"
@@ -266,14 +295,17 @@ def warm(folder):
             NotebookClient(nb, timeout=1800, kernel_name="rust", resources={"metadata": {"path": folder}}).execute()
         finally:
             del os.environ["ANATOMY_KERNEL_WARMS"]
-        open(marker, "w").close()
+        with open(marker, "w") as f:
+            f.write(stamp)
     print(f"[notebooks] {output_text(nb.cells[0]).strip()} (warmed in {time.perf_counter() - began:.0f} s)", flush=True)
 
 
-def side_by_side(paths, root):
-    """Two kernels started at the same moment, each running its notebook to the end, as a learner with
-    two notebooks open does: each kernel must build in its own folder, or they break each other, and
-    each needs ports of its own."""
+def two_at_a_time(notebooks, root):
+    """Every notebook run to its end, two kernels at a time: on two cores a kernel spends much of a cell
+    waiting for the compiler, and the run takes about half as long. The pool's two workers each take their
+    first notebook at once, so the first two kernels start at the same moment, as a learner's two open
+    notebooks do: each must build in its own folder, or they break each other (scripts/kernel.py), and each
+    needs ports of its own. Each notebook's problems, in the notebooks' order."""
     import multiprocessing
 
     from jupyter_client.connect import LocalPortCache
@@ -281,28 +313,13 @@ def side_by_side(paths, root):
     # Each kernel's ports are chosen here, once, from one cache: two forked processes choosing their own
     # could pick the same free port, and the second kernel then died with "Address already in use".
     cache = LocalPortCache.instance()
-    ports = [[cache.find_available_port("127.0.0.1") for _ in PORT_NAMES] for _ in paths]
-    with multiprocessing.get_context("fork").Pool(len(paths)) as pool:
-        began = time.perf_counter()
-        results = pool.starmap(check, [(p, root, False, kernel_ports) for p, kernel_ports in zip(paths, ports)])
-    names = " and ".join(os.path.basename(p) for p in paths)
-    print(f"[notebooks] side by side, started together: {names} in {time.perf_counter() - began:.0f} s", flush=True)
-    return [f"side by side: {problem}" for problems in results for problem in problems]
-
-
-def two_at_a_time(notebooks, root):
-    """Every notebook run to its end, two kernels at a time (each in its own folder, with ports of its own,
-    as side_by_side starts them): on two cores a kernel spends much of a cell waiting for the compiler, and
-    the run takes about half as long. Each notebook's problems, in the notebooks' order."""
-    import multiprocessing
-
-    from jupyter_client.connect import LocalPortCache
-
-    cache = LocalPortCache.instance()
     ports = [[cache.find_available_port("127.0.0.1") for _ in PORT_NAMES] for _ in notebooks]
     # The longest first (the later chapters train models: chapter 12's takes two minutes), one at a time to
     # whichever kernel is free, so that the two end together.
     order = sorted(range(len(notebooks)), key=lambda i: os.path.basename(notebooks[i]), reverse=True)
+    if len(order) > 1:
+        first = " and ".join(os.path.basename(notebooks[i]) for i in order[:2])
+        print(f"[notebooks] two kernels at a time, the first two started together: {first}", flush=True)
     with multiprocessing.get_context("fork").Pool(2) as pool:
         done = pool.starmap(check, [(notebooks[i], root, True, ports[i]) for i in order], chunksize=1)
     problems = [None] * len(notebooks)
@@ -353,18 +370,11 @@ def main():
             failures.append(f"{os.path.basename(path)}: {p}")
         failed += bool(problems)
     passed = len(notebooks) - failed
-    if every:
-        pair = [n for n in notebooks if os.path.basename(n)[:2] in ("01", "03")]
-        problems = side_by_side(pair, root)
-        for p in problems:
-            print(f"[notebooks] FAILED {p}", flush=True)
-            failures.append(p)
-        failed += bool(problems)
     print(f"[notebooks] all notebooks: {time.perf_counter() - began:.0f} s")
     # Again at the very end, where a log cut to its last lines (CI's) still shows which notebook and why.
     for p in failures:
         print(f"[notebooks] FAILED {p[:1500]}", flush=True)
-    print(f"notebooks: {passed} passed, {failed} failed" + (" (and two side by side)" if every and not problems else ""))
+    print(f"notebooks: {passed} passed, {failed} failed")
     sys.exit(1 if failed or not notebooks else 0)
 
 

@@ -1,7 +1,7 @@
 // Part of `make test` (scripts/notebooks.sh lab-check): two notebooks opened in JupyterLab in headless
 // Chromium, as a learner opens them, driven by playwright-core (pinned in package-lock.json).
 //
-//   node check.mjs URL TOKEN FOLDER SHOTS FIRST SECOND
+//   node check.mjs URL TOKEN FOLDER SHOTS [--no-stop] FIRST SECOND
 //
 // URL and TOKEN reach a JupyterLab serving FOLDER, a scratch copy of notebooks/. Both notebooks are
 // opened, and Run > Run All Cells is clicked in one and then the other, so their kernels run together.
@@ -10,8 +10,8 @@
 // hidden from screen readers) must be an image (role="img") with a <title>, which a chart also draws as
 // its caption; and the outputs (the project's HTML as JupyterLab shows it) must pass axe-core's WCAG
 // 2.0/2.1 A and AA rules, as the pages outside it do (scripts/a11y-check.sh); JupyterLab's own interface
-// is not ours and is left out. A screenshot of each notebook's first picture goes to SHOTS/NAME.png. Last, Stop (the toolbar's square) is pressed while Run All Above
-// Selected Cell re-runs FIRST: the kernel must be idle again, and after Run All Above Selected Cell the
+// is not ours and is left out. A screenshot of each notebook's first picture goes to SHOTS/NAME.png. Last (unless --no-stop),
+// Stop (the toolbar's square) is pressed while Run All Above Selected Cell re-runs FIRST: the kernel must be idle again, and after Run All Above Selected Cell the
 // last cell must run without an error, as docs/learners.md tells a learner. Stop pressed once more with no cell
 // running must still forget the variables (the last cell, run alone, fails), and Run All Above Selected
 // Cell must bring them back again. The kernels are then shut down.
@@ -23,7 +23,11 @@ import { chromium } from "playwright-core";
 
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
-const [url, token, folder, shots, ...names] = process.argv.slice(2);
+const [url, token, folder, shots, ...rest] = process.argv.slice(2);
+// --no-stop leaves out the Stop steps: they check the kernel, not the notebook, and `make test` runs them
+// once, on its first pair of notebooks.
+const stopSteps = !rest.includes("--no-stop");
+const names = rest.filter((arg) => arg !== "--no-stop");
 const RUN_ALL_SECONDS = 900; // both notebooks together, on 2 cores; each alone takes under a minute
 const say = (text) => console.log(`[jupyterlab] ${text}`);
 const fail = (text) => {
@@ -259,8 +263,15 @@ try {
     await checkOutputsAccessible(tab);
     say(`${tab.name}: saved, ${file.code} code cells run, no error, ${shown} pictures each with its title, outputs pass axe-core; ${await screenshot(tab)}`);
   }
-  // Stop while the first notebook's cells run again (Run All Above Selected Cell, from its last cell).
-  const { page, name } = tabs[0];
+  if (stopSteps) await checkStop(tabs[0]);
+} finally {
+  await browser.close();
+  await shutDownKernels();
+}
+
+// Stop while the first notebook's cells run again (Run All Above Selected Cell, from its last cell), then
+// with no cell running, as docs/learners.md tells a learner.
+async function checkStop({ page, name }) {
   const last = page.locator(".jp-CodeCell").last();
   const runLast = async (item) => {
     await last.locator(".jp-InputArea-prompt").click();
@@ -297,7 +308,4 @@ try {
   const again = lastCellErrors(await saveAndRead(page, name));
   if (again.length) fail(`${name}: after Stop and Run All Above, the last cell still fails: ${again[0]}`);
   say(`${name}: and after Run All Above Selected Cell it runs again without an error`);
-} finally {
-  await browser.close();
-  await shutDownKernels();
 }
