@@ -28,7 +28,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPS = os.path.join(ROOT, ".deps")
 WARM = os.path.join(DEPS, "evcxr-tmp")
-WARMED = os.path.join(WARM, ".anatomy-warmed")  # written by run_notebooks.py --warm when the build is done
+WARMED = os.path.join(WARM, ".anatomy-warmed")  # written by run_notebooks.py once the build is whole
 KERNELS = os.path.join(DEPS, "evcxr-kernels")
 
 

@@ -239,32 +239,36 @@ def check(path, root, keep=True, ports=None, hold_back=None):
 
 
 def made_from(root, cells):
-    """What the warm build is made from, as one string: the set-up cells, the kernel's settings and the
-    name, size and modification time of every file of the crates it builds (this crate and those under
-    crates/, with Cargo.toml and Cargo.lock). A build whose marker holds the same string is warm already."""
+    """What the warm build is made from, as one string: the set-up cells, the compiler's version, the
+    contents of the kernel's spec (the kernel program, LibTorch) and settings and of cargo's files, and the
+    name, size and modification time of every file the crates it builds read (this crate, those under
+    crates/, solutions/ and the exercises' hints). A build whose marker holds the same string is warm."""
     import hashlib
+    import subprocess
 
     digest = hashlib.sha256("\n".join(cells).encode())
-    config = os.path.join(root, ".deps", "evcxr-config", "evcxr.toml")
-    for name in ["Cargo.toml", "Cargo.lock", "build.rs", config]:
-        path = os.path.join(root, name)
-        if os.path.exists(path):
-            digest.update(f"{name} {os.path.getsize(path)} {os.stat(path).st_mtime_ns}\n".encode())
-    for top in ("src", "crates"):
+    digest.update(subprocess.run(["rustc", "-vV"], capture_output=True).stdout)
+    deps = os.path.join(root, ".deps")
+    for path in [os.path.join(deps, "jupyter", "kernels", "rust", "kernel.json"),
+                 os.path.join(deps, "evcxr-config", "evcxr.toml"), os.path.join(root, ".cargo", "config.toml")]:
+        digest.update(path.encode() + (open(path, "rb").read() if os.path.exists(path) else b"(none)"))
+    listed = [os.path.join(root, name) for name in ["Cargo.toml", "Cargo.lock", "build.rs"]]
+    for top in ["src", "crates", "solutions", os.path.join("exercises", "hints")]:
         for parent, dirs, files in os.walk(os.path.join(root, top)):
             dirs[:] = sorted(d for d in dirs if d != "target")
-            for name in sorted(files):
-                path = os.path.join(parent, name)
-                info = os.stat(path)
-                digest.update(f"{os.path.relpath(path, root)} {info.st_size} {info.st_mtime_ns}\n".encode())
+            listed += [os.path.join(parent, name) for name in sorted(files)]
+    for path in listed:
+        info = os.stat(path) if os.path.exists(path) else None
+        said = f"{info.st_size} {info.st_mtime_ns}" if info else "(none)"
+        digest.update(f"{os.path.relpath(path, root)} {said}\n".encode())
     return digest.hexdigest()
 
 
 def warm(folder):
     """Builds tch and this crate in .deps/evcxr-tmp, the folder every kernel copies (scripts/kernel.py).
-    Skipped when the build is warm already and nothing it is made from changed since (`make test` warms it
-    once for the JupyterLab checks, and the notebooks' run then finds it so): a kernel still builds what its
-    copy lacks, so a skip can cost time, never a wrong build."""
+    Skipped when that build is whole and nothing it is made from changed since (`make test` warms it for
+    the first JupyterLab check; the second and the notebooks' run find it so). Should a change go unseen, a
+    kernel still builds what its copy lacks: a skip can cost time, never give a wrong build."""
     notebooks = sorted(glob.glob(os.path.join(folder, "*.ipynb")))
     nb = nbformat.read(notebooks[0], as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type == "code"][:1]
@@ -279,15 +283,20 @@ def warm(folder):
     warm_dir = os.path.join(os.path.dirname(folder), ".deps", "evcxr-tmp")
     marker = os.path.join(warm_dir, ".anatomy-warmed")
     stamp = made_from(os.path.dirname(folder), [c.source for c in nb.cells])
-    if os.path.exists(marker) and open(marker).read() == stamp:
-        print("[notebooks] the kernel's build is warm: nothing it is made from changed since", flush=True)
-        return
-    print("[notebooks] warming the kernel: building tch, this crate and the checks' crate once (about "
-          "2 minutes the first time on 2 cores, with cargo's lines below; seconds after that) ...", flush=True)
     began = time.perf_counter()
     os.makedirs(warm_dir, exist_ok=True)
     with open(warm_dir + ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # kernels starting now wait to copy until the build is whole
+        try:
+            with open(marker) as f:
+                whole = f.read() == stamp and os.path.isdir(os.path.join(warm_dir, "target"))
+        except FileNotFoundError:
+            whole = False
+        if whole:
+            print("[notebooks] the kernel's build is warm: nothing it is made from changed since", flush=True)
+            return
+        print("[notebooks] warming the kernel: building tch, this crate and the checks' crate once (about "
+              "2 minutes the first time on 2 cores, with cargo's lines below; seconds after that) ...", flush=True)
         if os.path.exists(marker):
             os.remove(marker)
         os.environ["ANATOMY_KERNEL_WARMS"] = "1"
