@@ -63,17 +63,17 @@ test test-pages test-cargo: export GOMP_SPINCOUNT ?= 1000
 endif
 
 # `make test`'s two lanes; each can be run alone once `make test` has set up (`test-cargo` leaves out the
-# `whole_machine::` tests, which `make test` runs after both). The JupyterLab checks, which wait on the
-# browser the most, come first, beside cargo test's busiest part. The second pair (the attention views'
-# pictures) leaves out the Stop steps, which check the kernel, not the notebook: the first pair has them.
+# `whole_machine::` tests, which `make test` runs after both). The first JupyterLab check, which waits on
+# the browser the most, comes first, beside cargo test's busiest part. The second (the attention views'
+# pictures) waits on the browser too, and runs beside the book's checks, which need the executed notebooks;
+# it leaves out the Stop steps: they check what Stop does to a kernel and its variables, which chapter 03
+# shows as well as 02.
 test-pages:
 	scripts/browser-check.sh
 	scripts/notebooks.sh lab-check
-	scripts/notebooks.sh lab-check --no-stop 02-self-attention.ipynb 09-meet-the-transformers.ipynb
 	scripts/notebooks.sh run
-	scripts/notebooks.sh book
-	scripts/book-check.sh
-	scripts/a11y-check.sh
+	scripts/lanes.sh book "scripts/notebooks.sh book && scripts/book-check.sh && scripts/a11y-check.sh" \
+	  jupyterlab "scripts/notebooks.sh lab-check --no-stop 02-self-attention.ipynb 09-meet-the-transformers.ipynb"
 
 test-cargo:
 	$(CARGO) test --no-fail-fast -- --skip whole_machine::

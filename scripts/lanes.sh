@@ -6,7 +6,8 @@
 # After the build, `make test` has two kinds of work. The pages a learner sees (notebooks, JupyterLab, the
 # book and the browser checks) wait on a kernel or a browser for much of their time: one after the other,
 # the two JupyterLab checks kept one core of two busy. `cargo test` keeps both busy. Side by side, each
-# fills the other's gaps. Each lane's output (its standard error too) reaches the terminal as it comes, a
+# fills the other's gaps. (`make test-pages` uses it once more: the book's checks beside the second
+# JupyterLab check, which mostly waits on the browser.) Each lane's output (its standard error too) reaches the terminal as it comes, a
 # whole line at a time, so that the two lanes' lines never mix within a line; the end of each lane is
 # announced with its time and how it ended. A lane that fails does not stop the other, so that one run
 # shows every failure, as `cargo test --no-fail-fast` does. Ctrl+C (or a hang-up, Ctrl+\ or SIGTERM) stops
