@@ -34,10 +34,10 @@ help:
 setup:
 	@CUDA=$(CUDA) scripts/setup.sh
 
-# The first build compiles LibTorch's C++ bindings (torch-sys) and this crate: about 6 minutes on 2 cores,
+# The first build compiles LibTorch's C++ bindings (torch-sys) and this crate: about 3 minutes on 2 cores,
 # with no output of its own for most of it, so say so and show cargo's progress; later builds take seconds.
 tour: setup
-	@[ -x target/debug/anatomy ] || echo "[tour] first build of the anatomy command: LibTorch's C++ bindings take about 6 minutes on 2 cores (cargo's progress below); later runs start in seconds"
+	@[ -x target/debug/anatomy ] || echo "[tour] first build of the anatomy command: LibTorch's C++ bindings take about 3 minutes on 2 cores (cargo's progress below); later runs start in seconds"
 	@$(CARGO) build --bin anatomy
 	$(CARGO) run --quiet --bin anatomy -- tour "$(TEXT)"
 
