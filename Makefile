@@ -65,15 +65,14 @@ endif
 # `make test`'s two lanes; each can be run alone once `make test` has set up (`test-cargo` leaves out the
 # `whole_machine::` tests, which `make test` runs after both). The first JupyterLab check, which waits on
 # the browser the most, comes first, beside cargo test's busiest part. The second (the attention views'
-# pictures) waits on the browser too, and runs beside the book's checks, which need the executed notebooks;
-# it leaves out the Stop steps: they check what Stop does to a kernel and its variables, which chapter 03
-# shows as well as 02.
+# pictures, and Stop in chapter 02) waits on the browser too, and runs beside the book's checks, which need
+# the executed notebooks.
 test-pages:
 	scripts/browser-check.sh
 	scripts/notebooks.sh lab-check
 	scripts/notebooks.sh run
 	scripts/lanes.sh book "scripts/notebooks.sh book && scripts/book-check.sh && scripts/a11y-check.sh" \
-	  jupyterlab "scripts/notebooks.sh lab-check --no-stop 02-self-attention.ipynb 09-meet-the-transformers.ipynb"
+	  jupyterlab "scripts/notebooks.sh lab-check 02-self-attention.ipynb 09-meet-the-transformers.ipynb"
 
 test-cargo:
 	$(CARGO) test --no-fail-fast -- --skip whole_machine::

@@ -24,8 +24,8 @@ import { chromium } from "playwright-core";
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 const [url, token, folder, shots, ...rest] = process.argv.slice(2);
-// --no-stop leaves out the Stop steps, which check what Stop does to a kernel and its variables: `make test`
-// runs them on its first pair of notebooks only.
+// --no-stop leaves out the Stop steps (what Stop does to a kernel and its variables), for a quicker look at
+// the pictures; `make test` runs them in both pairs.
 const stopSteps = !rest.includes("--no-stop");
 const names = rest.filter((arg) => arg !== "--no-stop");
 const RUN_ALL_SECONDS = 900; // both notebooks together, on 2 cores; each alone takes under a minute
