@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what the notebooks need, then runs them (part of `make test`) or starts Jupyter
 # (`make notebooks`). Everything lives in the project's git-ignored .deps/ folder:
-#   evcxr_jupyter      the Rust kernel: the published crate (pinned version and sha256) with our patch
+#   evcxr_jupyter      the Rust kernel: the published crate (pinned version and sha256) with our patches
 #                      (scripts/evcxr/), built once into the download cache beside the wheels
 #                      (${ANATOMY_CACHE:-~/.cache/transformer-anatomy})
 #   .deps/venv-nb      nbclient, nbconvert, jupyter_client (pinned); jupyterlab for `launch`, `lab-check`
@@ -21,19 +21,24 @@
 #                                 in headless Chromium
 #   scripts/notebooks.sh stress [--kernels K --cells C --hogs H]  count output that arrives after its
 #                                 cell's idle status (scripts/notebook-stress.py)
+#   scripts/notebooks.sh connections [--seconds S --hogs H]  open and close connections to one kernel as
+#                                 JupyterLab's server does; fail on the first unanswered request
+#                                 (scripts/kernel-connections.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps="$root/.deps"
 evcxr_version=0.22.0
-# The published crate, and its src/core.rs before and after our patch (scripts/evcxr/README.md says what
-# the patch changes and why): each is checked, so the kernel is exactly this source or is not built.
+# The published crate, and its src/core.rs before and after our two patches, applied in this order
+# (scripts/evcxr/README.md says what each changes and why): each is checked, so the kernel is exactly this
+# source or is not built. The second patch uses a tokio option that needs `--cfg tokio_unstable`.
 evcxr_crate_sha256=3ce0d7b3058f68a9673df4f1266b641942fea0ec131881d095306e509a382764
 evcxr_core_sha256=12879330f76d475a83e77b64b242c26fa1b2b9e8a27e49be952315d9254ee77c
-evcxr_patched_core_sha256=37887a444e7d41ea7655335bbe0274c97b4244e59193059186fb8aba40f3c80e
-evcxr_patch="$root/scripts/evcxr/output-sent-before-idle.patch"
-evcxr_build="patched-$(sha256sum "$evcxr_patch" | cut -c1-12)"
+evcxr_patched_core_sha256=44b8caccb21d63e666b715944b13e432ded03989ed2b2e880aa24e80f80d90a1
+evcxr_patches=("$root/scripts/evcxr/output-sent-before-idle.patch" "$root/scripts/evcxr/kernel-keeps-answering.patch")
+evcxr_rustflags="--cfg tokio_unstable"
+evcxr_build="patched-$({ cat "${evcxr_patches[@]}"; echo "$evcxr_rustflags"; } | sha256sum | cut -c1-12)"
 # ANATOMY_EVCXR_UNPATCHED=1 builds (and uses) the published kernel as it is: only to measure what the
-# patch changes (scripts/notebook-stress.py).
+# patches change (scripts/notebook-stress.py, scripts/kernel-connections.py).
 [[ ${ANATOMY_EVCXR_UNPATCHED:-0} == 1 ]] && evcxr_build=unpatched
 evcxr_root="${ANATOMY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-anatomy}/evcxr-$evcxr_version-$evcxr_build"
 evcxr="$evcxr_root/bin/evcxr_jupyter"
@@ -55,12 +60,14 @@ if [[ ! -f $evcxr_root/.complete ]]; then
   tar -xzf "$crate" -C "$src"
   kernel_src="$src/evcxr_jupyter-$evcxr_version"
   echo "$evcxr_core_sha256  $kernel_src/src/core.rs" | sha256sum --check --quiet
+  rustflags=
   if [[ $evcxr_build != unpatched ]]; then
-    patch --quiet -p1 -d "$kernel_src" <"$evcxr_patch"
+    for p in "${evcxr_patches[@]}"; do patch --quiet -p1 -d "$kernel_src" <"$p"; done
     echo "$evcxr_patched_core_sha256  $kernel_src/src/core.rs" | sha256sum --check --quiet ||
-      { echo "the patched core.rs is not the one reviewed: $evcxr_patch" >&2; exit 1; }
+      { echo "the patched core.rs is not the one reviewed: ${evcxr_patches[*]}" >&2; exit 1; }
+    rustflags=$evcxr_rustflags
   fi
-  CARGO_TARGET_DIR="${ANATOMY_EVCXR_BUILD_DIR:-$src/target}" \
+  CARGO_TARGET_DIR="${ANATOMY_EVCXR_BUILD_DIR:-$src/target}" RUSTFLAGS="$rustflags" \
     cargo install --locked --quiet --root "$evcxr_root" --path "$kernel_src"
   touch "$evcxr_root/.complete"
   rm -rf "$src"
@@ -225,5 +232,8 @@ case "${1:-run}" in
     shift || true
     "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
     "$venv/bin/python" "$root/scripts/notebook-stress.py" "$@" ;;
-  *) echo "usage: scripts/notebooks.sh run|launch|book|lab-check [--no-stop] [NOTEBOOK...]|stress [OPTIONS]" >&2; exit 2 ;;
+  connections)
+    shift || true
+    "$venv/bin/python" "$root/scripts/kernel-connections.py" "$evcxr" "$@" ;;
+  *) echo "usage: scripts/notebooks.sh run|launch|book|lab-check [--no-stop] [NOTEBOOK...]|stress [OPTIONS]|connections [OPTIONS]" >&2; exit 2 ;;
 esac
