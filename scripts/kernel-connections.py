@@ -8,14 +8,16 @@ Each round: a short-lived connection asks for the kernel's info and is closed as
 (the server's own question before it opens a page's channels), while two new connections are made at the
 same moment and each asks too (the page's channels and the server's check that they work). Every request
 must be answered within 10 s. H processes that only burn CPU make the moments when the kernel's threads
-are descheduled more frequent. Exit status 1 on the first unanswered request, naming the round; where gdb
-is installed, what the kernel's threads were doing is printed too.
+are descheduled more frequent. The run ends after S seconds (exit status 0) or at the first unanswered
+request (exit status 1, naming the round and when it came; where gdb is installed, what the kernel's
+threads were doing is printed too).
 """
 import argparse
 import json
 import multiprocessing
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -39,26 +41,56 @@ def burn():
         pass
 
 
+class Unanswered(Exception):
+    pass
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("evcxr")
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--hogs", type=int, default=0)
     args = parser.parse_args()
+    # A signal ends the run through the `finally` below, which stops the kernel and the hogs.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(2))
 
     key = uuid.uuid4().hex
     ports = {name: free_port() for name in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")}
     folder = tempfile.mkdtemp(prefix="anatomy-kernel-connections-")
-    control_file = os.path.join(folder, "kernel.json")
-    with open(control_file, "w") as f:
-        json.dump(dict(ports, ip="127.0.0.1", transport="tcp", key=key, signature_scheme="hmac-sha256"), f)
-    env = dict(os.environ, EVCXR_TMPDIR=os.path.join(folder, "build"))
-    kernel = subprocess.Popen([args.evcxr, "--control_file", control_file], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    hogs = [multiprocessing.Process(target=burn, daemon=True) for _ in range(args.hogs)]
-    for hog in hogs:
-        hog.start()
+    kernel, hogs = None, []
+    try:
+        control_file = os.path.join(folder, "kernel.json")
+        with open(control_file, "w") as f:
+            json.dump(dict(ports, ip="127.0.0.1", transport="tcp", key=key, signature_scheme="hmac-sha256"), f)
+        # The kernel's build folder and configuration are the run's own: nothing of the user's is read.
+        env = dict(os.environ, EVCXR_TMPDIR=os.path.join(folder, "build"), EVCXR_CONFIG_DIR=os.path.join(folder, "config"))
+        kernel = subprocess.Popen([args.evcxr, "--control_file", control_file], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        hogs = [multiprocessing.Process(target=burn, daemon=True) for _ in range(args.hogs)]
+        for hog in hogs:
+            hog.start()
+        rounds, seconds = run(kernel, key, ports, args.seconds)
+        print(f"[kernel-connections] every request answered: {rounds} rounds, {3 * rounds} requests in {seconds:.0f} s"
+              f" with {args.hogs} CPU hog(s)")
+    except Unanswered as e:
+        print(f"[kernel-connections] {e}", flush=True)
+        if kernel.poll() is None and shutil.which("gdb"):  # what the kernel's threads were doing
+            out = subprocess.run(["timeout", "60", "gdb", "-p", str(kernel.pid), "-batch", "-ex", "thread apply all bt 12"],
+                                 capture_output=True, text=True).stdout
+            print("\n".join(line[:200] for line in out.splitlines() if line.startswith(("#", "Thread"))))
+        sys.exit(1)
+    finally:
+        if kernel is not None:
+            kernel.kill()
+            kernel.wait()
+        for hog in hogs:
+            hog.kill()
+        shutil.rmtree(folder, ignore_errors=True)
 
+
+def run(kernel, key, ports, seconds):
+    """Rounds of a page's opening until SECONDS have passed; raises Unanswered at the first request that
+    gets no reply within 10 s (60 s for the very first, while the kernel starts)."""
     context = zmq.Context()
     session = Session(key=key.encode())
     shell = f"tcp://127.0.0.1:{ports['shell_port']}"
@@ -79,45 +111,32 @@ def main():
         s.connect(shell)
         return s
 
-    def answered(s, seconds):
-        if s.poll(int(seconds * 1000)) == 0:
-            return False
-        s.recv_multipart()
-        return True
+    start, rounds = time.time(), 0
 
-    def end(status, text):
-        print(f"[kernel-connections] {text}", flush=True)
-        if status and shutil.which("gdb"):
-            out = subprocess.run(["gdb", "-p", str(kernel.pid), "-batch", "-ex", "thread apply all bt 12"],
-                                 capture_output=True, text=True).stdout
-            print("\n".join(l[:200] for l in out.splitlines() if l.startswith(("#", "Thread"))))
-        kernel.kill()
-        for hog in hogs:
-            hog.kill()
-        shutil.rmtree(folder, ignore_errors=True)
-        sys.exit(status)
+    def answered(s, what, timeout=10):
+        if s.poll(int(timeout * 1000)) == 0:
+            state = "the kernel has exited" if kernel.poll() is not None else "the kernel is still running"
+            raise Unanswered(f"round {rounds}: {what} was not answered within {timeout} s "
+                             f"({time.time() - start - timeout:.1f} s into the run; {state})")
+        s.recv_multipart()
 
     first = connection()
     session.send(first, "kernel_info_request")
-    if not answered(first, 60):
-        end(1, "the kernel did not answer its first kernel_info_request within 60 s")
+    answered(first, "the first request", timeout=60)
     first.close()
-    start, rounds = time.time(), 0
-    while time.time() - start < args.seconds:
+    start = time.time()
+    while time.time() - start < seconds:
         rounds += 1
         short = connection()
         session.send(short, "kernel_info_request")
         page, check = connection(), connection()
-        if not answered(short, 10):
-            end(1, f"round {rounds}: the short-lived connection's request was not answered within 10 s")
+        answered(short, "the short-lived connection's request")
         short.close()
         for s in (page, check):
             session.send(s, "kernel_info_request")
-            if not answered(s, 10):
-                end(1, f"round {rounds}: a new connection's request was not answered within 10 s")
+            answered(s, "a new connection's request")
             s.close()
-    end(0, f"every request answered: {rounds} rounds, {3 * rounds} requests in {time.time() - start:.0f} s"
-           f" with {args.hogs} CPU hog(s)")
+    return rounds, time.time() - start
 
 
 if __name__ == "__main__":

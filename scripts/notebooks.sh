@@ -60,14 +60,14 @@ if [[ ! -f $evcxr_root/.complete ]]; then
   tar -xzf "$crate" -C "$src"
   kernel_src="$src/evcxr_jupyter-$evcxr_version"
   echo "$evcxr_core_sha256  $kernel_src/src/core.rs" | sha256sum --check --quiet
-  rustflags=
+  flags=()  # the patched kernel's flags, after any RUSTFLAGS of the caller's
   if [[ $evcxr_build != unpatched ]]; then
     for p in "${evcxr_patches[@]}"; do patch --quiet -p1 -d "$kernel_src" <"$p"; done
     echo "$evcxr_patched_core_sha256  $kernel_src/src/core.rs" | sha256sum --check --quiet ||
       { echo "the patched core.rs is not the one reviewed: ${evcxr_patches[*]}" >&2; exit 1; }
-    rustflags=$evcxr_rustflags
+    flags=(RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$evcxr_rustflags")
   fi
-  CARGO_TARGET_DIR="${ANATOMY_EVCXR_BUILD_DIR:-$src/target}" RUSTFLAGS="$rustflags" \
+  env "${flags[@]}" CARGO_TARGET_DIR="${ANATOMY_EVCXR_BUILD_DIR:-$src/target}" \
     cargo install --locked --quiet --root "$evcxr_root" --path "$kernel_src"
   touch "$evcxr_root/.complete"
   rm -rf "$src"
