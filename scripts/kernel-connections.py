@@ -14,11 +14,9 @@ threads were doing is printed too).
 """
 import argparse
 import json
-import multiprocessing
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,18 +25,11 @@ import time
 import uuid
 
 import zmq
+from jupyter_client.connect import LocalPortCache
 from jupyter_client.session import Session
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def burn():
-    while True:
-        pass
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_notebooks import PORT_NAMES  # noqa: E402
 
 
 class Unanswered(Exception):
@@ -55,7 +46,8 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(2))
 
     key = uuid.uuid4().hex
-    ports = {name: free_port() for name in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")}
+    cache = LocalPortCache.instance()  # as run_notebooks.py and notebook-stress.py choose them: never one twice
+    ports = {name: cache.find_available_port("127.0.0.1") for name in PORT_NAMES}
     folder = tempfile.mkdtemp(prefix="anatomy-kernel-connections-")
     kernel, hogs = None, []
     try:
@@ -66,9 +58,7 @@ def main():
         env = dict(os.environ, EVCXR_TMPDIR=os.path.join(folder, "build"), EVCXR_CONFIG_DIR=os.path.join(folder, "config"))
         kernel = subprocess.Popen([args.evcxr, "--control_file", control_file], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        hogs = [multiprocessing.Process(target=burn, daemon=True) for _ in range(args.hogs)]
-        for hog in hogs:
-            hog.start()
+        hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(args.hogs)]
         rounds, seconds = run(kernel, key, ports, args.seconds)
         print(f"[kernel-connections] every request answered: {rounds} rounds, {3 * rounds} requests in {seconds:.0f} s"
               f" with {args.hogs} CPU hog(s)")
@@ -85,6 +75,7 @@ def main():
             kernel.wait()
         for hog in hogs:
             hog.kill()
+            hog.wait()
         shutil.rmtree(folder, ignore_errors=True)
 
 
