@@ -153,7 +153,8 @@ pub fn train_head(
     let n = labels.len() as i64;
     let scaled = (x - &head.shift) / &head.scale; // [n, hidden]
     for epoch in 1..=options.epochs {
-        let order = Tensor::randperm(n, (Kind::Int64, device));
+        // The order is drawn on the CPU's generator (one seed, one order on every device).
+        let order = Tensor::randperm(n, (Kind::Int64, tch::Device::Cpu)).to_device(device);
         let (mut total, mut seen) = (0.0, 0i64);
         for start in (0..n).step_by(options.batch) {
             let rows = order.narrow(0, start, (options.batch as i64).min(n - start));

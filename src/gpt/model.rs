@@ -7,7 +7,7 @@ use std::borrow::Borrow;
 use anyhow::{ensure, Result};
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 use crate::attention::Pass;
 use crate::config::{Activation, LayerConfig, LayerNormPlacement};
@@ -130,12 +130,11 @@ impl GptModel {
     pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &GptConfig) -> Result<Self> {
         config.validate()?;
         let (p, layer) = (p.borrow(), config.layer());
-        let normal = nn::EmbeddingConfig { ws_init: nn::Init::Randn { mean: 0.0, stdev: 0.02 }, ..Default::default() };
         let ln = nn::LayerNormConfig { eps: layer.layer_norm_eps, ..Default::default() };
         Ok(GptModel {
             config: *config,
-            tokens: nn::embedding(p / "tokens", config.vocab_size, config.d_model, normal),
-            positions: nn::embedding(p / "positions", config.context, config.d_model, normal),
+            tokens: crate::init::normal_embedding(p / "tokens", config.vocab_size, config.d_model, 0.02),
+            positions: crate::init::normal_embedding(p / "positions", config.context, config.d_model, 0.02),
             blocks: (0..config.layers).map(|i| GptBlock::new(p / "block" / i, &layer)).collect(),
             final_layer_norm: nn::layer_norm(p / "final_layer_norm", vec![config.d_model], ln),
         })
@@ -201,9 +200,9 @@ impl GptModel {
                 if name.ends_with(".bias") {
                     let _ = t.zero_();
                 } else if name.ends_with("output.dense.weight") {
-                    t.copy_(&(Tensor::randn(t.size(), (Kind::Float, Device::Cpu)) * residual_std));
+                    crate::init::fill(&mut t, nn::Init::Randn { mean: 0.0, stdev: residual_std });
                 } else if t.dim() == 2 {
-                    t.copy_(&(Tensor::randn(t.size(), (Kind::Float, Device::Cpu)) * 0.02));
+                    crate::init::fill(&mut t, nn::Init::Randn { mean: 0.0, stdev: 0.02 });
                 }
             }
         });

@@ -120,5 +120,7 @@ fn draw(logits: &Tensor, options: &SampleOptions) -> i64 {
         let drop = drop_sorted.scatter(0, &order, &drop_sorted);
         scores = scores.masked_fill(&drop, f64::NEG_INFINITY);
     }
-    scores.softmax(0, Kind::Float).multinomial(1, false).int64_value(&[0])
+    // Drawn on the CPU's generator, whatever the model's device: one seed writes the same text on a GPU as
+    // here (the character is read on the CPU right after anyway, and the scores are one row).
+    scores.softmax(0, Kind::Float).to_device(tch::Device::Cpu).multinomial(1, false).int64_value(&[0])
 }
