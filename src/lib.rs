@@ -59,6 +59,7 @@ pub mod classify; // chapter 12: the body and a head on a real task
 
 // Real weights, and what a notebook's kernel prints when it starts.
 pub mod pretrained;
+pub mod runtime; // which LibTorch, CUDA, cuDNN, driver and GPUs this program runs on
 pub mod notebook; // the line a notebook's set-up cell prints
 
 // Pictures (feature `pictures`, on by default; the exercises' checks build without it, but their class

@@ -1,15 +1,11 @@
 //! What a notebook's kernel runs of this crate beyond the chapter's steps: the line the set-up cell prints
 //! (which LibTorch, which device and threads, which model) and what the Stop button does. The notebooks
 //! themselves are made from the chapters by `anatomy-notebooks` (`crates/notebooks/`), outside this crate.
-use std::path::Path;
 
 /// The set-up cell's output: which LibTorch, on which device, which model the notebooks read, and what
 /// Stop does.
 pub fn ready_line() -> String {
-    let lib = option_env!("ANATOMY_LIBTORCH_LIB").unwrap_or("");
-    let version = std::fs::read_to_string(Path::new(lib).join("../build-version"))
-        .map(|v| v.trim().to_string())
-        .unwrap_or_else(|_| "(version unknown)".into());
+    let version = crate::runtime::libtorch_version();
     let device = if tch::Cuda::is_available() { "CUDA" } else { "CPU" };
     let model = crate::model_dir::resolve_model_dir(None)
         .and_then(|dir| {
