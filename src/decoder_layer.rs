@@ -96,12 +96,12 @@ pub fn masked_self_attention(
     cache: Option<&mut LayerCache>,
 ) -> AttentionOutput {
     residual.apply(x, pass.train, |h| {
-        let (keys, values) = attention.keys_and_values(h); // [batch, heads, t_new, head_dim]
+        let (q, keys, values) = attention.queries_keys_values(h); // [batch, heads, t_new, head_dim] each
         let (keys, values) = match cache {
             Some(cache) => cache.append(keys, values), // [batch, heads, t_all, head_dim]
             None => (keys, values),
         };
-        attention.attention_over(h, &keys, &values, mask, pass)
+        attention.attend_heads(&q, &keys, &values, mask, pass)
     })
 }
 

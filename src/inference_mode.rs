@@ -19,6 +19,14 @@ use std::ffi::c_void;
 extern "C" {
     fn anatomy_inference_mode_enter() -> *mut c_void;
     fn anatomy_inference_mode_exit(guard: *mut c_void);
+    fn anatomy_grad_enabled() -> bool;
+}
+
+/// Whether LibTorch records operations for gradients on this thread right now: false under
+/// `tch::no_grad` and in inference mode. (tch can turn the mode off and on but cannot ask it.)
+pub fn grad_enabled() -> bool {
+    // SAFETY: reads a thread-local flag.
+    unsafe { anatomy_grad_enabled() }
 }
 
 /// While this guard lives, the current thread runs LibTorch in inference mode (which also turns
