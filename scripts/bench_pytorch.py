@@ -1,13 +1,18 @@
 """The PyTorch side of `make bench BENCH_PYTORCH=1`.
 
 Times the same cases as `anatomy bench`, written the way the chapter writes them in PyTorch (a list of
-attention heads, pre-layer-norm encoder layers), plus the fused and libtorch-kernel variants, the training
-steps and the decoding with and without a key/value cache (scripts/gpt_pytorch.py, scripts/decode_pytorch.py),
-and prints the same JSON: {"results": [{"name", "batch", "seq", "median_s"}, ...]}. Same LibTorch version (2.13.0),
-same CPU, same thread count, no autograd: the ratio measures only what sits between the LibTorch calls.
+attention heads, pre-layer-norm encoder layers), plus the fused variants (one packed query/key/value
+projection, as ours runs without gradients; the chapter's softmax steps or libtorch's attention kernel), the
+training steps and the decoding with and without a key/value cache (scripts/gpt_pytorch.py,
+scripts/decode_pytorch.py), and prints the same JSON: {"results": [{"name", "batch", "seq", "median_s",
+"host_s"}, ...]}. Same LibTorch version (2.13.0), same device, same thread count, evaluation in inference
+mode as ours: the ratio measures only what sits between the LibTorch calls.
 
-Usage: python scripts/bench_pytorch.py [--repeats N] [--quick]   (prints the JSON report)
-       python scripts/bench_pytorch.py --serve                 (what `anatomy bench --pytorch` runs)
+On a GPU (`--device cuda`) every timed run ends with torch.cuda.synchronize(), so that it counts the GPU's
+work, and "host_s" is the time until the call returned, before that wait: the host's own part.
+
+Usage: python scripts/bench_pytorch.py [--repeats N] [--quick] [--device cpu|cuda]   (prints the JSON report)
+       python scripts/bench_pytorch.py --serve [--device cpu|cuda]                (what `anatomy bench --pytorch` runs)
 """
 import argparse
 import json
@@ -27,6 +32,8 @@ import gpt_pytorch
 
 HIDDEN, HEADS, LAYERS, INTERMEDIATE, VOCAB, MAX_POS = 768, 12, 12, 3072, 30522, 512
 HEAD_DIM = HIDDEN // HEADS
+# Where every module, input and timing runs: set from --device in main().
+DEVICE = torch.device("cpu")
 
 
 class Head(nn.Module):
@@ -53,15 +60,17 @@ class PerHead(nn.Module):
 
 
 class Fused(nn.Module):
+    """Every head at once, with one packed projection for queries, keys and values (as nn.MultiheadAttention
+    and nanoGPT hold them, and as ours runs them without gradients)."""
+
     def __init__(self, libtorch_kernel=False):
         super().__init__()
-        self.q, self.k, self.v, self.out = (nn.Linear(HIDDEN, HIDDEN) for _ in range(4))
+        self.qkv, self.out = nn.Linear(HIDDEN, 3 * HIDDEN), nn.Linear(HIDDEN, HIDDEN)
         self.libtorch_kernel = libtorch_kernel
 
     def forward(self, x):
         b, s, _ = x.shape
-        split = lambda t: t.view(b, s, HEADS, HEAD_DIM).transpose(1, 2)
-        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        q, k, v = self.qkv(x).view(b, s, 3, HEADS, HEAD_DIM).permute(2, 0, 3, 1, 4)
         if self.libtorch_kernel:
             ctx = F.scaled_dot_product_attention(q, k, v)
         else:
@@ -99,7 +108,9 @@ class Encoder(nn.Module):
         self.layers = nn.ModuleList(Layer(book, PerHead() if book else Fused(True)) for _ in range(LAYERS))
 
     def forward(self, ids):
-        pos = torch.arange(ids.size(1)).unsqueeze(0)
+        # The book makes the positions with no device (so on the CPU), which fails on a GPU: here they are
+        # made where the ids are, as ours are.
+        pos = torch.arange(ids.size(1), device=ids.device).unsqueeze(0)
         x = self.drop(self.ln(self.tok(ids) + self.pos(pos)))
         for layer in self.layers:
             x = layer(x)
@@ -133,7 +144,7 @@ class Seq2Seq(nn.Module):
 
     def forward(self, src, tgt):
         t = tgt.size(1)
-        causal = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)  # True = blocked, as PyTorch reads it
+        causal = torch.triu(torch.ones(t, t, dtype=torch.bool, device=src.device), diagonal=1)  # True = blocked, as PyTorch reads it
         h = self.transformer(
             self.embed(self.src_embed, src), self.embed(self.tgt_embed, tgt), tgt_mask=causal,
             src_key_padding_mask=src.eq(self.PAD), tgt_key_padding_mask=tgt.eq(self.PAD),
@@ -146,12 +157,12 @@ class TrainStep:
 
     def __init__(self, batch, d_model):
         torch.manual_seed(0)
-        self.model = Seq2Seq(d_model).train()
+        self.model = Seq2Seq(d_model).to(DEVICE).train()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
         digits = torch.randint(4, 14, (batch, 10))
-        self.src = digits
-        self.tgt_in = torch.cat([torch.full((batch, 1), 1), digits], dim=1)
-        self.tgt_out = torch.cat([digits, torch.full((batch, 1), 2)], dim=1)
+        self.src = digits.to(DEVICE)
+        self.tgt_in = torch.cat([torch.full((batch, 1), 1), digits], dim=1).to(DEVICE)
+        self.tgt_out = torch.cat([digits, torch.full((batch, 1), 2)], dim=1).to(DEVICE)
 
     def __call__(self):
         log_probs = self.model(self.src, self.tgt_in)
@@ -164,15 +175,32 @@ class TrainStep:
         return loss
 
 
+def synchronize():
+    """Waits for the GPU's queued work (on the CPU there is none to wait for)."""
+    if DEVICE.type == "cuda":
+        torch.cuda.synchronize(DEVICE)
+
+
+def timed(f):
+    """One run: (seconds until `f` returned, seconds until its work was done)."""
+    start = time.perf_counter()
+    f()
+    host = time.perf_counter() - start
+    synchronize()
+    return host, time.perf_counter() - start
+
+
+def median(xs):
+    return sorted(xs)[len(xs) // 2]
+
+
 def median_seconds(repeats, f):
+    """The median of `repeats` runs after two to warm up: {"median_s", "host_s"}."""
     for _ in range(2):
         f()
-    times = []
-    for _ in range(max(repeats, 1)):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
+    synchronize()
+    runs = [timed(f) for _ in range(max(repeats, 1))]
+    return {"median_s": median([total for _, total in runs]), "host_s": median([host for host, _ in runs])}
 
 
 class Cases:
@@ -180,8 +208,15 @@ class Cases:
 
     def __init__(self):
         torch.manual_seed(0)
-        self.attention = {"mha_per_head": PerHead().eval(), "mha_fused": Fused().eval(), "mha_libtorch_sdpa": Fused(True).eval()}
-        self.encoders = {"encoder_bert_base_book": Encoder(True).eval(), "encoder_bert_base_bert": Encoder(False).eval()}
+        self.attention = {
+            "mha_per_head": PerHead().to(DEVICE).eval(),
+            "mha_fused": Fused().to(DEVICE).eval(),
+            "mha_libtorch_sdpa": Fused(True).to(DEVICE).eval(),
+        }
+        self.encoders = {
+            "encoder_bert_base_book": Encoder(True).to(DEVICE).eval(),
+            "encoder_bert_base_bert": Encoder(False).to(DEVICE).eval(),
+        }
         self.inputs = {}
         self.built = {}
 
@@ -196,7 +231,7 @@ class Cases:
         "decode_d512": `pairs` runs of `steps` steps with the key/value cache, each followed by one without,
         as `anatomy bench` times its own."""
         d_model = int(name.removeprefix("decode_d"))
-        decoding = self.build(name, lambda: decode_pytorch.Decoding(d_model))
+        decoding = self.build(name, lambda: decode_pytorch.Decoding(d_model, DEVICE))
         cached, recomputed = decoding.pairs(pairs, steps)
         return {"cached_s": cached, "recompute_s": recomputed}
 
@@ -207,17 +242,17 @@ class Cases:
         from transformers import AutoModel
         model_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models", "all-MiniLM-L6-v2")
         torch.manual_seed(0)
-        ids = self.inputs.setdefault(("minilm", batch, seq), torch.randint(30522, (batch, seq)))
+        ids = self.inputs.setdefault(("minilm", batch, seq), torch.randint(30522, (batch, seq)).to(DEVICE))
         mask = torch.ones_like(ids)
         if name == "classify_features_minilm":
-            body = self.build("minilm_eval", lambda: AutoModel.from_pretrained(model_dir).eval())
+            body = self.build("minilm_eval", lambda: AutoModel.from_pretrained(model_dir).to(DEVICE).eval())
             with torch.inference_mode():
                 return median_seconds(repeats, lambda: body(input_ids=ids, attention_mask=mask).last_hidden_state)
-        model = self.build("minilm_train", lambda: AutoModel.from_pretrained(model_dir).train())
-        head = self.build("minilm_head", lambda: torch.nn.Linear(model.config.hidden_size, 2))
+        model = self.build("minilm_train", lambda: AutoModel.from_pretrained(model_dir).to(DEVICE).train())
+        head = self.build("minilm_head", lambda: torch.nn.Linear(model.config.hidden_size, 2).to(DEVICE))
         params = list(model.parameters()) + list(head.parameters())
         optimizer = self.build("minilm_adamw", lambda: torch.optim.AdamW(params, lr=5e-5, weight_decay=0.01, fused=True))
-        labels = torch.arange(batch) % 2
+        labels = (torch.arange(batch) % 2).to(DEVICE)
 
         def step():
             hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state
@@ -235,19 +270,19 @@ class Cases:
             return self.minilm(name, batch, seq, repeats)
         if name == "train_step_gpt":
             # Chapter 11's peer (scripts/gpt_pytorch.py): one step of the nanoGPT-style model on Moby-Dick.
-            trainer = self.build("gpt", lambda: gpt_pytorch.Trainer(gpt_pytorch.default_text()))
+            trainer = self.build("gpt", lambda: gpt_pytorch.Trainer(gpt_pytorch.default_text(), device=DEVICE))
             counter = iter(range(1, 10**9))
             return median_seconds(repeats, lambda: trainer.step(next(counter), 2000))
         if name.startswith("train_step_copy_d"):
             d_model = int(name.removeprefix("train_step_copy_d"))
             step = self.build((batch, d_model), lambda: TrainStep(batch, d_model))
             return median_seconds(repeats, step)
-        with torch.no_grad():
+        with torch.inference_mode():
             if name in self.attention:
-                x = self.inputs.setdefault((batch, seq), torch.randn(batch, seq, HIDDEN))
+                x = self.inputs.setdefault((batch, seq), torch.randn(batch, seq, HIDDEN).to(DEVICE))
                 module = self.attention[name]
                 return median_seconds(repeats, lambda: module(x))
-            ids = self.inputs.setdefault(("ids", batch, seq), torch.randint(VOCAB, (batch, seq)))
+            ids = self.inputs.setdefault(("ids", batch, seq), torch.randint(VOCAB, (batch, seq)).to(DEVICE))
             encoder = self.encoders[name]
             return median_seconds(repeats, lambda: encoder(ids))
 
@@ -257,7 +292,12 @@ def main():
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--serve", action="store_true", help="answer one JSON request per stdin line (used by `anatomy bench --pytorch`)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N: where every case runs")
     args = parser.parse_args()
+    global DEVICE
+    DEVICE = torch.device(args.device)
+    if DEVICE.type == "cuda" and not torch.cuda.is_available():
+        sys.exit(f"--device {args.device}, but this PyTorch sees no GPU")
     cases = Cases()
     if args.serve:
         for line in sys.stdin:
@@ -266,7 +306,7 @@ def main():
                 if "pairs" in request:
                     reply = cases.decode_pairs(request["name"], request["seq"], request["pairs"])
                 else:
-                    reply = {"median_s": cases.time(request["name"], request["batch"], request["seq"], request["repeats"])}
+                    reply = cases.time(request["name"], request["batch"], request["seq"], request["repeats"])
             except Exception as e:  # report, keep serving
                 reply = {"error": repr(e)}
             print(json.dumps(reply), flush=True)
@@ -276,11 +316,12 @@ def main():
     for batch in batches:
         for seq in seqs:
             for name in cases.attention:
-                results.append({"name": name, "batch": batch, "seq": seq, "median_s": cases.time(name, batch, seq, args.repeats)})
+                results.append({"name": name, "batch": batch, "seq": seq, **cases.time(name, batch, seq, args.repeats)})
     seq = 5 if args.quick else 128
     for name in cases.encoders:
-        results.append({"name": name, "batch": 1, "seq": seq, "median_s": cases.time(name, 1, seq, args.repeats)})
-    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "results": results}, indent=2))
+        results.append({"name": name, "batch": 1, "seq": seq, **cases.time(name, 1, seq, args.repeats)})
+    report = {"torch": torch.__version__, "device": str(DEVICE), "threads": torch.get_num_threads(), "results": results}
+    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ class Gpt(nn.Module):
             nn.init.zeros_(m.bias)
 
     def forward(self, ids):
-        x = self.tok(ids) + self.pos(torch.arange(ids.size(1)))
+        x = self.tok(ids) + self.pos(torch.arange(ids.size(1), device=ids.device))
         for block in self.blocks:
             x = block(x)
         return self.ln(x) @ self.tok.weight.t()  # the head tied to the token embedding
@@ -78,16 +78,16 @@ def learning_rate(step, steps, lr, warmup):
 class Trainer:
     """One training run's state, so that `anatomy bench --pytorch` can time single steps."""
 
-    def __init__(self, text, seed=1337, context=64, batch=12, lr=1e-3):
+    def __init__(self, text, seed=1337, context=64, batch=12, lr=1e-3, device=torch.device("cpu")):
         data = open(text, encoding="utf-8").read()
         self.chars = sorted(set(data))
         index = {c: i for i, c in enumerate(self.chars)}
         ids = torch.tensor([index[c] for c in data], dtype=torch.long)
         split = len(ids) * 9 // 10
         self.train, self.val = ids[:split], ids[split:]
-        self.context, self.batch, self.lr = context, batch, lr
+        self.context, self.batch, self.lr, self.device = context, batch, lr, device
         torch.manual_seed(seed)
-        self.model = Gpt(len(self.chars), context=context)
+        self.model = Gpt(len(self.chars), context=context).to(device)
         self.opt = torch.optim.AdamW(self.model.parameters(), lr=lr, betas=(0.9, 0.99), weight_decay=0.1, eps=1e-8)
 
     def step(self, step, steps, warmup=100):
@@ -96,7 +96,7 @@ class Trainer:
             group["lr"] = lr
         starts = torch.randint(len(self.train) - self.context - 1, (self.batch, 1))
         rows = self.train[starts + torch.arange(self.context + 1)]
-        x, y = rows[:, :-1], rows[:, 1:]
+        x, y = rows[:, :-1].to(self.device), rows[:, 1:].to(self.device)
         logits = self.model(x)
         loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
         self.opt.zero_grad()
@@ -112,8 +112,9 @@ class Trainer:
         y = self.val[1 : n * self.context + 1].view(n, self.context)
         total = 0.0
         for s in range(0, n, 64):
-            logits = self.model(x[s : s + 64])
-            total += F.cross_entropy(logits.reshape(-1, logits.size(-1)), y[s : s + 64].reshape(-1), reduction="sum").item()
+            logits = self.model(x[s : s + 64].to(self.device))
+            targets = y[s : s + 64].reshape(-1).to(self.device)
+            total += F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets, reduction="sum").item()
         return total / (n * self.context)
 
 

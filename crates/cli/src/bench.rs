@@ -10,9 +10,10 @@ use tch::Device;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Print {"results": [{"name", "batch", "seq", "median_s"}, ...], "cache_ratios": [{"name", "pairs",
-    /// "ratio"}, ...]} instead of a table (with --pytorch, results also carry "pytorch_median_s" and
-    /// "ratio", and the decoding jobs' cache_ratios "pytorch_ratio").
+    /// Print {"results": [{"name", "batch", "seq", "median_s", "host_s"}, ...], "cache_ratios": [{"name",
+    /// "pairs", "ratio"}, ...]} instead of a table (with --pytorch, results also carry "pytorch_median_s",
+    /// "pytorch_host_s" and "ratio", and the decoding jobs' cache_ratios "pytorch_ratio"). "host_s" is the
+    /// time until the call returned, before waiting for a GPU's work: the host's own part.
     #[arg(long)]
     json: bool,
     /// Timed runs per case and round; the median is reported.
@@ -26,11 +27,12 @@ pub struct Args {
     /// Only batch 1 and sequence length 5, to check that the benchmark runs.
     #[arg(long)]
     quick: bool,
-    /// Only the cases whose name contains this text (e.g. `train_step_gpt`, `decode`, `mha_fused`).
+    /// Only the cases whose name contains this text (e.g. `train_step_gpt`, `decode`, `mha_fused`), or one
+    /// of several texts separated by commas (`mha,encoder`).
     #[arg(long, value_name = "TEXT")]
     only: Option<String>,
     /// A Python with torch 2.13 (`scripts/reference-venv.sh` makes one): time the same cases in PyTorch,
-    /// interleaved with ours, and print the ratio.
+    /// on the same device, interleaved with ours, and print the ratio.
     #[arg(long, value_name = "PYTHON")]
     pytorch: Option<PathBuf>,
 }
@@ -54,13 +56,26 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         "release build"
     };
     println!("{} threads, {device:?}, {mode}", tch::get_num_threads());
-    println!("{:<24} {:>5} {:>5} {:>10} {:>11} {:>7}", "case", "batch", "seq", "ours ms", "PyTorch ms", "ratio");
+    // On a GPU, the host's part of each run (until the call returned) beside the whole.
+    let gpu = matches!(device, Device::Cuda(_));
+    let host_header = if gpu { format!(" {:>9} {:>9}", "host ms", "theirs") } else { String::new() };
+    println!(
+        "{:<24} {:>5} {:>5} {:>10} {:>11} {:>7}{host_header}",
+        "case", "batch", "seq", "ours ms", "PyTorch ms", "ratio"
+    );
+    let ms = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{:.3}", s * 1e3));
     for t in &results {
-        let (theirs, ratio) = match (t.pytorch_median_s, t.ratio) {
-            (Some(s), Some(r)) => (format!("{:.3}", s * 1e3), format!("{r:.2}")),
-            _ => ("-".into(), "-".into()),
-        };
-        println!("{:<24} {:>5} {:>5} {:>10.3} {:>11} {:>7}", t.name, t.batch, t.seq, t.median_s * 1e3, theirs, ratio);
+        let ratio = t.ratio.map_or("-".to_string(), |r| format!("{r:.2}"));
+        let host = if gpu { format!(" {:>9} {:>9}", ms(Some(t.host_s)), ms(t.pytorch_host_s)) } else { String::new() };
+        println!(
+            "{:<24} {:>5} {:>5} {:>10.3} {:>11} {:>7}{host}",
+            t.name,
+            t.batch,
+            t.seq,
+            t.median_s * 1e3,
+            ms(t.pytorch_median_s),
+            ratio
+        );
     }
     if options.pytorch.is_some() {
         println!(

@@ -7,8 +7,11 @@ use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
 use super::peer::PyTorch;
-use super::{cached_and_recomputed, median, median_seconds, ratio_of_rounds, BenchOptions, Report, Timing, SETTLE};
+use super::{
+    cached_and_recomputed, median, median_seconds, ratio_of_rounds, BenchOptions, Report, Run, Timing, SETTLE,
+};
 use transformer_anatomy::decoding::StepDecoder;
+use transformer_anatomy::inference_mode::inference_mode_guard;
 use transformer_anatomy::training::data::{Batch, Task, BOS};
 use transformer_anatomy::training::{label_smoothed_loss, TrainOptions, TrainedModel};
 use transformer_anatomy::{
@@ -18,7 +21,7 @@ use transformer_anatomy::{
 
 /// Times every case `options` asks for on `device` (with its PyTorch peer, if it names one).
 pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
-    let mut pytorch = args.pytorch.as_deref().map(PyTorch::start).transpose()?;
+    let mut pytorch = args.pytorch.as_deref().map(|python| PyTorch::start(python, device)).transpose()?;
     tch::manual_seed(0);
     let _guard = tch::no_grad_guard();
     let config = BertConfig::bert_base_uncased();
@@ -30,13 +33,14 @@ pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
         ("encoder_bert_base_bert", TransformerEncoder::new(vs.root() / "bert", &config, EncoderOptions::bert())?),
     ];
 
-    let wanted = |name: &str| args.only.as_deref().is_none_or(|only| name.contains(only));
+    // `--only a,b`: the cases whose name contains one of the texts.
+    let wanted = |name: &str| args.only.as_deref().is_none_or(|only| only.split(',').any(|o| name.contains(o.trim())));
     let (mut results, mut cache_ratios) = (Vec::new(), Vec::new());
     let mut measure = |name: &str, batch: i64, seq: i64, f: &dyn Fn() -> Tensor| -> Result<()> {
         if !wanted(name) {
             return Ok(());
         }
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let (mut ours, mut theirs) = (Vec::<Run>::new(), Vec::<(f64, Option<f64>)>::new());
         for _ in 0..if pytorch.is_some() { args.rounds.max(1) } else { 1 } {
             ours.push(median_seconds(args.repeats, f));
             if let Some(py) = pytorch.as_mut() {
@@ -47,26 +51,52 @@ pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
                 std::thread::sleep(SETTLE);
             }
         }
-        let ratio = (!theirs.is_empty()).then(|| ratio_of_rounds(&ours, &theirs));
-        let pytorch_median_s = (!theirs.is_empty()).then(|| median(theirs));
-        results.push(Timing { name: name.into(), batch, seq, median_s: median(ours), pytorch_median_s, ratio });
+        let (our_totals, their_totals): (Vec<f64>, Vec<f64>) =
+            (ours.iter().map(|r| r.total).collect(), theirs.iter().map(|t| t.0).collect());
+        let ratio = (!theirs.is_empty()).then(|| ratio_of_rounds(&our_totals, &their_totals));
+        let pytorch_median_s = (!theirs.is_empty()).then(|| median(their_totals));
+        let their_hosts: Vec<f64> = theirs.iter().filter_map(|t| t.1).collect();
+        let pytorch_host_s = (!their_hosts.is_empty()).then(|| median(their_hosts));
+        let host_s = median(ours.iter().map(|r| r.host).collect());
+        let median_s = median(our_totals);
+        results.push(Timing {
+            name: name.into(),
+            batch,
+            seq,
+            median_s,
+            host_s,
+            pytorch_median_s,
+            pytorch_host_s,
+            ratio,
+        });
         Ok(())
     };
     let (batches, seqs): (&[i64], &[i64]) = if args.quick { (&[1], &[5]) } else { (&[1, 8], &[5, 128, 512]) };
+    // Evaluation runs in inference mode, as the PyTorch side's does (`torch.inference_mode()`).
+    let inference = inference_mode_guard();
     for &batch in batches {
         for &seq in seqs {
-            let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, device));
+            let x = transformer_anatomy::init::randn(&[batch, seq, config.hidden_size], device);
             measure("mha_per_head", batch, seq, &|| per_head.forward(&x, &x, None, Pass::EVAL).output)?;
             // Asking for the weights keeps the chapter's steps; without, evaluation runs libtorch's kernel.
             measure("mha_fused", batch, seq, &|| fused.forward(&x, &x, None, Pass::WEIGHTS).output)?;
             measure("mha_libtorch_sdpa", batch, seq, &|| fused.forward(&x, &x, None, Pass::EVAL).output)?;
         }
     }
-    let seq = if args.quick { 5 } else { 128 };
-    let ids = Tensor::randint(config.vocab_size, [1, seq], (Kind::Int64, device));
-    for (name, encoder) in &encoders {
-        measure(name, 1, seq, &|| encoder.forward_t(&ids, false))?;
+    // The encoders at 1 × 128 tokens; on a GPU, where a whole encoder takes milliseconds, at every size
+    // the attention cases take.
+    let sizes: Vec<(i64, i64)> = match (args.quick, device) {
+        (true, _) => vec![(1, 5)],
+        (false, Device::Cuda(_)) => batches.iter().flat_map(|&b| seqs.iter().map(move |&s| (b, s))).collect(),
+        (false, _) => vec![(1, 128)],
+    };
+    for (batch, seq) in sizes {
+        let ids = Tensor::randint(config.vocab_size, [batch, seq], (Kind::Int64, Device::Cpu)).to_device(device);
+        for (name, encoder) in &encoders {
+            measure(name, batch, seq, &|| encoder.forward_t(&ids, false))?;
+        }
     }
+    drop(inference);
 
     // Chapter 10: one training step of the copy model (batch 64 of length 10) at d_model 64 and 128, against
     // PyTorch's nn.Transformer of the same sizes; and 64 decoding steps with and without the cache.
@@ -103,7 +133,7 @@ pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
             use transformer_anatomy::training::fused_adamw::FusedAdamW;
             use transformer_anatomy::{AttentionKind, BertModel};
             let body = BertModel::from_pretrained(&dir, AttentionKind::Fused, device)?;
-            let ids = Tensor::randint(body.config.vocab_size, [32, 128], (Kind::Int64, device));
+            let ids = Tensor::randint(body.config.vocab_size, [32, 128], (Kind::Int64, Device::Cpu)).to_device(device);
             let rows: Vec<Vec<i64>> = Vec::<Vec<i64>>::try_from(&ids.to_device(Device::Cpu))?;
             let rows: Vec<&[i64]> = rows.iter().map(Vec::as_slice).collect();
             measure("classify_features_minilm", 32, 128, &|| {

@@ -7,8 +7,12 @@
 //! then the other: with a peer ([`peer::PyTorch`], `scripts/bench_pytorch.py --serve`), PyTorch times
 //! each case right after we do, and this alternates for `rounds` rounds; each side reports the median of
 //! its rounds, and the ratio is the median of the rounds' own ratios (each round's two halves saw about
-//! the same machine). Both sides run the same LibTorch (2.13.0) on the same threads, without autograd.
-//! `anatomy bench` prints what [`run`] returns; build in release mode (`make bench`).
+//! the same machine). Both sides run the same LibTorch (2.13.0) on the same device and threads, the
+//! evaluation cases in inference mode. On a GPU, each timed run waits for the GPU's work
+//! (`synchronize`), and the time until the call returned is kept apart as the host's own part: launching
+//! a kernel costs the host a few microseconds whatever its size, so at a few tokens that part, not the
+//! GPU's arithmetic, is what a comparison measures. `anatomy bench` prints what [`run`] returns; build in
+//! release mode (`make bench`).
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -33,7 +37,7 @@ pub struct BenchOptions {
     pub quick: bool,
     /// Only the cases whose name contains this text.
     pub only: Option<String>,
-    /// A Python with torch 2.13: time the same cases in PyTorch, interleaved with ours.
+    /// A Python with torch 2.13: time the same cases in PyTorch, on the same device, interleaved with ours.
     pub pytorch: Option<PathBuf>,
 }
 
@@ -54,8 +58,13 @@ pub struct Timing {
     pub batch: i64,
     pub seq: i64,
     pub median_s: f64,
+    /// The host's part of a run: the median time until the call returned, before waiting for the device's
+    /// work (on the CPU, the whole run).
+    pub host_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pytorch_median_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pytorch_host_s: Option<f64>,
     /// Ours / PyTorch's: the median over the rounds of each round's ratio.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ratio: Option<f64>,
@@ -96,7 +105,9 @@ pub(crate) fn cached_and_recomputed(
     // Per side: every pair's two times, and each round's pairs apart (for the ratio to PyTorch).
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
-        ours.push((0..pairs).map(|_| (seconds(&|| run(true)), seconds(&|| run(false)))).collect::<Vec<_>>());
+        ours.push(
+            (0..pairs).map(|_| (seconds(&|| run(true)).total, seconds(&|| run(false)).total)).collect::<Vec<_>>(),
+        );
         if let Some(py) = pytorch.as_deref_mut() {
             std::thread::sleep(SETTLE);
             theirs.push(py.pairs(&name, seq, pairs)?);
@@ -110,12 +121,15 @@ pub(crate) fn cached_and_recomputed(
         let round_medians = |rounds: &[Vec<(f64, f64)>]| rounds.iter().map(|r| median(times(r))).collect::<Vec<_>>();
         let against = (!theirs.is_empty())
             .then(|| (median(times(&all_theirs)), ratio_of_rounds(&round_medians(&ours), &round_medians(&theirs))));
+        let median_s = median(times(&all_ours));
         Timing {
             name: format!("{prefix}_{variant}_{suffix}"),
             batch: 1,
             seq,
-            median_s: median(times(&all_ours)),
+            median_s,
+            host_s: median_s, // a whole decoding reads its tokens step by step: no part of it is left queued
             pytorch_median_s: against.map(|a| a.0),
+            pytorch_host_s: None,
             ratio: against.map(|a| a.1),
         }
     });
@@ -138,19 +152,29 @@ pub struct CacheRatio {
     pub pytorch_ratio: Option<f64>,
 }
 
-/// One timed run (on a GPU, until its work is done).
-pub(crate) fn seconds(f: &dyn Fn() -> Tensor) -> f64 {
+/// One timed run's seconds: until the call returned, and until its work was done (on a GPU, after
+/// waiting for it; on the CPU, the same).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Run {
+    pub host: f64,
+    pub total: f64,
+}
+
+pub(crate) fn seconds(f: &dyn Fn() -> Tensor) -> Run {
     let start = Instant::now();
     let out = f();
+    let host = start.elapsed().as_secs_f64();
     if let Device::Cuda(i) = out.device() {
         tch::Cuda::synchronize(i as i64);
     }
-    start.elapsed().as_secs_f64()
+    Run { host, total: start.elapsed().as_secs_f64() }
 }
 
-pub(crate) fn median_seconds(repeats: usize, f: &dyn Fn() -> Tensor) -> f64 {
+/// The medians of `repeats` runs after two to warm up (whose work is waited for).
+pub(crate) fn median_seconds(repeats: usize, f: &dyn Fn() -> Tensor) -> Run {
     for _ in 0..2 {
-        let _ = f();
+        let _ = seconds(f);
     }
-    median((0..repeats.max(1)).map(|_| seconds(f)).collect())
+    let runs: Vec<Run> = (0..repeats.max(1)).map(|_| seconds(f)).collect();
+    Run { host: median(runs.iter().map(|r| r.host).collect()), total: median(runs.iter().map(|r| r.total).collect()) }
 }

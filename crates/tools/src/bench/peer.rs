@@ -1,11 +1,12 @@
-//! The PyTorch side of a comparison: `scripts/bench_pytorch.py --serve`, a process that times one case
-//! per request line (one JSON object in, one out) on the same LibTorch and threads as ours.
+//! The PyTorch side of a comparison: `scripts/bench_pytorch.py --serve --device D`, a process that times
+//! one case per request line (one JSON object in, one out) on the same LibTorch, device and threads as ours.
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
+use tch::Device;
 
 /// The PyTorch side: a process that times one case per request line.
 pub struct PyTorch {
@@ -17,6 +18,7 @@ pub struct PyTorch {
 #[derive(Deserialize)]
 struct Reply {
     median_s: Option<f64>,
+    host_s: Option<f64>,
     /// A decoding job's pairs: the cached run's seconds and the recomputing run's, pair by pair.
     cached_s: Option<Vec<f64>>,
     recompute_s: Option<Vec<f64>>,
@@ -24,10 +26,16 @@ struct Reply {
 }
 
 impl PyTorch {
-    pub fn start(python: &Path) -> Result<Self> {
+    /// Starts the PyTorch side on `device`, which is where it builds its modules and inputs and times them.
+    pub fn start(python: &Path, device: Device) -> Result<Self> {
         let script = concat!(env!("ANATOMY_PROJECT_ROOT"), "/scripts/bench_pytorch.py");
+        let device = match device {
+            Device::Cuda(i) => format!("cuda:{i}"),
+            Device::Cpu => "cpu".to_string(),
+            other => bail!("the PyTorch side runs on the CPU or CUDA, not {other:?}"),
+        };
         let mut child = Command::new(python)
-            .args([script, "--serve"])
+            .args([script, "--serve", "--device", &device])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -49,10 +57,12 @@ impl PyTorch {
         }
     }
 
-    /// The median of `repeats` runs of a case.
-    pub fn time(&mut self, name: &str, batch: i64, seq: i64, repeats: usize) -> Result<f64> {
+    /// The medians of `repeats` runs of a case: (until its work was done, until the call returned).
+    pub fn time(&mut self, name: &str, batch: i64, seq: i64, repeats: usize) -> Result<(f64, Option<f64>)> {
         let request = serde_json::json!({"name": name, "batch": batch, "seq": seq, "repeats": repeats});
-        self.ask(name, request)?.median_s.with_context(|| format!("the PyTorch side sent no time for {name}"))
+        let reply = self.ask(name, request)?;
+        let total = reply.median_s.with_context(|| format!("the PyTorch side sent no time for {name}"))?;
+        Ok((total, reply.host_s))
     }
 
     /// `pairs` runs of a decoding job of `steps` steps with the cache, each followed by one without:
