@@ -15,12 +15,13 @@ export LIBTORCH = $(firstword $(wildcard $(CURDIR)/.deps/venv-cuda/lib/python3*/
 endif
 CARGO := cargo
 
-.PHONY: setup tour test test-pages test-cargo notebooks book bench doctor grade handout fuzz clean-deps help
+.PHONY: setup tour test test-gpu test-pages test-cargo notebooks book bench doctor grade handout fuzz clean-deps help
 
 help:
 	@echo "make tour    walk through the chapter's steps (sets up on first use)"
 	@echo "make test    run every test (sets up on first use)"
 	@echo "  make test-pages / make test-cargo   one of its two lanes alone (after a first make test)"
+	@echo "make test-gpu   on a machine with an NVIDIA GPU: CUDA against the CPU, and against PyTorch on the GPU"
 	@echo "make notebooks  start JupyterLab with the Rust kernel and the chapter notebooks"
 	@echo "make book    the executed notebooks as a static site in target/book/ (readable offline)"
 	@echo "make bench   time the attention variants in release mode (BENCH_PYTORCH=1: against PyTorch too)"
@@ -76,6 +77,13 @@ test-pages:
 
 test-cargo:
 	$(CARGO) test --no-fail-fast -- --skip whole_machine::
+
+# On a machine with an NVIDIA GPU (it fails at once, saying so, elsewhere): the modules, the tour, encode,
+# training and decoding on CUDA against the CPU, and the bench against PyTorch on the same GPU, as one table
+# (scripts/test-gpu.sh; its own build in target/cuda/, with make setup CUDA=1's LibTorch unless LIBTORCH
+# names another).
+test-gpu:
+	scripts/test-gpu.sh
 
 notebooks: setup
 	scripts/notebooks.sh launch

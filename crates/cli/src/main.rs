@@ -1,9 +1,14 @@
 //! `anatomy`: the command-line companion to the chapter. `anatomy --help` lists the sub-commands.
 // Doc comments here are `--help` text for clap, not rustdoc: "[CLS]" is a token, not a link.
 #![allow(rustdoc::broken_intra_doc_links)]
+// First: its `println!` and `print!` replace the standard ones in every module below.
+#[macro_use]
+mod output;
+
 mod attention;
 mod autograder;
 mod bench;
+mod check_gpu;
 mod classify;
 mod doctor;
 mod encode;
@@ -59,6 +64,8 @@ enum Command {
     Exercises(exercises::Args),
     /// Time per-head and fused multi-head attention, libtorch's attention and a BERT-base encoder.
     Bench(bench::Args),
+    /// On a GPU: the chapter's code against the same code on the CPU, and against PyTorch (make test-gpu).
+    CheckGpu(check_gpu::Args),
     /// Train an encoder-decoder on a generated task (copy, reverse, dates) and save it.
     Train(train::Args),
     /// Translate a text with a trained checkpoint: greedy or beam search, with or without the cache.
@@ -119,6 +126,8 @@ fn run(cli: Cli) -> Result<Outcome> {
         Command::Tokenize(args) => tokenize::run(args)?,
         Command::Doctor(args) => doctor::run(args)?,
         Command::Bench(args) => bench::run(args, device()?)?,
+        // The GPU, whatever --device says: the check compares it with the CPU.
+        Command::CheckGpu(args) => check_gpu::run(args, Device::Cuda(0))?,
         Command::Encode(args) => encode::run(args, device()?)?,
         Command::Notebooks(args) => notebooks::run(args)?,
         Command::Classify(args) => classify::run(args, device)?,
@@ -160,6 +169,8 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
         Ok(Outcome::NotYet) => ExitCode::FAILURE,
+        // The reader of our output went away (`| head`): a command-line tool ends there, quietly.
+        Err(e) if output::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             // One line, the whole chain of context: "what failed: why".
             eprintln!("error: {e:#}");

@@ -323,3 +323,47 @@ fn train_over_seeds_gives_each_run_and_their_spread() {
     let losses: Vec<f64> = sweep["runs"].as_array().unwrap().iter().map(|r| r["loss"].as_f64().unwrap()).collect();
     assert!(losses[0] != losses[1] || losses[1] != losses[2], "{losses:?}");
 }
+
+/// A reader that goes away (`anatomy tour | head -2`, `anatomy doctor | grep -q CUDA`) ends the command
+/// quietly with exit code 0, as command-line tools end, whether the command prints line by line or writes
+/// through a writer it was given; any other failure to write is one line and exit code 1. The pipe's
+/// reading end is closed before the command starts, so that its very first write fails (a reader closed
+/// later could find everything already written into the pipe's buffer).
+#[test]
+fn a_closed_pipe_ends_every_command_quietly() {
+    for args in [&["doctor"][..], &["tour"], &["exercises", "list"], &["tokenize", "time flies"], &["--help"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+            .args(args)
+            .arg("--device")
+            .arg("cpu")
+            .stdout(writer)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?} said something on a closed pipe");
+    }
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_anatomy")).arg("doctor").stdout(full).output().unwrap();
+    assert_clean_error(&o, "writing to standard output");
+}
+
+/// Without a GPU (every CI machine), `make test-gpu` and `anatomy check-gpu` fail at once, before any
+/// download or build, with one line that says what they need. (On a machine with an NVIDIA GPU they run the
+/// checks instead, minutes of work: this test then has nothing to show and says so.)
+#[test]
+fn the_gpu_check_fails_clearly_without_a_gpu() {
+    let has_gpu = std::path::Path::new("/dev/nvidia0").exists() || tch::Cuda::is_available();
+    if has_gpu {
+        eprintln!("a GPU is here: `make test-gpu` is the check to run");
+        return;
+    }
+    assert_clean_error(&anatomy(&["check-gpu"]), "no CUDA device");
+    assert!(stdout(&anatomy(&["check-gpu"])).is_empty(), "nothing before the error");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let o = Command::new(root.join("scripts/test-gpu.sh")).env("PATH", "/usr/bin:/bin").output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no NVIDIA GPU here") && stderr(&o).trim_end().lines().count() == 1, "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "nothing set up or built: {}", stdout(&o));
+}

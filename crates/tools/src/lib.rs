@@ -6,5 +6,6 @@
 //! each block timed against PyTorch on the same CPU, `anatomy bench`) and a trained checkpoint run on a
 //! text ([`translate`], `anatomy translate`). None is part of a notebook's `:dep`.
 pub mod bench;
+pub mod gpu_check;
 pub mod tour;
 pub mod translate;
