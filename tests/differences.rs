@@ -6,7 +6,8 @@ use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::max_abs_diff;
 use transformer_anatomy::{
-    masked_attention_weights, sinusoidal_positions, BertConfig, EncoderOptions, EncoderStack, TransformerEncoder,
+    decoder_mask, masked_attention_weights, padding_mask, sinusoidal_positions, BertConfig, EncoderDecoder,
+    EncoderOptions, EncoderStack, Seq2SeqConfig, TransformerEncoder,
 };
 
 /// LibTorch's layer norm divides the variance by n and puts ε under the root; the notes' version (σ with
@@ -88,4 +89,46 @@ fn only_a_final_layer_norm_normalizes_a_pre_ln_stack() {
     assert!(max_abs_diff(&normalized, &normalized.ones_like()) < 1e-3);
     let left = variance(&without.forward(&x, None, false).last_hidden_state);
     assert!(max_abs_diff(&left, &left.ones_like()) > 0.5, "a pre-LN stack does not normalize its output");
+}
+
+/// The notes' target mask for their example, `[[1, 1, 1, 0, 0]]`, hides padding only: position 0 reads
+/// the token at position 1, the one it should predict. The causal mask times the padding mask
+/// (`decoder_mask`, what `forward` builds) keeps position 0 from it.
+#[test]
+fn the_notes_padding_only_target_mask_lets_a_position_see_the_future() {
+    let _generator = common::seed();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::paper(10, 10)).unwrap();
+    let source = Tensor::from_slice(&[1i64, 2, 3, 4, 5]).view([1, 5]);
+    let target = Tensor::from_slice(&[6i64, 7, 8, 0, 0]).view([1, 5]);
+    let changed = Tensor::from_slice(&[6i64, 9, 8, 0, 0]).view([1, 5]); // position 1: 7 → 9
+    let notes_mask = Tensor::from_slice(&[1.0f32, 1.0, 1.0, 0.0, 0.0]).view([1, 1, 5]);
+    assert_eq!(max_abs_diff(&padding_mask(&target, 0), &notes_mask), 0.0, "the notes' mask is padding only");
+    let source_mask = padding_mask(&source, 0);
+    let memory = model.encode(&source, Some(&source_mask), false);
+    // Position 0's log-probabilities, for a target and a self-attention mask.
+    let first = |target: &Tensor, mask: &Tensor| {
+        let out = model.decode(&memory, Some(&source_mask), target, Some(mask), false);
+        model.generate(&out.hidden_state).get(0).get(0) // [10]
+    };
+    let notes = max_abs_diff(&first(&target, &padding_mask(&target, 0)), &first(&changed, &padding_mask(&changed, 0)));
+    let ours = max_abs_diff(&first(&target, &decoder_mask(&target, 0)), &first(&changed, &decoder_mask(&changed, 0)));
+    assert!(notes > 1e-3, "with padding only, position 0 sees position 1 (moved by {notes})");
+    assert!(ours < 1e-6, "the causal mask keeps position 1 from position 0 (moved by {ours})");
+}
+
+/// The notes' text starts the embeddings from N(0, 1); their code, and ours, redraw the tables
+/// Xavier-uniform with every other matrix: within √(6 / (rows + cols)), and filling that range.
+#[test]
+fn the_target_embedding_table_is_redrawn_xavier_uniform() {
+    let _generator = common::seed();
+    let vs = nn::VarStore::new(Device::Cpu);
+    let model = EncoderDecoder::new(&vs, &Seq2SeqConfig::paper(10, 10)).unwrap();
+    let table = &model.target_embedding.tokens.ws; // [10, 512]
+    let size = table.size();
+    assert_eq!(size, [10, 512]);
+    let bound = (6.0f64 / (size[0] + size[1]) as f64).sqrt();
+    let largest = table.abs().max().to_kind(Kind::Double).double_value(&[]);
+    assert!(largest <= bound, "largest entry {largest} is past Xavier's bound {bound}");
+    assert!(largest > 0.8 * bound, "largest entry {largest} does not fill Xavier's range (bound {bound})");
 }
