@@ -53,6 +53,55 @@ pub struct Gpu {
     pub memory_bytes: u64,
 }
 
+impl Runtime {
+    /// A GPU is there, but this LibTorch cannot use it (a CPU-only build, or one the driver is too old for).
+    pub fn unused_gpu(&self) -> bool {
+        self.driver.as_ref().is_some_and(|d| !d.devices.is_empty()) && !tch::Cuda::is_available()
+    }
+}
+
+/// What `anatomy doctor` prints of it: one line each for LibTorch, its CUDA part, the driver and each GPU,
+/// and whether LibTorch can use a GPU.
+impl std::fmt::Display for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "LibTorch        {} loaded from {}",
+            self.libtorch,
+            self.library.as_deref().unwrap_or("(file unknown)")
+        )?;
+        match &self.cuda {
+            Some(libs) => writeln!(
+                f,
+                "CUDA runtime    {}, cuDNN {}",
+                libs.runtime,
+                libs.cudnn.as_deref().unwrap_or("not loaded")
+            )?,
+            None => {
+                let built = self.built_for_cuda.as_ref().map(|v| format!(" (built for CUDA {v})")).unwrap_or_default();
+                writeln!(f, "CUDA runtime    none: this LibTorch{built} runs without its CUDA part (`make setup CUDA=1` on a GPU machine)")?
+            }
+        }
+        match &self.driver {
+            Some(driver) => {
+                let release = driver.release.as_deref().unwrap_or("release unknown");
+                writeln!(f, "NVIDIA driver   {release}, for CUDA up to {}", driver.cuda)?;
+                for gpu in &driver.devices {
+                    let gib = gpu.memory_bytes as f64 / (1u64 << 30) as f64;
+                    writeln!(f, "GPU {:<11} {}, {gib:.1} GiB", gpu.index, gpu.name)?;
+                }
+            }
+            None => writeln!(f, "NVIDIA driver   none found (no GPU here)")?,
+        }
+        if tch::Cuda::is_available() {
+            let cudnn = if tch::Cuda::cudnn_is_available() { "available" } else { "not available" };
+            writeln!(f, "CUDA            available to LibTorch: {} device(s), cuDNN {cudnn}", tch::Cuda::device_count())
+        } else {
+            writeln!(f, "CUDA            not available to LibTorch; `--device cpu` is used")
+        }
+    }
+}
+
 /// Reads a string a shim function wrote into a buffer; `None` when it said it had none.
 fn read_text(write: impl FnOnce(*mut c_char, usize) -> bool) -> Option<String> {
     let mut buffer = vec![0 as c_char; 512];
@@ -97,10 +146,8 @@ pub fn runtime() -> Runtime {
     let built_for_cuda = build_option("CUDA_VERSION");
     let (mut runtime, mut cudnn): (c_long, c_long) = (0, 0);
     // SAFETY: two out-parameters.
-    let cuda = unsafe { anatomy_cuda_versions(&mut runtime, &mut cudnn) }.then(|| CudaLibraries {
-        runtime: cuda_version(runtime),
-        cudnn: (cudnn > 0).then(|| cudnn_version(cudnn)),
-    });
+    let cuda = unsafe { anatomy_cuda_versions(&mut runtime, &mut cudnn) }
+        .then(|| CudaLibraries { runtime: cuda_version(runtime), cudnn: (cudnn > 0).then(|| cudnn_version(cudnn)) });
     Runtime { libtorch, library, built_for_cuda, cuda, driver: driver() }
 }
 

@@ -4,7 +4,7 @@
 //! in release mode (`make bench`).
 use std::path::PathBuf;
 
-use anatomy_tools::bench::{self, BenchOptions, CacheRatio, Report};
+use anatomy_tools::bench::{self, BenchOptions, Report};
 use anyhow::Result;
 use tch::Device;
 
@@ -56,37 +56,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         "release build"
     };
     println!("{} threads, {device:?}, {mode}", tch::get_num_threads());
-    // On a GPU, the host's part of each run (until the call returned) beside the whole.
-    let gpu = matches!(device, Device::Cuda(_));
-    let host_header = if gpu { format!(" {:>9} {:>9}", "host ms", "theirs") } else { String::new() };
-    println!(
-        "{:<24} {:>5} {:>5} {:>10} {:>11} {:>7}{host_header}",
-        "case", "batch", "seq", "ours ms", "PyTorch ms", "ratio"
+    print!(
+        "{}",
+        Report { results, cache_ratios }.table(device, options.pytorch.is_some().then_some(args.rounds.max(1)))
     );
-    let ms = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{:.3}", s * 1e3));
-    for t in &results {
-        let ratio = t.ratio.map_or("-".to_string(), |r| format!("{r:.2}"));
-        let host = if gpu { format!(" {:>9} {:>9}", ms(Some(t.host_s)), ms(t.pytorch_host_s)) } else { String::new() };
-        println!(
-            "{:<24} {:>5} {:>5} {:>10.3} {:>11} {:>7}{host}",
-            t.name,
-            t.batch,
-            t.seq,
-            t.median_s * 1e3,
-            ms(t.pytorch_median_s),
-            ratio
-        );
-    }
-    if options.pytorch.is_some() {
-        println!(
-            "ratio = ours / PyTorch's, the median of {} interleaved rounds' ratios: below 1 means the Rust version is faster",
-            args.rounds.max(1)
-        );
-    }
-    // One line per job that `cached_and_recomputed` timed both ways.
-    for CacheRatio { what, pairs, ratio, pytorch_ratio, .. } in &cache_ratios {
-        let theirs = pytorch_ratio.map(|r| format!("; PyTorch's {r:.2}×")).unwrap_or_default();
-        println!("{what}: the key/value cache is {ratio:.2}× as fast as recomputing (median of {pairs} pairs{theirs})");
-    }
     Ok(())
 }

@@ -33,11 +33,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     let runtime = transformer_anatomy::runtime::runtime();
     let gpu = runtime.driver.as_ref().and_then(|d| d.devices.first()).map_or("a GPU".to_string(), |g| g.name.clone());
     println!("LibTorch {} on {gpu}, {device:?}", runtime.libtorch);
-    println!("{:<46} {:<7} {}", "check", "verdict", "measured (bound)");
-    let checks = gpu_check::run(&options, device, &mut |c: &Check| {
-        let verdict = if c.passed { "ok" } else { "FAILED" };
-        println!("{:<46} {verdict:<7} {} ({})", c.name, c.measured, c.bound);
-    })?;
+    println!("{}", Check::HEADER);
+    let checks = gpu_check::run(&options, device, &mut |c: &Check| println!("{c}"))?;
     let failed = checks.iter().filter(|c| !c.passed).count();
     if failed > 0 {
         bail!("{failed} of {} GPU checks failed; see the table above", checks.len());

@@ -15,48 +15,14 @@ pub fn run(args: Args) -> Result<()> {
 
     // LibTorch: this program is running, so the libraries were found; say which ones were loaded.
     let runtime = transformer_anatomy::runtime::runtime();
-    let library = runtime.library.as_deref().unwrap_or("(file unknown)");
-    println!("LibTorch        {} loaded from {library}", runtime.libtorch);
+    print!("{runtime}");
     println!("CPU threads     {}", tch::get_num_threads());
-    match &runtime.cuda {
-        Some(libs) => {
-            println!("CUDA runtime    {}, cuDNN {}", libs.runtime, libs.cudnn.as_deref().unwrap_or("not loaded"))
-        }
-        None => {
-            let built = runtime.built_for_cuda.as_ref().map(|v| format!(" (built for CUDA {v})")).unwrap_or_default();
-            println!("CUDA runtime    none: this LibTorch{built} runs without its CUDA part (`make setup CUDA=1` on a GPU machine)")
-        }
-    }
-    match &runtime.driver {
-        Some(driver) => {
-            let release = driver.release.as_deref().unwrap_or("release unknown");
-            println!("NVIDIA driver   {release}, for CUDA up to {}", driver.cuda);
-            for gpu in &driver.devices {
-                println!(
-                    "GPU {:<11} {}, {:.1} GiB",
-                    gpu.index,
-                    gpu.name,
-                    gpu.memory_bytes as f64 / (1u64 << 30) as f64
-                );
-            }
-        }
-        None => println!("NVIDIA driver   none found (no GPU here)"),
-    }
-    if tch::Cuda::is_available() {
-        println!(
-            "CUDA            available to LibTorch: {} device(s), cuDNN {}",
-            tch::Cuda::device_count(),
-            if tch::Cuda::cudnn_is_available() { "available" } else { "not available" }
+    if runtime.unused_gpu() {
+        problems.push(
+            "there is a GPU but this LibTorch cannot use it: `make setup CUDA=1`, or build against a CUDA LibTorch \
+             (docs/learners.md, Running on a GPU)"
+                .to_string(),
         );
-    } else {
-        println!("CUDA            not available to LibTorch; `--device cpu` is used");
-        if runtime.driver.as_ref().is_some_and(|d| !d.devices.is_empty()) {
-            problems.push(
-                "there is a GPU but this LibTorch cannot use it: `make setup CUDA=1`, or build against a CUDA \
-                 LibTorch (docs/learners.md, Running on a GPU)"
-                    .to_string(),
-            );
-        }
     }
 
     match resolve_model_dir(args.model.model) {

@@ -51,8 +51,19 @@ pub struct Check {
 }
 
 impl Check {
+    /// The table's header, above the rows [`Check`]'s `Display` writes.
+    pub const HEADER: &'static str = "check                                          verdict measured (bound)";
+
     fn new(name: impl Into<String>, measured: String, bound: impl Into<String>, passed: bool) -> Self {
         Check { name: name.into(), measured, bound: bound.into(), passed }
+    }
+}
+
+/// One row of the table: the check, ok or FAILED, what was measured and (in brackets) its bound.
+impl std::fmt::Display for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verdict = if self.passed { "ok" } else { "FAILED" };
+        write!(f, "{:<46} {verdict:<7} {} ({})", self.name, self.measured, self.bound)
     }
 }
 

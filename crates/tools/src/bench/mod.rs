@@ -70,6 +70,53 @@ pub struct Timing {
     pub ratio: Option<f64>,
 }
 
+impl Report {
+    /// The table `anatomy bench` prints: one row per case (on a GPU with the host's part of each run beside
+    /// the whole), the ratio's meaning when a peer was timed in `rounds` rounds, and one line per job timed
+    /// with and without the key/value cache.
+    pub fn table(&self, device: Device, rounds: Option<usize>) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let gpu = matches!(device, Device::Cuda(_));
+        let host_header = if gpu { format!(" {:>9} {:>9}", "host ms", "theirs") } else { String::new() };
+        let header = ["case", "batch", "seq", "ours ms", "PyTorch ms", "ratio"];
+        let _ = writeln!(
+            out,
+            "{:<24} {:>5} {:>5} {:>10} {:>11} {:>7}{host_header}",
+            header[0], header[1], header[2], header[3], header[4], header[5]
+        );
+        let ms = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{:.3}", s * 1e3));
+        for t in &self.results {
+            let ratio = t.ratio.map_or("-".to_string(), |r| format!("{r:.2}"));
+            let host =
+                if gpu { format!(" {:>9} {:>9}", ms(Some(t.host_s)), ms(t.pytorch_host_s)) } else { String::new() };
+            let theirs = ms(t.pytorch_median_s);
+            let _ = writeln!(
+                out,
+                "{:<24} {:>5} {:>5} {:>10.3} {theirs:>11} {ratio:>7}{host}",
+                t.name,
+                t.batch,
+                t.seq,
+                t.median_s * 1e3
+            );
+        }
+        if let Some(rounds) = rounds {
+            let _ = writeln!(
+                out,
+                "ratio = ours / PyTorch's, the median of {rounds} interleaved rounds' ratios: below 1 means the Rust version is faster"
+            );
+        }
+        for CacheRatio { what, pairs, ratio, pytorch_ratio, .. } in &self.cache_ratios {
+            let theirs = pytorch_ratio.map(|r| format!("; PyTorch's {r:.2}×")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{what}: the key/value cache is {ratio:.2}× as fast as recomputing (median of {pairs} pairs{theirs})"
+            );
+        }
+        out
+    }
+}
+
 pub(crate) fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
