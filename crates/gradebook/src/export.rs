@@ -4,14 +4,17 @@
 //! row), Moodle's grade import (identify users by ID number or username; each assignment with a column of
 //! feedback beside it), and our own CSV (every exercise of every assignment, late days, extensions and
 //! overrides). A student never graded in an assignment gets an empty cell, which both platforms leave as
-//! it is. Every text cell goes through the rule against formulas ([`spreadsheet_cell`]): a name from a
-//! roster is a student's choice.
+//! it is. All three are written as the grades' CSV is ([`Csv`]): every text cell (name, id, login,
+//! section, note, header) in double quotes and through the rule against formulas
+//! ([`spreadsheet_cell`](anatomy_report::sheet::spreadsheet_cell)), which also guards each piece after a
+//! `,`, `;` or tab inside it (a name from a roster is a student's choice, and a spreadsheet in a European
+//! locale splits on `;`), and every grade a bare number, as both platforms' importers read one.
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 
 use anatomy_grade::points::{format_time, Assignment, CourseFile};
-use anatomy_report::sheet::{points, spreadsheet_cell};
+use anatomy_report::sheet::{Csv, CsvCell};
 
 use crate::history::Standing;
 use crate::roster::Student;
@@ -70,8 +73,8 @@ impl Gradebook {
         let term = self.term(course)?;
         let exported = match format {
             Format::Canvas => self.canvas(course, &term)?,
-            Format::Moodle => Exported { text: moodle(&term)?, warnings: Vec::new() },
-            Format::Csv => Exported { text: ours(&term)?, warnings: Vec::new() },
+            Format::Moodle => Exported { text: moodle(&term), warnings: Vec::new() },
+            Format::Csv => Exported { text: ours(&term), warnings: Vec::new() },
         };
         snapshot.finish()?;
         Ok(exported)
@@ -114,7 +117,7 @@ impl Gradebook {
                 not_canvas.join(", ")
             ));
         }
-        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut file = Csv::default();
         let mut header: Vec<String> =
             ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"].map(String::from).to_vec();
         for a in &term.assignments {
@@ -128,23 +131,23 @@ impl Gradebook {
                     a.name.clone()
                 }
             };
-            header.push(spreadsheet_cell(&column).into_owned());
+            header.push(column);
         }
-        w.write_record(&header)?;
+        file.record(header.into_iter().map(CsvCell::Text));
         // As Canvas's own export writes it, leading spaces and all.
-        let mut possible =
-            vec!["    Points Possible".to_string(), String::new(), String::new(), String::new(), String::new()];
-        possible.extend(term.assignments.iter().map(|a| points(a.exercises.iter().map(|e| course.max(e.name)).sum())));
-        w.write_record(&possible)?;
-        for (s, standings) in term.students.iter().filter(|(s, _)| s.from_canvas) {
-            let mut record: Vec<String> = [&s.name, &s.lms_id, &s.sis_id, &s.login, &s.section]
+        let mut possible = vec![CsvCell::Text("    Points Possible".into())];
+        possible.extend(std::iter::repeat_n(CsvCell::Text(String::new()), 4));
+        possible.extend(
+            term.assignments
                 .iter()
-                .map(|f| spreadsheet_cell(f).into_owned())
-                .collect();
-            record.extend(standings.iter().map(|st| st.total().map(points).unwrap_or_default()));
-            w.write_record(&record)?;
+                .map(|a| CsvCell::Number(Some(a.exercises.iter().map(|e| course.max(e.name)).sum()))),
+        );
+        file.record(possible);
+        for (s, standings) in term.students.iter().filter(|(s, _)| s.from_canvas) {
+            let ids = [&s.name, &s.lms_id, &s.sis_id, &s.login, &s.section].map(|f| CsvCell::Text(f.to_string()));
+            file.record(ids.into_iter().chain(standings.iter().map(|st| CsvCell::Number(st.total()))));
         }
-        Ok(Exported { text: String::from_utf8(w.into_inner()?)?, warnings })
+        Ok(Exported { text: file.into_text(), warnings })
     }
 }
 
@@ -167,57 +170,55 @@ fn note(s: &Standing) -> String {
 /// Moodle matches a row by the column the instructor maps: `ID number` is the institution's id (Moodle's
 /// own `idnumber`), left empty when the roster gave none — a platform's id there could be another user's
 /// — and `Username` the login.
-fn moodle(term: &Term) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+fn moodle(term: &Term) -> String {
+    let mut file = Csv::default();
     let mut header: Vec<String> = ["ID number", "Username", "Full name"].map(String::from).to_vec();
     for a in &term.assignments {
         header.push(a.name.clone());
         header.push(format!("Feedback: {}", a.name));
     }
-    w.write_record(&header)?;
+    file.record(header.into_iter().map(CsvCell::Text));
     for (s, standings) in &term.students {
-        let mut record: Vec<String> =
-            [&s.sis_id, &s.login, &s.name].iter().map(|f| spreadsheet_cell(f).into_owned()).collect();
+        let mut record: Vec<CsvCell> = [&s.sis_id, &s.login, &s.name].map(|f| CsvCell::Text(f.to_string())).to_vec();
         for standing in standings {
-            record.push(standing.total().map(points).unwrap_or_default());
-            record.push(spreadsheet_cell(&note(standing)).into_owned());
+            record.push(CsvCell::Number(standing.total()));
+            record.push(CsvCell::Text(note(standing)));
         }
-        w.write_record(&record)?;
+        file.record(record);
     }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    file.into_text()
 }
 
-fn ours(term: &Term) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+fn ours(term: &Term) -> String {
+    let mut file = Csv::default();
     let mut header: Vec<String> = ["student", "name", "id", "sis id", "login", "section"].map(String::from).to_vec();
     for a in &term.assignments {
         header.extend(a.exercises.iter().map(|e| format!("{}: {}", a.name, e.name)));
         header.extend([format!("{}: total", a.name), format!("{}: notes", a.name)]);
     }
     header.push("total".into());
-    w.write_record(&header)?;
+    file.record(header.into_iter().map(CsvCell::Text));
     for (s, standings) in &term.students {
-        let mut record: Vec<String> = [&s.label, &s.name, &s.lms_id, &s.sis_id, &s.login, &s.section]
-            .iter()
-            .map(|f| spreadsheet_cell(f).into_owned())
-            .collect();
+        let mut record: Vec<CsvCell> = [&s.label, &s.name, &s.lms_id, &s.sis_id, &s.login, &s.section]
+            .map(|f| CsvCell::Text(f.to_string()))
+            .to_vec();
         let mut total = None;
         for standing in standings {
-            record.extend(standing.cells.iter().map(|c| c.points().map(points).unwrap_or_default()));
-            record.push(standing.total().map(points).unwrap_or_default());
+            record.extend(standing.cells.iter().map(|c| CsvCell::Number(c.points())));
+            record.push(CsvCell::Number(standing.total()));
             let mistakes: Vec<String> = standing
                 .cells
                 .iter()
                 .filter_map(|c| Some(format!("{}: {}", c.exercise.name, c.graded.as_ref()?.cell.mistake.as_ref()?)))
                 .collect();
             let notes = [note(standing), mistakes.join(", ")].into_iter().filter(|n| !n.is_empty()).collect::<Vec<_>>();
-            record.push(spreadsheet_cell(&notes.join("; ")).into_owned());
+            record.push(CsvCell::Text(notes.join("; ")));
             if let Some(t) = standing.total() {
                 total = Some(total.unwrap_or(0.0) + t);
             }
         }
-        record.push(total.map(points).unwrap_or_default());
-        w.write_record(&record)?;
+        record.push(CsvCell::Number(total));
+        file.record(record);
     }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    file.into_text()
 }

@@ -100,7 +100,9 @@ fn a_roster_is_imported_by_platform_id_and_importing_again_never_makes_one_stude
     assert!(book.student("nobody").unwrap_err().to_string().contains("no student \"nobody\" in the roster"));
     // Only Ada is still Canvas's: a Canvas file holds her alone and names who was left out.
     let exported = book.export(&course(&dir), Format::Canvas).unwrap();
-    assert_eq!(exported.text.lines().skip(2).map(|l| l.split(',').nth(2).unwrap()).collect::<Vec<_>>(), ["101"]);
+    let ids: Vec<String> =
+        csv::Reader::from_reader(exported.text.as_bytes()).records().skip(1).map(|r| r.unwrap()[1].into()).collect();
+    assert_eq!(ids, ["101"]);
     assert_eq!(
         exported.warnings,
         ["left out, since Canvas's export does not list them and their ids are not Canvas's: 104, eve, ghopper"]
@@ -293,7 +295,7 @@ fn text_that_names_two_students_is_refused_and_a_field_picks_one() {
     assert!(err.starts_with("no student was imported from Canvas's export, so no id is Canvas's"), "{err}");
     let moodle = book.export(&course, Format::Moodle).unwrap().text;
     let rows: Vec<&str> = moodle.lines().skip(1).collect();
-    assert!(rows[0].starts_with("S-9,301,Bob,") && rows[1].starts_with(",carol,Carol,"), "{moodle}");
+    assert!(rows[0].starts_with(r#""S-9","301","Bob","#) && rows[1].starts_with(r#","carol","Carol","#), "{moodle}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -334,7 +336,8 @@ fn a_canvas_download_keeps_each_files_last_hand_in_and_says_who_canvas_marked_la
         "{:?}",
         exported.warnings
     );
-    assert!(exported.text.starts_with("Student,ID,SIS User ID,SIS Login ID,Section,attention (501),decoder\n"));
+    let header = r#""Student","ID","SIS User ID","SIS Login ID","Section","attention (501)","decoder""#;
+    assert!(exported.text.starts_with(&format!("{header}\n")), "{}", exported.text);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -503,5 +506,130 @@ fn an_older_schema_is_migrated_forward_and_keeps_its_rows() {
         .unwrap();
     assert_eq!(index, 1);
     assert_eq!(book.student("ada").unwrap().name, "Ada");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 64's names, each as every export must hold it (read back, its quotes undone), and an honest one.
+const HOSTILE: [(&str, &str); 6] = [
+    ("Robert'); DROP TABLE students;--", "Robert'); DROP TABLE students;'--"),
+    ("x;=1+2", "x;'=1+2"),
+    ("a,=HYPERLINK(\"http://x\")", "a,'=HYPERLINK(\"http://x\")"),
+    ("tab\t@SUM(1)", "tab\t'@SUM(1)"),
+    ("=1+2", "'=1+2"),
+    ("Núñez, José", "Núñez, José"),
+];
+
+/// The records of a CSV as written: each field's text (its quotes undone) and whether it was quoted.
+fn raw_records(text: &str) -> Vec<Vec<(String, bool)>> {
+    let (mut records, mut record, mut field, mut quoted) = (Vec::new(), Vec::new(), String::new(), false);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if field.is_empty() && !quoted => {
+                quoted = true;
+                loop {
+                    match chars.next().expect("a closing quote") {
+                        '"' if chars.peek() == Some(&'"') => field.push(chars.next().unwrap()),
+                        '"' => break,
+                        c => field.push(c),
+                    }
+                }
+            }
+            ',' | '\n' => {
+                record.push((std::mem::take(&mut field), std::mem::replace(&mut quoted, false)));
+                if c == '\n' {
+                    records.push(std::mem::take(&mut record));
+                }
+            }
+            c => {
+                assert!(!quoted, "{c:?} after a closing quote in {text}");
+                field.push(c);
+            }
+        }
+    }
+    assert!(record.is_empty() && field.is_empty(), "the last record has no end: {text}");
+    records
+}
+
+/// An export as every reader sees it, returned as the `csv` crate reads it: the same records as written,
+/// each of as many cells as the header; every text cell quoted, every cell of a `numbers` column (below
+/// the header, Canvas's `Points Possible` too) bare and a number or empty; and no piece of the file, cut at every `,`, `;`, tab and
+/// line break as a spreadsheet that ignores quotes would cut it, that starts with a formula's character.
+fn read_back(text: &str, numbers: &[usize]) -> Vec<Vec<String>> {
+    let read: Vec<Vec<String>> = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let raw = raw_records(text);
+    assert_eq!(raw.len(), read.len(), "{text}");
+    let header_len = raw.first().map_or(0, Vec::len);
+    for (n, (raw, read)) in raw.iter().zip(&read).enumerate() {
+        assert_eq!((read.len(), raw.len()), (header_len, header_len), "record {n} of {text}");
+        for (i, (field, quoted)) in raw.iter().enumerate() {
+            assert_eq!(field, &read[i], "record {n} of {text}");
+            if n > 0 && numbers.contains(&i) {
+                assert!(!quoted && (field.is_empty() || field.parse::<f64>().is_ok()), "not a number: {field:?}");
+            } else {
+                assert!(*quoted || field.is_empty(), "a text cell not quoted: {field:?} in {text}");
+            }
+        }
+    }
+    for piece in text.split([',', ';', '\t', '\r', '\n']) {
+        let shown = piece.trim_start_matches(|c: char| c.is_whitespace() || c == '"');
+        assert!(!shown.starts_with(['=', '+', '-', '@']), "a formula: {piece:?} in {text}");
+    }
+    read
+}
+
+#[test]
+fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
+    let dir = scratch("hostile-cells");
+    let course = course(&dir);
+    let mut book = Gradebook::open_or_create(&dir.join(FILE_NAME)).unwrap();
+    // As a roster may hold them (a constructed one: a tab stays a tab), one section hostile too.
+    let students = (0..HOSTILE.len())
+        .map(|i| roster::Student {
+            name: HOSTILE[i].0.into(),
+            id: format!("{}", 201 + i),
+            sis_id: format!("S-{i}"),
+            login: format!("h{i}"),
+            section: if i == 1 { "Mon;-1".into() } else { "Mon".into() },
+        })
+        .collect();
+    let columns = vec!["attention (501)".to_string(), "decoder (502)".to_string()];
+    let roster = roster::Roster { format: roster::Format::Canvas, students, assignment_columns: columns };
+    book.import_roster(&roster).unwrap();
+    let logins: Vec<String> = (0..HOSTILE.len()).map(|i| format!("h{i}")).collect();
+    let cells: Vec<(&str, &str, Status, f64)> = logins
+        .iter()
+        .flat_map(|l| {
+            [
+                (l.as_str(), "scaled_dot_product", Status::Passed, 5.0),
+                (l.as_str(), "attention_head", Status::Failed, 0.0),
+            ]
+        })
+        .collect();
+    book.record(&run(&book, "attention", &cells)).unwrap();
+    // Each export: its header rows, the columns of the name, the key, the section and the numbers.
+    for (format, header_rows, name_at, key_at, section_at, numbers) in [
+        (Format::Canvas, 2, 0, 1, Some(4), &[5, 6][..]),
+        (Format::Moodle, 1, 2, 1, None, &[3, 5][..]),
+        (Format::Csv, 1, 1, 4, Some(5), &[6, 7, 8, 10, 11, 13][..]),
+    ] {
+        let text = book.export(&course, format).unwrap().text;
+        let read = read_back(&text, numbers);
+        assert_eq!(read.len(), header_rows + HOSTILE.len(), "{}: {text}", format.name());
+        for (i, (name, written)) in HOSTILE.iter().enumerate() {
+            let key = if format == Format::Canvas { format!("{}", 201 + i) } else { format!("h{i}") };
+            let record = read.iter().find(|r| r[key_at] == key).unwrap();
+            assert_eq!(&record[name_at], written, "{}: {name:?}", format.name());
+            assert_eq!(record[numbers[0]], "5", "{}: {name:?}", format.name());
+            if let Some(at) = section_at {
+                assert_eq!(record[at], if i == 1 { "Mon;'-1" } else { "Mon" }, "{}", format.name());
+            }
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

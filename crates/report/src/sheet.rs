@@ -158,9 +158,9 @@ impl Sheet<'_> {
         serde_json::to_value(self.line(row)).expect("a grade line is plain data")
     }
 
-    /// The grades as CSV: a header of exercises and a total, one row of points per student.
+    /// The grades as CSV ([`Csv`]): a header of exercises and a total, one row of points per student.
     pub fn csv(&self, rows: &[Row]) -> Result<String> {
-        let mut writer = csv::Writer::from_writer(Vec::new());
+        let mut file = Csv::default();
         let mut header = vec!["student".to_string()];
         header.extend(self.chosen.iter().map(|e| e.name.to_string()));
         if self.due.is_some() {
@@ -169,23 +169,25 @@ impl Sheet<'_> {
         }
         header.push("total".into());
         header.push("notes".into());
-        writer.write_record(&header)?;
+        file.record(header.into_iter().map(CsvCell::Text));
         for row in rows {
-            // The student's name is the one cell a student chooses: never a formula (see spreadsheet_cell).
-            let mut record = vec![spreadsheet_cell(&row.student).into_owned()];
-            record.extend(row.outcomes.iter().map(|o| points(self.earned(row, o))));
+            // The student's name is the one cell a student chooses: a text cell, guarded and quoted.
+            let mut record = vec![CsvCell::Text(row.student.clone())];
+            record.extend(row.outcomes.iter().map(|o| CsvCell::Number(Some(self.earned(row, o)))));
             if self.due.is_some() {
-                record.push(self.days_late(row).map(|d| d.to_string()).unwrap_or_default());
-                record.push(row.extension.as_ref().map(|e| points::format_time(e.due)).unwrap_or_default());
+                record.push(CsvCell::Number(self.days_late(row).map(f64::from)));
+                record.push(CsvCell::Text(
+                    row.extension.as_ref().map(|e| points::format_time(e.due)).unwrap_or_default(),
+                ));
             }
-            record.push(points(self.total(row)));
+            record.push(CsvCell::Number(Some(self.total(row))));
             // What went wrong, exercise by exercise: "layer_norm: unbiased_variance; causal_mask: timed_out".
             let notes: Vec<String> =
                 row.outcomes.iter().filter_map(|o| Some(format!("{}: {}", o.name, o.mistake.as_ref()?))).collect();
-            record.push(notes.join("; "));
-            writer.write_record(&record)?;
+            record.push(CsvCell::Text(notes.join("; ")));
+            file.record(record);
         }
-        Ok(String::from_utf8(writer.into_inner()?)?)
+        Ok(file.into_text())
     }
 
     /// A student's feedback: only their own results, the checks' messages and the first hint.
@@ -326,14 +328,94 @@ pub fn write_whole(path: &Path, text: &str) -> Result<()> {
     std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// A CSV cell that no spreadsheet will run: a cell that starts with `=`, `+`, `-`, `@`, a tab or a
-/// carriage return is read as a formula by Excel, LibreOffice and Google Sheets (CSV injection,
-/// CWE-1236), so it gets a leading `'`, as OWASP advises. Student names come from LMS exports and display
-/// names, so any of them may start that way; the table, the JSON lines and the feedback keep them as they are.
+/// Where a spreadsheet may cut a cell's text into cells of its own: the separators of the CSV dialects
+/// (`,`, and `;` in the locales whose decimal mark is a comma), a tab, and a line's end.
+const CELL_BREAKS: [char; 5] = [',', ';', '\t', '\r', '\n'];
+
+/// A CSV cell that no spreadsheet will run, the one rule every CSV the grader writes follows (through
+/// [`Csv`]): a cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is read as a formula
+/// by Excel, LibreOffice and Google Sheets (CSV injection, CWE-1236), so it gets a leading `'`, as OWASP
+/// advises; and since a spreadsheet that splits a line on `;`, `,` or tabs (a European locale's, or one
+/// that ignores the quotes) shows each piece of the cell as a cell of its own, every piece after a `,`, a
+/// `;`, a tab or a line break that starts with one of `=`, `+`, `-`, `@` (after any spaces or `"`) gets a
+/// `'` before that character too: `x;=1+2` is written `x;'=1+2`, `Robert'); DROP TABLE students;--`
+/// ends `;'--`. Nothing is dropped, a cell guarded already is left as it is, and a name such as
+/// `Núñez, José` or `Smith-Jones` is unchanged. Student names come from LMS exports and display names, so
+/// any of them may hold such a piece; the table, the JSON lines and the feedback keep them as they are.
 pub fn spreadsheet_cell(cell: &str) -> std::borrow::Cow<'_, str> {
-    match cell.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
-        _ => cell.into(),
+    let mut guarded = String::with_capacity(cell.len() + 2);
+    if cell.starts_with(['\t', '\r']) {
+        guarded.push('\'');
+    }
+    // At the start of a piece: before its first character that is not a space or a quote.
+    let mut piece_starts = true;
+    for c in cell.chars() {
+        if piece_starts && matches!(c, '=' | '+' | '-' | '@') {
+            guarded.push('\'');
+        }
+        if CELL_BREAKS.contains(&c) {
+            piece_starts = true;
+        } else if !(c.is_whitespace() || c == '"') {
+            piece_starts = false;
+        }
+        guarded.push(c);
+    }
+    if guarded.len() == cell.len() {
+        cell.into()
+    } else {
+        guarded.into()
+    }
+}
+
+/// One cell of a CSV the grader writes: text (a name, an id, a login, a section, a note, a header, a
+/// date), or a number (points, days late), which a gradebook's importer must read as one; `None` is a
+/// cell left empty (never graded), which Canvas and Moodle leave as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CsvCell {
+    Text(String),
+    Number(Option<f64>),
+}
+
+/// A CSV file as every export writes it: the grades' CSV ([`Sheet::csv`]) and the gradebook's Canvas,
+/// Moodle and own exports. Each text cell passes [`spreadsheet_cell`] and is written in double quotes (a
+/// `"` in it doubled, RFC 4180), so that no `,`, `;`, tab or line break inside it ends the cell for any
+/// reader that honours quotes; an empty text cell is written as nothing, as Canvas's own export writes it.
+/// Each number is written bare ([`points`]: `5`, `2.50`), as the platforms' importers read a grade. Records
+/// end with `\n`.
+#[derive(Debug, Clone, Default)]
+pub struct Csv {
+    text: String,
+}
+
+impl Csv {
+    /// Adds one record.
+    pub fn record(&mut self, cells: impl IntoIterator<Item = CsvCell>) {
+        let start = self.text.len();
+        for (i, cell) in cells.into_iter().enumerate() {
+            if i > 0 {
+                self.text.push(',');
+            }
+            match cell {
+                CsvCell::Text(text) if text.is_empty() => {}
+                CsvCell::Text(text) => {
+                    self.text.push('"');
+                    self.text += &spreadsheet_cell(&text).replace('"', "\"\"");
+                    self.text.push('"');
+                }
+                CsvCell::Number(Some(n)) => self.text += &points(n),
+                CsvCell::Number(None) => {}
+            }
+        }
+        // A record of one empty cell is written `""`, or a reader would see no record at all.
+        if self.text.len() == start {
+            self.text += "\"\"";
+        }
+        self.text.push('\n');
+    }
+
+    /// The file's text.
+    pub fn into_text(self) -> String {
+        self.text
     }
 }
 
@@ -371,24 +453,156 @@ pub fn feedback_files(rows: &[Row]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::spreadsheet_cell;
+    use super::*;
+    use crate::EXERCISES;
+
+    /// Issue 64's names, each as every CSV must hold it (read back with quotes undone), and an honest one.
+    const NAMES: [(&str, &str); 6] = [
+        ("Robert'); DROP TABLE students;--", "Robert'); DROP TABLE students;'--"),
+        ("x;=1+2", "x;'=1+2"),
+        ("a,=HYPERLINK(\"http://x\")", "a,'=HYPERLINK(\"http://x\")"),
+        ("tab\t@SUM(1)", "tab\t'@SUM(1)"),
+        ("=1+2", "'=1+2"),
+        ("Núñez, José", "Núñez, José"),
+    ];
 
     #[test]
     fn cells_that_a_spreadsheet_would_run_are_quoted_and_others_are_kept() {
-        for (cell, written) in [
+        let more = [
             ("=SUM(A1:A9)", "'=SUM(A1:A9)"),
             ("+cmd", "'+cmd"),
             ("-2+3", "'-2+3"),
             ("@sum", "'@sum"),
-            ("\t=1", "'\t=1"),
-            ("\r=1", "'\r=1"),
+            ("\t=1", "'\t'=1"),
+            ("\r=1", "'\r'=1"),
+            (" =1", " '=1"),
+            ("a, -1", "a, '-1"),
+            ("a;\"=1", "a;\"'=1"),
+            ("line\n+1", "line\n'+1"),
+            ("a;;@b", "a;;'@b"),
             ("ada", "ada"),
             ("a=b", "a=b"),
+            ("Smith-Jones", "Smith-Jones"),
+            ("5 - 3", "5 - 3"),
+            ("a;b, c", "a;b, c"),
             ("", ""),
             ("105", "105"),
             ("2.50", "2.50"),
-        ] {
+        ];
+        for (cell, written) in NAMES.into_iter().chain(more) {
             assert_eq!(spreadsheet_cell(cell), written, "{cell:?}");
+            assert_eq!(spreadsheet_cell(written), written, "{written:?} is guarded already");
         }
+    }
+
+    /// The records of a CSV as written: each field's text (its quotes undone) and whether it was quoted.
+    fn raw_records(text: &str) -> Vec<Vec<(String, bool)>> {
+        let (mut records, mut record, mut field, mut quoted) = (Vec::new(), Vec::new(), String::new(), false);
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' if field.is_empty() && !quoted => {
+                    quoted = true;
+                    loop {
+                        match chars.next().expect("a closing quote") {
+                            '"' if chars.peek() == Some(&'"') => field.push(chars.next().unwrap()),
+                            '"' => break,
+                            c => field.push(c),
+                        }
+                    }
+                }
+                ',' | '\n' => {
+                    record.push((std::mem::take(&mut field), std::mem::replace(&mut quoted, false)));
+                    if c == '\n' {
+                        records.push(std::mem::take(&mut record));
+                    }
+                }
+                c => {
+                    assert!(!quoted, "{c:?} after a closing quote in {text}");
+                    field.push(c);
+                }
+            }
+        }
+        assert!(record.is_empty() && field.is_empty(), "the last record has no end: {text}");
+        records
+    }
+
+    /// A CSV as every reader sees it, returned as the `csv` crate reads it: the same records as written,
+    /// each of as many cells; every text cell quoted, every cell of a `numbers` column (below the header)
+    /// bare and a number or empty; and no piece of the file, cut at every `,`, `;`, tab and line break as a
+    /// spreadsheet that ignores quotes would cut it, that starts with a formula's character.
+    fn read_back(text: &str, numbers: &[usize]) -> Vec<Vec<String>> {
+        let read: Vec<Vec<String>> = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(text.as_bytes())
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect();
+        let raw = raw_records(text);
+        assert_eq!(raw.len(), read.len(), "{text}");
+        let header_len = raw.first().map_or(0, Vec::len);
+        for (n, (raw, read)) in raw.iter().zip(&read).enumerate() {
+            assert_eq!((read.len(), raw.len()), (header_len, header_len), "record {n} of {text}");
+            for (i, (field, quoted)) in raw.iter().enumerate() {
+                assert_eq!(field, &read[i], "record {n} of {text}");
+                if n > 0 && numbers.contains(&i) {
+                    assert!(!quoted && (field.is_empty() || field.parse::<f64>().is_ok()), "not a number: {field:?}");
+                } else {
+                    assert!(*quoted || field.is_empty(), "a text cell not quoted: {field:?} in {text}");
+                }
+            }
+        }
+        for piece in text.split([',', ';', '\t', '\r', '\n']) {
+            let shown = piece.trim_start_matches(|c: char| c.is_whitespace() || c == '"');
+            assert!(!shown.starts_with(['=', '+', '-', '@']), "a formula: {piece:?} in {text}");
+        }
+        read
+    }
+
+    #[test]
+    fn the_grades_csv_quotes_every_text_cell_and_guards_every_piece_of_one() {
+        let chosen: Vec<&'static Exercise> = EXERCISES[..2].iter().collect();
+        let points = EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect();
+        let course = CourseFile { points, late: None, assignments: Vec::new() };
+        let due = OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap();
+        let sheet = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: Some(due) };
+        let outcome = |student: &str, e: &&'static Exercise, passed: bool| Outcome {
+            name: e.name,
+            label: format!("{student}/{}", e.name),
+            status: if passed { Status::Passed } else { Status::Failed },
+            message: String::new(),
+            parts: None,
+            mistake: (!passed).then(|| "unbiased_variance".to_string()),
+        };
+        let rows: Vec<Row> = NAMES
+            .iter()
+            .map(|&(student, _)| Row {
+                student: student.into(),
+                outcomes: chosen.iter().enumerate().map(|(i, e)| outcome(student, e, i == 0)).collect(),
+                handed_in: Some(due),
+                extension: Some(Extension { due, reason: "=1+2".into() }),
+            })
+            .collect();
+        let text = sheet.csv(&rows).unwrap();
+        let read = read_back(&text, &[1, 2, 3, 5]);
+        let header = ["student", chosen[0].name, chosen[1].name, "days late", "extended to", "total", "notes"];
+        assert_eq!(read[0], header);
+        assert_eq!(read.len(), 1 + NAMES.len());
+        for ((_, written), record) in NAMES.iter().zip(&read[1..]) {
+            assert_eq!(&record[0], written);
+            assert_eq!(record[3], "0");
+            assert_eq!(record[4], points::format_time(due));
+            assert_eq!(record[6], format!("{}: unbiased_variance", chosen[1].name));
+        }
+        assert!(text.starts_with("\"student\",\""), "{text}");
+        assert!(text.contains("\n\"x;'=1+2\","), "{text}");
+    }
+
+    #[test]
+    fn a_record_of_one_empty_cell_is_still_a_record() {
+        let mut file = Csv::default();
+        file.record([CsvCell::Text(String::new())]);
+        file.record([CsvCell::Number(None), CsvCell::Text("a\"b".into()), CsvCell::Number(Some(2.5))]);
+        assert_eq!(file.into_text(), "\"\"\n,\"a\"\"b\",2.50\n");
     }
 }
