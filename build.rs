@@ -36,10 +36,11 @@ fn main() {
     println!("cargo:rustc-env=ANATOMY_LIBTORCH_LIB={}", lib.display());
 
     // The learner's crate only: what tch does not expose of LibTorch, its inference mode and grad mode
-    // (src/inference_mode.rs), its fused AdamW (src/training/fused_adamw.rs) and what it runs on
-    // (src/runtime.rs).
+    // (src/inference_mode.rs), its fused AdamW (src/training/fused_adamw.rs), what it runs on
+    // (src/runtime.rs) and whether a tensor is nested (src/inspect.rs).
     if std::env::var("CARGO_PKG_NAME").as_deref() == Ok("transformer-anatomy") {
-        let shims = ["src/inference_mode.cpp", "src/fused_adamw.cpp", "src/runtime.cpp"].map(|f| manifest.join(f));
+        let shims = ["src/inference_mode.cpp", "src/fused_adamw.cpp", "src/runtime.cpp", "src/layout.cpp"]
+            .map(|f| manifest.join(f));
         for shim in &shims {
             println!("cargo:rerun-if-changed={}", shim.display());
         }

@@ -2,6 +2,17 @@
 //! The tour, the tests and the notebooks all use these, so they show the same numbers.
 use tch::{IndexOp, Kind, Tensor};
 
+extern "C" {
+    fn anatomy_is_nested(tensor: *const std::ffi::c_void) -> bool;
+}
+
+/// Whether `t` is a nested tensor (several tensors of different shapes held as one, `torch.nested`): it has
+/// no single shape, and `t.size()` would panic. tch cannot ask; `src/layout.cpp` does.
+pub fn is_nested(t: &Tensor) -> bool {
+    // SAFETY: `as_ptr` is the at::Tensor this Tensor holds, alive for the call.
+    unsafe { anatomy_is_nested(t.as_ptr().cast()) }
+}
+
 /// The shape as a list, `[1, 5, 768]`.
 pub fn shape(t: &Tensor) -> String {
     format!("{:?}", t.size())

@@ -148,11 +148,19 @@ fn canonical_or_why(t: &Tensor) -> Result<Tensor, Result<String, u128>> {
     if !t.defined() {
         return Err(Ok("returned an undefined tensor".into()));
     }
+    if transformer_anatomy::inspect::is_nested(t) {
+        return Err(Ok("returned a nested tensor (tensors of different shapes held as one), which no check reads: \
+                       return one tensor of one shape"
+            .into()));
+    }
     let kind = t.f_kind().map_err(|e| Ok(format!("returned a tensor of a kind no check reads ({e})")))?;
     if dtype(kind).is_none() {
         return Err(Ok(format!("returned a tensor of kind {kind:?}, which no check reads")));
     }
-    let shape = t.size();
+    // tch's `size` panics where LibTorch will not give one shape (a layout no check reads): said as what it is.
+    let shape = std::panic::catch_unwind(|| t.size()).map_err(|_| {
+        Ok("returned a tensor whose shape LibTorch cannot give as one list of sizes, which no check reads".to_string())
+    })?;
     let bytes = shape.iter().try_fold(kind.elt_size_in_bytes() as u128, |n, &d| n.checked_mul(d.max(0) as u128));
     match bytes {
         Some(b) if b <= MAX_FRAME as u128 => {}
@@ -418,6 +426,16 @@ mod tests {
             canonical(&complex).unwrap_err(),
             NotRecorded::Refused("returned a tensor of kind ComplexFloat, which no check reads".into())
         );
+        // A nested tensor (rows of 3 and 4 numbers held as one) has no one shape: refused, saying what it is.
+        let buffer = Tensor::arange(7, (Kind::Float, Device::Cpu));
+        let sizes = Tensor::from_slice(&[3i64, 4]).view([2, 1]);
+        let strides = Tensor::from_slice(&[1i64, 1]).view([2, 1]);
+        let nested = buffer.internal_nested_view_from_buffer(&sizes, &strides, &Tensor::from_slice(&[0i64, 3]));
+        assert!(transformer_anatomy::inspect::is_nested(&nested) && !transformer_anatomy::inspect::is_nested(&right));
+        match canonical(&nested).unwrap_err() {
+            NotRecorded::Refused(why) => assert!(why.starts_with("returned a nested tensor"), "{why}"),
+            other => panic!("{other:?}"),
+        }
         // One element repeated a trillion times (stride 0) is refused by its size before anything is made.
         let repeated = Tensor::zeros([1], (Kind::Float, Device::Cpu)).expand([1 << 20, 1 << 20], false);
         assert_eq!(canonical(&repeated).unwrap_err(), NotRecorded::TooLarge(4 << 40));

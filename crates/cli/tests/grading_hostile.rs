@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anatomy_course::{find, EXERCISES};
@@ -154,10 +154,13 @@ fn grade_the_hostile_class(tier: &str) {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let (style, exercise) = stem.split_once('.').unwrap();
         let exercise = find(exercise).unwrap().name;
+        // A style may take several exercises (`macros.*`): one student hands them all in.
         let student = format!("style-{style}");
-        hand_in_solutions(&class.join(&student));
+        if !class.join(&student).exists() {
+            hand_in_solutions(&class.join(&student));
+            styles.push(student.clone());
+        }
         std::fs::copy(&path, class.join(&student).join(format!("{exercise}.rs"))).unwrap();
-        styles.push(student);
     }
     assert!(styles.len() >= 10, "{} honest styles", styles.len());
 
@@ -196,9 +199,21 @@ fn grade_the_hostile_class(tier: &str) {
     std::fs::create_dir_all(class.join("link-exercises")).unwrap();
     std::os::unix::fs::symlink(class.join("honest"), class.join("link-exercises/exercises")).unwrap();
 
-    // Students whose folder names a spreadsheet would run as formulas (names come from LMS exports).
-    let formulas = ["=SUM(A1:A9)", "+cmd|' -C calc'!A0", "@sum(1,2)", "-2+3", "\t=1"];
-    for name in formulas {
+    // Students whose folder names a spreadsheet would run as formulas (names come from LMS exports), whole
+    // or in a piece after a `;` or `,` (a spreadsheet that splits on `;`, as European locales' do), each
+    // with the cell the CSV must hold (read back, its quotes undone).
+    let formulas = [
+        ("=SUM(A1:A9)", "'=SUM(A1:A9)"),
+        ("+cmd|' -C calc'!A0", "'+cmd|' -C calc'!A0"),
+        ("@sum(1,2)", "'@sum(1,2)"),
+        ("-2+3", "'-2+3"),
+        // A student's label shows a tab as `\u{9}` (crates/intake/src/names.rs): no longer a formula.
+        ("\t=1", "\\u{9}=1"),
+        ("x;=1+2", "x;'=1+2"),
+        ("a,=HYPERLINK(\"x\")", "a,'=HYPERLINK(\"x\")"),
+        ("Robert'); DROP TABLE students;--", "Robert'); DROP TABLE students;'--"),
+    ];
+    for (name, _) in formulas {
         hand_in_solutions(&class.join(name));
     }
     // Two students whose folder names are not UTF-8 (Latin-1's "café" and "cafè", as a zip made on another
@@ -251,7 +266,7 @@ fn grade_the_hostile_class(tier: &str) {
     };
     let started = Instant::now();
     let watch = Growth::watch();
-    let o = grader(&class, &csv, &feedback).output().unwrap();
+    let (o, grader_peak) = grader_peak_memory(grader(&class, &csv, &feedback));
     let growth = watch.stop();
     let (code, out, err) = (
         o.status.code(),
@@ -285,9 +300,11 @@ fn grade_the_hostile_class(tier: &str) {
     assert!(honest.status.success(), "{}", String::from_utf8_lossy(&honest.stderr));
     eprintln!(
         "{tier}: graded {} hostile students in {seconds:.1} s (an honest class of as many: {honest_seconds:.1} s, \
-         scaled from {honest_size}); at their peak, the machine's memory in use grew by {} MiB (honest: {} MiB), \
-         shared memory by {} MiB ({} MiB), the grader's scratch folders by {} MiB ({} MiB); {}",
+         scaled from {honest_size}); the grader's own process peaked at {} MiB resident; at their peak, the \
+         machine's memory in use grew by {} MiB (honest: {} MiB), shared memory by {} MiB ({} MiB), the \
+         grader's scratch folders by {} MiB ({} MiB); {}",
         rows_count(&class),
+        grader_peak >> 20,
         growth.used >> 20,
         honest_growth.used >> 20,
         growth.shmem >> 20,
@@ -296,6 +313,10 @@ fn grade_the_hostile_class(tier: &str) {
         honest_growth.disk >> 20,
         err.trim()
     );
+    // What the grader keeps of a check is bounded by count as well as bytes (the frames of its channel, the
+    // entries it replays), so its own memory does not grow with what a class writes: `framestorm.*` write
+    // 3.3 million empty answers a check, which once took the grader's process past 2 GiB.
+    assert!(grader_peak < GRADER_PEAK_BOUND, "the grader's own process peaked at {} MiB", grader_peak >> 20);
     // Two students are graded at a time, each with at most 256 MiB to write (and its probe on disk).
     assert!(growth.shmem < 2 * (256 << 20) + (64 << 20), "shared memory grew by {} MiB", growth.shmem >> 20);
     assert!(growth.disk < 2 * (256 << 20) + (64 << 20), "the scratch folders grew by {} MiB", growth.disk >> 20);
@@ -484,7 +505,14 @@ fn grade_the_hostile_class(tier: &str) {
     // CSV: a header of exercises, a total and the notes (mistake ids), one row per student, points as numbers.
     let lines: Vec<&str> = csv_text.lines().collect();
     let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
-    assert_eq!(lines[0], format!("student,{},total,notes", names.join(",")));
+    // Every text cell in quotes, the header's too; the points bare.
+    let header: Vec<String> = ["student"]
+        .into_iter()
+        .chain(names.iter().copied())
+        .chain(["total", "notes"])
+        .map(|c| format!("\"{c}\""))
+        .collect();
+    assert_eq!(lines[0], header.join(","));
     assert_eq!(lines.len(), 1 + rows.len());
     // Read back as a spreadsheet would: one record per student, and no cell a formula. A name that would
     // be one keeps its text behind a `'`; the JSON lines and the feedback keep the real name.
@@ -496,11 +524,16 @@ fn grade_the_hostile_class(tier: &str) {
             assert!(!cell.starts_with(['=', '+', '-', '@', '\t', '\r']), "a formula in the CSV: {cell:?}");
         }
     }
-    for name in formulas {
-        // A student's label shows a tab as `\u{9}` (crates/intake/src/names.rs): no longer a formula.
+    // Nor a piece of the file, cut at every `,`, `;`, tab and line break as a spreadsheet that ignores the
+    // quotes would cut it.
+    for piece in csv_text.split([',', ';', '\t', '\r', '\n']) {
+        let shown = piece.trim_start_matches(|c: char| c.is_whitespace() || c == '"');
+        assert!(!shown.starts_with(['=', '+', '-', '@']), "a formula in the CSV: {piece:?}");
+    }
+    for (name, cell) in formulas {
         let label = name.replace('\t', "\\u{9}");
-        let cell = if label.starts_with(['=', '+', '-', '@']) { format!("'{label}") } else { label.clone() };
-        assert!(records.iter().any(|r| r[0] == cell), "{name:?} not in the CSV as {cell}");
+        assert!(records.iter().any(|r| &r[0] == cell), "{name:?} not in the CSV as {cell}");
+        assert!(csv_text.contains(&format!("\n\"{}\",", cell.replace('"', "\"\""))), "{cell} not quoted");
         assert_eq!(rows[&label]["total_points"], 105.0, "{name}");
         assert!(feedback.join(format!("{label}.md")).is_file(), "{name}: no feedback file {label}.md");
     }
@@ -523,11 +556,11 @@ fn grade_the_hostile_class(tier: &str) {
         .collect();
     assert_eq!(folded.len(), feedback_files.len(), "feedback files that one disk would see as one");
     assert_eq!(rows.len(), rows_count(&class), "a row per student folder");
-    let honest_row = lines.iter().find(|l| l.starts_with("honest,")).unwrap();
+    let honest_row = lines.iter().find(|l| l.starts_with("\"honest\",")).unwrap();
     assert!(honest_row.ends_with(",105,"), "full marks and no notes: {honest_row}");
     assert!(honest_row.contains(",20,"), "cross_attention weighs 20: {honest_row}");
-    let partial_row = lines.iter().find(|l| l.starts_with("partial,")).unwrap();
-    assert!(partial_row.contains(",2.50,") && partial_row.contains(",100,split_heads: "), "{partial_row}");
+    let partial_row = lines.iter().find(|l| l.starts_with("\"partial\",")).unwrap();
+    assert!(partial_row.contains(",2.50,") && partial_row.contains(",100,\"split_heads: "), "{partial_row}");
 
     // Feedback: one file per student, with statuses, points, the message and the first hint of a failure.
     assert_eq!(feedback_files.len(), rows.len());
@@ -559,6 +592,63 @@ fn grade_the_hostile_class(tier: &str) {
     let (code, _, err) = anatomy(&["exercises", "grade", only.to_str().unwrap(), "--only", "cross_atention"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("no exercise named \"cross_atention\": choose one of"), "{err}");
+}
+
+/// The most the grader's own process may hold resident while it grades the hostile class, in either tier.
+const GRADER_PEAK_BOUND: u64 = 512 << 20;
+
+/// Runs the grader and returns its output and its own process's peak resident memory (VmHWM): the
+/// `anatomy` process below `command`'s (itself, or the one the outer bubblewrap starts), read every 20 ms
+/// from /proc while it runs. The students' compilers and probes are other processes, bounded by their own
+/// limits, and not counted.
+fn grader_peak_memory(mut command: Command) -> (std::process::Output, u64) {
+    use std::io::Read;
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).unwrap();
+            bytes
+        })
+    };
+    let (out, err) = (read(Box::new(child.stdout.take().unwrap())), read(Box::new(child.stderr.take().unwrap())));
+    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_anatomy")).unwrap();
+    let status_field = |pid: u32, key: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        text.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| v.split_whitespace().next()?.parse().ok())
+    };
+    let mut peak = 0u64;
+    let status = loop {
+        // The grader is the child itself or below it (the outer bubblewrap's): the child and its descendants
+        // three levels down, of which those running the anatomy binary.
+        let parents: Vec<(u32, u64)> = std::fs::read_dir("/proc")
+            .map(|entries| {
+                let pids = entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok());
+                pids.filter_map(|pid| Some((pid, status_field(pid, "PPid:")?))).collect()
+            })
+            .unwrap_or_default();
+        let mut family = vec![child.id()];
+        for _ in 0..3 {
+            let below: Vec<u32> = parents
+                .iter()
+                .filter(|(pid, ppid)| family.contains(&(*ppid as u32)) && !family.contains(pid))
+                .map(|(pid, _)| *pid)
+                .collect();
+            family.extend(below);
+        }
+        for pid in family {
+            if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == binary) {
+                peak = peak.max(status_field(pid, "VmHWM:").unwrap_or(0) << 10);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let output = std::process::Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() };
+    assert!(peak > 0, "the grader's process was never seen");
+    (output, peak)
 }
 
 /// The highest growth of the machine's shared memory (tmpfs pages: `Shmem` in /proc/meminfo) and of the

@@ -43,6 +43,11 @@ pub const CPU_SECONDS: u8 = b'C';
 pub const MAX_FRAME: usize = 8 << 20;
 /// The most a check's answers may take on its channel, all frames together.
 pub const MAX_RECORD: usize = 16 << 20;
+/// The most frames the grader reads of one check's channel. The bytes alone do not bound what the grader
+/// keeps: an empty frame takes 5 bytes of the record, and the grader keeps an entry for each, so 16 MiB of
+/// empty frames once made 3.3 million entries. Each call of a student's function writes one answer, and no
+/// check calls one more than a few hundred times.
+pub const MAX_FRAMES: usize = 4096;
 /// The most tensors one answer holds, and axes one tensor has (the checks need 3 and 4).
 pub const MAX_TENSORS: usize = 8;
 pub const MAX_AXES: usize = 8;

@@ -106,15 +106,18 @@ pub fn names(bytes: &[u8]) {
     }
 }
 
-/// A check's channel as a student's process may write it: frames read until the end or the first broken
-/// one, never a panic; no frame longer than the limit comes out, and every OUTPUT frame's tensors are
-/// exactly as many bytes as their shapes and element types say.
+/// A check's channel as a student's process may write it: frames read until the end, the first broken
+/// one or the one past [`tape::MAX_FRAMES`], never a panic; no frame longer than the limit comes out, no
+/// more frames than the limit, and every OUTPUT frame's tensors are exactly as many bytes as their shapes
+/// and element types say.
 pub fn tape(bytes: &[u8]) {
-    let mut reader = bytes;
-    let mut total = 0usize;
+    let mut frames = tape::Frames::new(bytes);
+    let (mut total, mut count) = (0usize, 0usize);
     loop {
-        match tape::read_frame(&mut reader) {
+        match frames.next_frame() {
             Ok(Some(frame)) => {
+                count += 1;
+                assert!(count <= tape::MAX_FRAMES, "frame {count} came out");
                 assert!(frame.payload.len() <= tape::MAX_FRAME, "a frame of {} bytes", frame.payload.len());
                 total += frame.payload.len() + 5;
                 if frame.tag == anatomy_course::wire::OUTPUT {
@@ -132,6 +135,10 @@ pub fn tape(bytes: &[u8]) {
             }
             Err(tape::Broken::TooLarge(n)) => {
                 assert!(n as usize > tape::MAX_FRAME);
+                break;
+            }
+            Err(tape::Broken::TooMany) => {
+                assert_eq!(count, tape::MAX_FRAMES, "refused after {count} frames");
                 break;
             }
             Err(_) => break,

@@ -7,7 +7,7 @@
 //! declared once, in `anatomy_course::wire`.
 use std::io::{ErrorKind, Read};
 
-pub use anatomy_course::wire::{Dtype, Value, MAX_AXES, MAX_FRAME, MAX_TENSORS};
+pub use anatomy_course::wire::{Dtype, Value, MAX_AXES, MAX_FRAME, MAX_FRAMES, MAX_TENSORS};
 
 /// A frame as read from a channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +21,8 @@ pub struct Frame {
 pub enum Broken {
     /// A frame's header claims more than [`MAX_FRAME`] bytes (nothing of it was read).
     TooLarge(u64),
+    /// More than [`MAX_FRAMES`] frames on one channel (the rest is not read).
+    TooMany,
     /// The channel ended inside a frame.
     Truncated,
     /// The pipe could not be read (not the student's doing).
@@ -36,6 +38,7 @@ impl Broken {
                 n.div_ceil(1 << 20),
                 MAX_FRAME >> 20
             ),
+            Broken::TooMany => format!("sent the grader more than {MAX_FRAMES} answers for one check, its limit"),
             Broken::Truncated => "ended in the middle of writing an answer to the grader".into(),
             Broken::Io(e) => format!("left a channel the grader could not read ({e})"),
         }
@@ -66,6 +69,36 @@ pub fn read_frame(reader: &mut impl Read) -> Result<Option<Frame>, Broken> {
         _ => Broken::Io(e.to_string()),
     })?;
     Ok(Some(Frame { tag: head[0], payload }))
+}
+
+/// A channel read frame by frame, at most [`MAX_FRAMES`] of them: past that, [`Broken::TooMany`], so that
+/// what the grader keeps of a channel is bounded by its count of frames as well as by their bytes.
+pub struct Frames<R> {
+    reader: R,
+    read: usize,
+}
+
+impl<R: Read> Frames<R> {
+    pub fn new(reader: R) -> Self {
+        Frames { reader, read: 0 }
+    }
+
+    /// The next frame ([`read_frame`]), or [`Broken::TooMany`] for the one past the limit.
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, Broken> {
+        let frame = read_frame(&mut self.reader)?;
+        if frame.is_some() {
+            self.read += 1;
+            if self.read > MAX_FRAMES {
+                return Err(Broken::TooMany);
+            }
+        }
+        Ok(frame)
+    }
+
+    /// The reader, to drain what is left unread.
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
 }
 
 /// The tensors an OUTPUT frame carries, in order, or why they cannot be read (said to the student).
@@ -128,6 +161,21 @@ mod tests {
         assert!(Broken::TooLarge(9 << 20).words().contains("9 MiB") && Broken::TooLarge(1).words().contains("8 MiB"));
         assert_eq!(read_frame(&mut [b'O', 3, 0].as_slice()), Err(Broken::Truncated));
         assert_eq!(read_frame(&mut [b'O', 3, 0, 0, 0, 1].as_slice()), Err(Broken::Truncated));
+    }
+
+    #[test]
+    fn a_channel_gives_at_most_max_frames_frames() {
+        let empty = frame(OUTPUT, b"");
+        let bytes: Vec<u8> = std::iter::repeat_n(empty.as_slice(), MAX_FRAMES + 2).flatten().copied().collect();
+        let mut frames = Frames::new(bytes.as_slice());
+        for _ in 0..MAX_FRAMES {
+            assert_eq!(frames.next_frame(), Ok(Some(Frame { tag: OUTPUT, payload: vec![] })));
+        }
+        assert_eq!(frames.next_frame(), Err(Broken::TooMany));
+        assert!(Broken::TooMany.words().contains(&format!("more than {MAX_FRAMES} answers")));
+        let few: Vec<u8> = std::iter::repeat_n(empty.as_slice(), 3).flatten().copied().collect();
+        let mut frames = Frames::new(few.as_slice());
+        assert!((0..3).all(|_| frames.next_frame().unwrap().is_some()) && frames.next_frame() == Ok(None));
     }
 
     #[test]

@@ -24,6 +24,19 @@ pub(super) struct Plan {
     lines: BTreeMap<usize, usize>,
     /// Module file (`f003.rs`) → the submissions graded from it, and the file it is a copy of.
     files: BTreeMap<String, (Vec<usize>, PathBuf)>,
+    /// The modules compiled as crates of their own before main.rs ([`own_crate`]).
+    pub(super) crates: Vec<String>,
+}
+
+/// Whether a student's file is compiled as a crate of its own rather than as a module of the probe: a
+/// file that may export a macro. `#[macro_export]` puts a macro at the root of the crate it is compiled
+/// in, so two of one student's files exporting macros of one name collided there (E0428), though each
+/// built alone. Any other name a file defines stays inside its module, and a file cannot name another's
+/// (the rules refuse `crate::` and `super::` above the file). The word is looked for, not parsed: an
+/// attribute's name cannot be assembled from pieces, so a file that exports a macro spells it; a file that
+/// merely mentions it is built as a crate too, which changes nothing it may do.
+fn own_crate(text: &[u8]) -> bool {
+    text.windows(b"macro_export".len()).any(|w| w == b"macro_export")
 }
 
 impl Plan {
@@ -34,13 +47,18 @@ impl Plan {
         let mut files: BTreeMap<String, (Vec<usize>, PathBuf)> = BTreeMap::new();
         let mut by_text: BTreeMap<Vec<u8>, String> = BTreeMap::new();
         let mut module_of = BTreeMap::new();
+        let mut crates = Vec::new();
         for &i in chosen {
             let Ok(text) = &sources[i] else { bail!("{} was refused and cannot be compiled", unit[i].file.display()) };
             let next = format!("f{:03}", by_text.len());
             let module = by_text.entry(text.clone()).or_insert_with(|| next.clone()).clone();
             if module == next {
                 fs::write(folder.join(format!("{module}.rs")), text)?;
-                source += &format!("#[path = \"{module}.rs\"]\nmod {module};\n");
+                if own_crate(text) {
+                    crates.push(module.clone()); // linked with `--extern`, reached by the same path
+                } else {
+                    source += &format!("#[path = \"{module}.rs\"]\nmod {module};\n");
+                }
             }
             files.entry(format!("{module}.rs")).or_insert_with(|| (Vec::new(), unit[i].file.clone())).0.push(i);
             module_of.insert(i, module);
@@ -64,7 +82,7 @@ impl Plan {
         }
         source += "    ]);\n}\n";
         fs::write(folder.join("main.rs"), source)?;
-        Ok(Plan { entries: chosen.to_vec(), lines, files })
+        Ok(Plan { entries: chosen.to_vec(), lines, files, crates })
     }
 
     /// The submissions a compiler error belongs to: those of its file, or the one of its line of main.rs.
@@ -293,30 +311,56 @@ pub(super) enum Compiled {
     Stopped(String),
 }
 
-/// Compiles `folder/main.rs` into `folder/probe`.
-pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
-    let r = cx.recipe;
-    let mut args: Vec<String> = vec![
-        "--edition=2021".into(),
-        "--crate-type=bin".into(),
-        "--crate-name=probe".into(),
-        "--error-format=json".into(),
-        "-Cdebuginfo=0".into(),
-        "-Cstrip=debuginfo".into(),
-        "-Awarnings".into(),
-        "-o".into(),
-        "probe".into(),
-        "-L".into(),
-        format!("dependency={}", r.libs.display()),
-    ];
+/// Compiles the plan's own crates (`folder/fNNN.rs` into `libfNNN.rlib`), then `folder/main.rs` into
+/// `folder/probe`, stopping at the first that does not build.
+pub(super) fn compile(cx: &Setup, folder: &Path, crates: &[String]) -> Result<Compiled> {
+    for name in crates {
+        match rustc(cx, folder, &arguments(cx.recipe, Some(name), crates))? {
+            Compiled::Probe => {}
+            failed => return Ok(failed),
+        }
+    }
+    rustc(cx, folder, &arguments(cx.recipe, None, crates))
+}
+
+/// rustc's arguments for one of a plan's own crates (`library`), or for the probe, which links them all.
+fn arguments(r: &Recipe, library: Option<&String>, crates: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = vec!["--edition=2021".into(), "--error-format=json".into(), "-Cdebuginfo=0".into()];
+    args.extend(["-Awarnings".into(), "-L".into(), format!("dependency={}", r.libs.display())]);
     for (name, file) in &r.externs {
-        args.extend(["--extern".into(), format!("{name}={}", file.display())]);
+        // A student's crate reaches the learner's crate and tch only, as a module of the probe may.
+        if library.is_none() || name != "anatomy_checks" {
+            args.extend(["--extern".into(), format!("{name}={}", file.display())]);
+        }
     }
     for p in &r.native {
         args.extend(["-L".into(), format!("native={}", p.display())]);
     }
-    args.push(format!("-Clink-arg=-Wl,-rpath,{}", r.libtorch_lib.display()));
-    args.push("main.rs".into());
+    match library {
+        Some(name) => args.extend(["--crate-type=rlib".into(), format!("--crate-name={name}"), format!("{name}.rs")]),
+        None => {
+            for name in crates {
+                args.extend(["--extern".into(), format!("{name}=lib{name}.rlib")]);
+            }
+            args.extend(["--crate-type=bin".into(), "--crate-name=probe".into(), "-Cstrip=debuginfo".into()]);
+            args.extend(["-o".into(), "probe".into(), format!("-Clink-arg=-Wl,-rpath,{}", r.libtorch_lib.display())]);
+            args.push("main.rs".into());
+        }
+    }
+    args
+}
+
+/// One run of rustc in `folder` with `args`, in the sandbox and under the compile limits: built, the
+/// errors it named, or why it stopped.
+fn rustc(cx: &Setup, folder: &Path, args: &[String]) -> Result<Compiled> {
+    let r = cx.recipe;
+    let built = args.iter().find_map(|a| a.strip_prefix("--crate-name=")).map_or("probe".to_string(), |name| {
+        if name == "probe" {
+            name.to_string()
+        } else {
+            format!("lib{name}.rlib")
+        }
+    });
     let mut readable = vec![r.sysroot.clone(), r.libs.clone()];
     readable.extend(r.native.iter().cloned());
     readable.extend(r.runtime_dirs());
@@ -329,7 +373,7 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
             c
         }
     };
-    command.args(&args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    command.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     // The compiler writes the probe into the scratch folder: no file of it larger than the student's disk,
     // and no more memory than the student's budget for it.
     let limits = &cx.limits;
@@ -360,7 +404,7 @@ pub(super) fn compile(cx: &Setup, folder: &Path) -> Result<Compiled> {
         return Ok(Compiled::Errors(errors));
     }
     match status {
-        Some(s) if s.success() && folder.join("probe").is_file() => Ok(Compiled::Probe),
+        Some(s) if s.success() && folder.join(&built).is_file() => Ok(Compiled::Probe),
         _ => {
             // What a stopped compiler left half-written (a probe or object files of up to the file-size
             // limit each) goes now, not when the unit is done: the class's disk holds no more than it must.
@@ -394,7 +438,7 @@ pub(super) fn isolate(
             let alone = folder.join(format!("alone-{i:03}"));
             fs::create_dir_all(&alone)?;
             let plan = Plan::write(unit, sources, &[i], &alone)?;
-            let why = match compile(cx, &alone)? {
+            let why = match compile(cx, &alone, &plan.crates)? {
                 Compiled::Probe => None,
                 Compiled::Errors(mut errors) => {
                     errors.sort_by_key(|e| e.file == "main.rs");

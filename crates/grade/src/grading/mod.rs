@@ -359,7 +359,7 @@ impl Unit {
                 return Ok(None);
             }
             let plan = Plan::write(unit, sources, &self.remaining, folder)?;
-            let why = match compile(cx, folder)? {
+            let why = match compile(cx, folder, &plan.crates)? {
                 Compiled::Probe => {
                     // The compiler read what the parser could not: refused, since the rules could not be checked.
                     let unchecked: Vec<usize> =

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::sync::mpsc::Sender;
 
-use anatomy_intake::tape::{self, Broken, Frame};
+use anatomy_intake::tape::{Broken, Frame, Frames};
 
 /// The first bytes of a check's output kept, for its first line (where Rust and the C library say why a
 /// process aborts: "memory allocation of … failed", "thread … has overflowed its stack").
@@ -27,16 +27,18 @@ pub(super) enum Event {
     OutputEnd(usize, String),
 }
 
-/// Reads frames from `reader` until it ends, sending each with `wrap`, then `end` with why it ended.
+/// Reads frames from `reader` until it ends (or sends more frames than the grader reads of one channel),
+/// sending each with `wrap`, then `end` with why it ended.
 fn frames(
-    mut reader: File,
+    reader: File,
     events: Sender<Event>,
     wrap: impl Fn(Frame) -> Event + Send + 'static,
     end: impl FnOnce(Option<Broken>) -> Event + Send + 'static,
 ) {
     std::thread::spawn(move || {
+        let mut frames = Frames::new(reader);
         let broken = loop {
-            match tape::read_frame(&mut reader) {
+            match frames.next_frame() {
                 Ok(Some(frame)) => {
                     if events.send(wrap(frame)).is_err() {
                         break None;
@@ -47,7 +49,7 @@ fn frames(
             }
         };
         let _ = events.send(end(broken));
-        let _ = std::io::copy(&mut reader, &mut std::io::sink());
+        let _ = std::io::copy(&mut frames.into_inner(), &mut std::io::sink());
     });
 }
 

@@ -158,7 +158,7 @@ impl Running {
 /// answer may take.
 fn broken_record(broken: &Broken) -> Stop {
     match broken {
-        Broken::TooLarge(_) => Stop::new(mistakes::TOO_LARGE, broken.words()),
+        Broken::TooLarge(_) | Broken::TooMany => Stop::new(mistakes::TOO_LARGE, broken.words()),
         _ => Stop::new(mistakes::BROKEN_RECORD, broken.words()),
     }
 }
@@ -254,7 +254,8 @@ impl<'a> ProbeRun<'a> {
             Event::Tape(k, f) => return self.running_check(k).and_then(|r| r.frame(f)),
             Event::TapeEnd(k, broken) => {
                 let r = self.running_check(k)?;
-                let stop = broken.as_ref().filter(|b| matches!(b, Broken::TooLarge(_))).map(broken_record);
+                let stop =
+                    broken.as_ref().filter(|b| matches!(b, Broken::TooLarge(_) | Broken::TooMany)).map(broken_record);
                 r.tape_end = Some(broken);
                 return stop;
             }
