@@ -15,8 +15,18 @@ pub fn hand_in_solutions(folder: &Path) {
     }
 }
 
-/// `anatomy ARGS`: exit code, stdout, stderr.
+/// The `anatomy` binary, kept from the gradebook of whoever runs the tests: its data folder
+/// (`XDG_DATA_HOME`, where a gradebook is kept without `--course`) is a folder of this test process's that
+/// holds none, and `ANATOMY_GRADEBOOK` is unset, so that no command's output depends on the machine.
+pub fn command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_anatomy"));
+    let data = std::env::temp_dir().join(format!("anatomy-{}-data", std::process::id()));
+    command.env("XDG_DATA_HOME", data).env_remove("ANATOMY_GRADEBOOK");
+    command
+}
+
+/// `anatomy ARGS` ([`command`]): exit code, stdout, stderr.
 pub fn anatomy(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().unwrap();
+    let o = command().args(args).output().unwrap();
     (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }

@@ -6,15 +6,15 @@ use anatomy_class::{check_output_folder, chosen, Class};
 use anatomy_course as exercises;
 use anatomy_grade::grading;
 use anatomy_grade::handin::students;
+use anatomy_grade::points::Assignment;
 use anatomy_grade::points::{self, CourseFile};
 use anatomy_grade::progress;
 use anatomy_grade::progress::{list_text, relative};
 use anatomy_grade::sandbox::{self, Limits, Tier, Wanted};
-use anatomy_gradebook::matching::match_hand_ins;
-use anatomy_gradebook::Gradebook;
+use anatomy_gradebook::location::Location;
 use anatomy_report::sheet::write_whole;
 use anatomy_report::{report, similarity};
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -82,7 +82,8 @@ enum Command {
         compile_time_limit: u64,
         /// Which sandbox: the strongest this machine offers (auto: bubblewrap, else Landlock), or one by
         /// name, refusing to grade without it.
-        #[arg(long, value_parser = sandbox_parser(), default_value = "auto")]
+        #[arg(long, value_parser = crate::gradebook::choices(&Wanted::ALL, Wanted::name, Wanted::summary),
+              default_value = "auto")]
         sandbox: Wanted,
         /// Run the students' code without the sandbox: only for code you trust (the table says so).
         #[arg(long)]
@@ -98,15 +99,16 @@ enum Command {
         /// (nbgrader's timestamp.txt) keeps the share of the points the course's [late] policy gives.
         #[arg(long, value_name = "DATE", value_parser = anatomy_intake::times::parse_due)]
         due: Option<points::OffsetDateTime>,
-        /// The assignment the course file declares (its exercises and due date). With a gradebook beside
-        /// the course file, the hand-ins are matched to its roster and the run is recorded in it.
+        /// The assignment the course file declares (its exercises and due date): the hand-ins are matched to
+        /// the gradebook's roster and the run is recorded in it (see `gradebook --help` for where it is).
         #[arg(long)]
         assignment: Option<String>,
         /// Regrade only these students of the gradebook (login, platform id or label; comma-separated).
         #[arg(long, value_delimiter = ',')]
         student: Vec<String>,
     },
-    /// The term's gradebook beside the course file: the roster, extensions, overrides, history, exports.
+    /// The term's gradebook (beside a course file of yours, else $ANATOMY_GRADEBOOK, else in your data folder):
+    /// the roster, extensions, late penalties, overrides, history, exports.
     Gradebook(crate::gradebook::Args),
     /// Make the class report again from saved grades (the JSON lines of `grade --json`), without grading:
     /// OUT/index.html, OUT/summary.json and each student's feedback.
@@ -149,14 +151,6 @@ enum Command {
     Table,
 }
 
-/// `--sandbox`'s values, read off the library's one list of them (`Wanted::ALL`, `Wanted::name`).
-fn sandbox_parser() -> impl clap::builder::TypedValueParser<Value = Wanted> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    let values = Wanted::ALL.map(|w| PossibleValue::new(w.name()).help(w.summary()));
-    PossibleValuesParser::new(values)
-        .map(|name| *Wanted::ALL.iter().find(|w| w.name() == name).expect("clap accepted only these names"))
-}
-
 /// Returns whether everything asked for succeeded (the caller turns that into the exit code).
 pub fn run(args: Args) -> Result<bool> {
     match args.command {
@@ -197,21 +191,23 @@ pub fn run(args: Args) -> Result<bool> {
             assignment,
             student,
         } => {
-            let course_file = course.unwrap_or_else(points::default_file);
-            let course = CourseFile::load(&course_file)?;
-            let book = Gradebook::beside(&course_file);
-            let (chosen, due, record) = match (book.is_file(), assignment) {
-                (false, None) if student.is_empty() => (chosen(&only)?, due, None),
-                (false, _) if !student.is_empty() => {
-                    bail!("--student regrades students of a gradebook: import a roster first")
-                }
-                (recorded, name) => {
+            let at = Location::of(course.as_deref());
+            let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
+            // A grading is recorded when it names its assignment (or students to regrade): in a gradebook
+            // that is there, or nowhere, said in the error.
+            let (chosen, due, record) = match assignment {
+                None if student.is_empty() => (chosen(&only)?, due, None),
+                name => {
+                    at.require()?;
                     let set = course.assignment(name.as_deref())?;
                     let (chosen, due) = set.narrowed(&only, due)?;
-                    (chosen, due, recorded.then(|| Record { book, assignment: set.name, students: student }))
+                    (chosen, due, Some(Record { at: at.clone(), assignment: set, students: student }))
                 }
             };
             let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
+            if let (None, true) = (&record, at.exists()) {
+                eprintln!("not recorded in {}: give --assignment NAME to record a grading", at.line());
+            }
             let limits = Limits {
                 time_per_check: Duration::from_secs(time_limit),
                 compile_time: Duration::from_secs(compile_time_limit),
@@ -270,11 +266,10 @@ struct Outputs<'a> {
     report: Option<&'a Path>,
 }
 
-/// Where a grading is recorded: the gradebook beside the course file, the assignment, and the students to
-/// regrade (none: everyone).
+/// Where a grading is recorded: the gradebook, the assignment, and the students to regrade (none: everyone).
 struct Record {
-    book: PathBuf,
-    assignment: String,
+    at: Location,
+    assignment: Assignment,
     students: Vec<String>,
 }
 
@@ -296,13 +291,13 @@ fn grade(class: &Class, submissions: &Path, out: Outputs, similar: bool, record:
     };
     let (graded, recorded) = match record {
         None => (class.grade(submissions, &progress)?, None),
-        Some(Record { book, assignment, students }) => {
-            let mut book = Gradebook::open(&book)?;
-            book.require_roster()?;
-            let matched = match_hand_ins(submissions, &book.students()?)?;
+        Some(Record { at, assignment, students }) => {
+            let mut book = at.open()?;
+            let matched = book.match_hand_ins(submissions, Some(&assignment))?;
             eprintln!("{}", matched.lines().join("\n"));
-            let r = class.grade_into(&mut book, &assignment, &matched, &students, &progress)?;
-            let line = r.run.map(|n| format!("recorded as run {n} of {assignment} in {}", book.path().display()));
+            let r = class.grade_into(&mut book, &assignment.name, &matched, &students, &progress)?;
+            let a = &assignment.name;
+            let line = r.run.map(|n| format!("recorded as run {n} of {a} in {}", book.path().display()));
             (r.graded, line)
         }
     };

@@ -1,18 +1,19 @@
-//! `anatomy exercises gradebook`: the term's gradebook beside the course file (anatomy_gradebook).
+//! `anatomy exercises gradebook`: the term's gradebook (anatomy_gradebook).
 use std::path::PathBuf;
 
 use anatomy_grade::points::{self, CourseFile, OffsetDateTime};
 use anatomy_gradebook::adjust::who;
-use anatomy_gradebook::export::Format;
-use anatomy_gradebook::matching::match_hand_ins;
-use anatomy_gradebook::roster::unambiguous;
+use anatomy_gradebook::export::{Format, MoodleId, Wanted};
+use anatomy_gradebook::location::Location;
 use anatomy_gradebook::Gradebook;
 use anatomy_report::sheet::write_whole;
 use anyhow::{Context, Result};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The course file; the gradebook is `gradebook.sqlite` beside it (default: exercises/course.toml).
+    /// The course file (default: exercises/course.toml). The gradebook is `gradebook.sqlite` beside a course
+    /// file of yours, else $ANATOMY_GRADEBOOK, else in your data folder
+    /// ($XDG_DATA_HOME/transformer-anatomy/, by default ~/.local/share/transformer-anatomy/).
     #[arg(long, value_name = "FILE", global = true)]
     course: Option<PathBuf>,
     #[command(subcommand)]
@@ -21,17 +22,22 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum Command {
-    /// Import the class list: Canvas's gradebook export, or a CSV of name, id, login, section. Creates
-    /// the gradebook; importing again updates the students, by their platform id.
+    /// Import the class list: Canvas's gradebook export, or a CSV of name, id, login, section, sis_id,
+    /// email. Creates the gradebook; importing again updates the students, by their platform id.
     Roster { file: PathBuf },
-    /// Before grading: which hand-ins belong to which student, and who is left over on either side.
-    Match { submissions: PathBuf },
+    /// Before grading: which hand-ins belong to which student, and who is left over on either side (with
+    /// --assignment, Canvas's LATE marks of students with an extension are listed apart, to check).
+    Match {
+        submissions: PathBuf,
+        #[arg(long)]
+        assignment: Option<String>,
+    },
     /// The current grades: each assignment's total, or with --assignment each of its exercises.
     Show {
         #[arg(long)]
         assignment: Option<String>,
     },
-    /// Give a student their own due date for an assignment, with the reason; it counts from their next grading.
+    /// Give a student their own due date for an assignment, with the reason; it counts at once.
     Extend {
         student: String,
         #[arg(long)]
@@ -62,14 +68,37 @@ enum Command {
         #[arg(long)]
         by: Option<String>,
     },
-    /// How a student's grades came to be: every run, override and extension, oldest first.
+    /// A late penalty on a whole assignment, by the course's [late] policy: STUDENT=DAYS (days late) or
+    /// STUDENT=TIME (the hand-in time, counted from their own due date); with --clear, STUDENT withdraws it.
+    Late {
+        #[arg(required = true, value_name = "STUDENT=DAYS|TIME")]
+        students: Vec<String>,
+        #[arg(long)]
+        assignment: Option<String>,
+        #[arg(long)]
+        clear: bool,
+        #[arg(long)]
+        reason: String,
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// How a student's grades came to be: every run, override, extension and late penalty, oldest first.
     History { student: String },
-    /// Every assignment's grades as a learning platform imports them.
+    /// The grades as a learning platform imports them: every assignment, or one (--assignment).
     Export {
-        #[arg(long, value_parser = format_parser())]
+        #[arg(long, value_parser = choices(&Format::ALL, Format::name, Format::summary))]
         format: Format,
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
+        #[arg(long)]
+        assignment: Option<String>,
+        /// For Moodle: the one column each row is matched by.
+        #[arg(long, value_parser = choices(&MoodleId::ALL, MoodleId::name, MoodleId::summary))]
+        identify: Option<MoodleId>,
+        /// For Moodle: your site takes grades above 100 (Site administration > Grades > General settings >
+        /// Unlimited grades), so an assignment worth more may be exported.
+        #[arg(long)]
+        unlimited_grades: bool,
     },
     /// The class report of an assignment made again from the gradebook alone (with --similarity, its
     /// pairs and OUT/similarity.html from the files the gradebook kept).
@@ -83,73 +112,55 @@ enum Command {
     },
 }
 
-/// `--format`'s values, from the library's list (`Format::ALL`).
-fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+/// An option's values, from a library's list of them (`ALL`, with a name and a summary each).
+pub fn choices<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+    summary: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    let values = Format::ALL.map(|f| PossibleValue::new(f.name()).help(f.summary()));
-    PossibleValuesParser::new(values)
-        .map(|n| *Format::ALL.iter().find(|f| f.name() == n).expect("clap accepted only these"))
+    PossibleValuesParser::new(all.iter().map(|&v| PossibleValue::new(name(v)).help(summary(v))))
+        .map(move |n| *all.iter().find(|&&v| name(v) == n).expect("clap accepted only these"))
 }
 
 pub fn run(args: Args) -> Result<bool> {
-    let course_file = args.course.unwrap_or_else(points::default_file);
-    let course = CourseFile::load(&course_file)?;
-    let path = Gradebook::beside(&course_file);
-    if let Command::Roster { file } = &args.command {
-        let roster = anatomy_gradebook::roster::read_roster(file)?;
-        let mut book = Gradebook::open_or_create(&path)?;
-        println!("{}", book.import_roster(&roster)?.line(&book));
-        return Ok(true);
-    }
-    let mut book = Gradebook::open(&path)?;
+    let at = Location::of(args.course.as_deref());
+    let course = CourseFile::load(&args.course.unwrap_or_else(points::default_file))?;
+    let named = |a: Option<String>| a.map(|a| course.assignment(Some(&a))).transpose();
     match args.command {
-        Command::Roster { .. } => unreachable!("handled above"),
-        Command::Match { submissions } => {
-            book.require_roster()?;
-            let matched = match_hand_ins(&submissions, &book.students()?)?;
+        Command::Roster { file } => println!("{}", at.import(&anatomy_gradebook::roster::read_roster(&file)?)?),
+        Command::Match { submissions, assignment } => {
+            let matched = at.read()?.match_hand_ins(&submissions, named(assignment)?.as_ref())?;
             println!("{}", matched.lines().join("\n"));
             return Ok(matched.unmatched.is_empty());
         }
-        Command::Show { assignment } => {
-            let assignment = assignment.map(|a| course.assignment(Some(&a))).transpose()?;
-            print!("{}", book.show(&course, assignment.as_ref())?);
-        }
+        Command::Show { assignment } => print!("{}", at.read()?.show(&course, named(assignment)?.as_ref())?),
         Command::Extend { student, assignment, due, days, reason, by } => {
+            let mut book = at.open()?;
             let (student, assignment) = (book.student(&student)?, course.assignment(assignment.as_deref())?);
             let due = book.extend(&student, &assignment, due, days, &reason, &who(by))?;
-            println!(
-                "{} is due {} for {} (from their next grading: anatomy exercises grade … --assignment {} --student {})",
-                student.label,
-                points::format_time(due),
-                assignment.name,
-                assignment.name,
-                unambiguous(&book.students()?, &student)
-            );
+            println!("{}", Gradebook::extended_line(&student, &assignment, due));
         }
         Command::Override { student, exercise, points, clear, comment, by } => {
-            let student = book.student(&student)?;
-            let e = anatomy_course::find(&exercise)?;
+            let mut book = at.open()?;
+            let (student, e) = (book.student(&student)?, anatomy_course::find(&exercise)?);
             let points = if clear { None } else { points };
             book.set_override(&student, e.name, points, course.max(e.name), &comment, &who(by))?;
-            match points {
-                Some(p) => println!(
-                    "{} of {}: {} points, set by hand",
-                    e.name,
-                    student.label,
-                    anatomy_report::sheet::points(p)
-                ),
-                None => println!("{} of {}: the override is withdrawn, the latest run counts", e.name, student.label),
-            }
+            println!("{}", Gradebook::override_line(&student, e.name, points));
+        }
+        Command::Late { students, assignment, clear, reason, by } => {
+            let mut book = at.open()?;
+            let (given, assignment) = (book.late_entries(&students, clear)?, course.assignment(assignment.as_deref())?);
+            println!("{}", book.set_late(&course, &assignment, &given, &reason, &who(by))?.join("\n"));
         }
         Command::History { student } => {
-            let student = book.student(&student)?;
-            println!("{} ({}; id {}, section {}):", student.label, student.name, student.lms_id, student.section);
-            for event in book.history(&student)? {
-                println!("{}", event.line());
-            }
+            let book = at.read()?;
+            print!("{}", book.history_text(&book.student(&student)?)?);
         }
-        Command::Export { format, out } => {
-            let exported = book.export(&course, format)?;
+        Command::Export { format, out, assignment, identify, unlimited_grades } => {
+            let assignment = named(assignment)?;
+            let wanted = Wanted { format, assignment: assignment.as_ref(), identify, unlimited_grades };
+            let exported = at.read()?.export(&course, wanted)?;
             write_whole(&out, &exported.text).with_context(|| format!("cannot write {}", out.display()))?;
             for warning in &exported.warnings {
                 eprintln!("warning: {warning}");
@@ -158,7 +169,7 @@ pub fn run(args: Args) -> Result<bool> {
         }
         Command::Report { assignment, out, similarity } => {
             let assignment = course.assignment(assignment.as_deref())?;
-            let summary = book.pages(&course, &assignment, &out, similarity)?;
+            let summary = at.read()?.pages(&course, &assignment, &out, similarity)?;
             eprintln!("{}", summary.closing_line(&out));
         }
     }

@@ -18,6 +18,17 @@
 //! due = "2026-12-01T23:59:00Z"
 //! ```
 //!
+//! An assignment's name is short, for the command line (`--assignment attention`); the learning platforms'
+//! own titles, which may hold any character, are given beside it, each as the platform names the column
+//! the grades go to:
+//!
+//! ```toml
+//! [assignments.decoder]
+//! exercises = ["cross_attention"]
+//! canvas = "Homework 2: Decoder (48214)"   # Canvas's title, with its id in brackets as Canvas's export heads it
+//! moodle = "Assignment: Homework 2: Decoder"   # the grade item as Moodle's import lists it
+//! ```
+//!
 //! A course that declares none has one, `exercises`: every exercise, due when `grade --due` says.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +54,10 @@ pub struct Assignment {
     pub name: String,
     pub exercises: Vec<&'static crate::Exercise>,
     pub due: Option<OffsetDateTime>,
+    /// Canvas's column for it: its title, with Canvas's id (`Homework 2: Decoder (48214)`) or without.
+    pub canvas: Option<String>,
+    /// Moodle's grade item for it, as Moodle's import lists it (`Assignment: Homework 2: Decoder`).
+    pub moodle: Option<String>,
 }
 
 impl Assignment {
@@ -115,8 +130,16 @@ impl Late {
         }
     }
 
-    /// What a student handed in `days` late reads (after their points).
+    /// `points` kept by a hand-in `days` late, to a hundredth of a point, as a grading keeps them.
+    pub fn keep(&self, points: f64, days: u32) -> f64 {
+        (points * self.kept(days) * 100.0).round() / 100.0
+    }
+
+    /// What a student handed in `days` late reads (after their points); on time, what that keeps.
     pub fn words(&self, days: u32) -> String {
+        if days == 0 {
+            return "Submitted on time: the course keeps all of the points.".into();
+        }
         format!(
             "Submitted {days} day{} late: the course keeps {:.0} % of the points (a {:.0} % penalty per day, \
              nothing after {} days).",
@@ -148,6 +171,8 @@ struct File {
 struct AssignmentFile {
     exercises: Vec<String>,
     due: Option<String>,
+    canvas: Option<String>,
+    moodle: Option<String>,
 }
 
 /// The course file kept with the exercises.
@@ -163,7 +188,7 @@ impl CourseFile {
             anyhow::anyhow!(
                 "{} is not a course file ({}): it may have a [points] table, a `name = points` line for each \
                  exercise whose points differ from its default, a [late] table (penalty_per_day, max_days) and \
-                 [assignments.NAME] tables (exercises, due)",
+                 [assignments.NAME] tables (exercises, due, canvas, moodle)",
                 path.display(),
                 e.message()
             )
@@ -188,7 +213,13 @@ impl CourseFile {
     /// The assignment called `name`; with no name, the course's only one (`exercises`, when it declares
     /// none). The error names the ones there are.
     pub fn assignment(&self, name: Option<&str>) -> Result<Assignment> {
-        let all = || Assignment { name: ALL.into(), exercises: EXERCISES.iter().collect(), due: None };
+        let all = || Assignment {
+            name: ALL.into(),
+            exercises: EXERCISES.iter().collect(),
+            due: None,
+            canvas: None,
+            moodle: None,
+        };
         let names = || self.assignments.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ");
         match (name, self.assignments.as_slice()) {
             (None | Some(ALL), []) => Ok(all()),
@@ -216,23 +247,47 @@ impl CourseFile {
         self.points.get(name).copied().unwrap_or(0.0)
     }
 
+    /// The most an assignment can earn: the sum over its exercises.
+    pub fn most(&self, a: &Assignment) -> f64 {
+        a.exercises.iter().map(|e| self.max(e.name)).sum()
+    }
+
     /// What an outcome earns: all of it when passed, a share per passed part for a check of parts.
     pub fn earned(&self, o: &Outcome) -> f64 {
-        let max = self.max(o.name);
-        match (o.status, o.parts) {
-            (Status::Passed, _) => max,
-            (Status::Failed, Some((passed, total))) if total > 0 => {
-                (max * passed as f64 / total as f64 * 100.0).round() / 100.0
-            }
-            _ => 0.0,
-        }
+        earned_of(self.max(o.name), o.status, o.parts)
     }
+}
+
+/// What a cell worth `max` earns with this status and these parts passed (of how many), before lateness.
+pub fn earned_of(max: f64, status: Status, parts: Option<(usize, usize)>) -> f64 {
+    match (status, parts) {
+        (Status::Passed, _) => max,
+        (Status::Failed, Some((passed, total))) if total > 0 => {
+            (max * passed as f64 / total as f64 * 100.0).round() / 100.0
+        }
+        _ => 0.0,
+    }
+}
+
+/// A platform's title for an assignment, checked: text of at most 256 characters, without control
+/// characters (it goes into a CSV's header).
+fn title(path: &Path, name: &str, key: &str, value: Option<String>) -> Result<Option<String>> {
+    let Some(value) = value else { return Ok(None) };
+    let fit = !value.trim().is_empty() && value.chars().count() <= 256 && !value.chars().any(char::is_control);
+    if !fit {
+        bail!(
+            "{}: the assignment {name}'s {key} = {value:?} must be the platform's title, at most 256 characters without control characters",
+            path.display()
+        );
+    }
+    Ok(Some(value.trim().to_string()))
 }
 
 /// The declared assignments, checked: a name fit for a column and a command line, known exercises, each
 /// exercise in one assignment at most, and a due date that reads.
 fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>) -> Result<Vec<Assignment>> {
     let mut owner: BTreeMap<&'static str, String> = BTreeMap::new();
+    let (mut canvas_titles, mut moodle_titles) = (BTreeMap::new(), BTreeMap::new());
     let mut out = Vec::new();
     for (name, a) in declared {
         let fit = !name.is_empty()
@@ -240,7 +295,7 @@ fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>) -> Resul
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if !fit {
             bail!(
-                "{}: the assignment {name:?} needs a name of letters, digits, `_` and `-` (at most 64)",
+                "{}: the assignment {name:?} needs a name of letters, digits, `_` and `-` (at most 64): give a short name, with the platform's title beside it ([assignments.hw2] canvas = {name:?}, moodle = {name:?})",
                 path.display()
             );
         }
@@ -267,7 +322,18 @@ fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>) -> Resul
             ),
             None => None,
         };
-        out.push(Assignment { name, exercises, due });
+        let canvas = title(path, &name, "canvas", a.canvas)?;
+        let moodle = title(path, &name, "moodle", a.moodle)?;
+        for (key, value, taken) in [("canvas", &canvas, &mut canvas_titles), ("moodle", &moodle, &mut moodle_titles)] {
+            let Some(value) = value else { continue };
+            if let Some(other) = taken.insert(value.clone(), name.clone()) {
+                bail!(
+                    "{}: the assignments {other} and {name} both give {key} = {value:?}: give each the title of a column of its own",
+                    path.display()
+                );
+            }
+        }
+        out.push(Assignment { name, exercises, due, canvas, moodle });
     }
     Ok(out)
 }
@@ -288,10 +354,14 @@ mod tests {
         assert_eq!(days("2026-12-02T23:59:01Z"), 2);
         let policy = Late { penalty_per_day: 0.25, max_days: 3 };
         assert_eq!([0, 1, 3, 4].map(|d| policy.kept(d)), [1.0, 0.75, 0.25, 0.0]);
+        assert_eq!([0, 1, 3, 4].map(|d| policy.keep(4.5, d)), [4.5, 3.38, 1.13, 0.0], "to a hundredth");
+        assert_eq!(earned_of(5.0, Status::Failed, Some((1, 2))), 2.5);
+        assert_eq!([Status::Passed, Status::Failed, Status::NotDone].map(|s| earned_of(5.0, s, None)), [5.0, 0.0, 0.0]);
         assert_eq!(
             policy.words(1),
             "Submitted 1 day late: the course keeps 75 % of the points (a 25 % penalty per day, nothing after 3 days)."
         );
+        assert_eq!(policy.words(0), "Submitted on time: the course keeps all of the points.", "never \"0 days late\"");
     }
 
     #[test]
@@ -323,6 +393,17 @@ mod tests {
             "name the assignment: --assignment attention|decoder"
         );
         assert_eq!(two.all_assignments().len(), 2);
+        // A Canvas title of any characters, beside a short name.
+        let titled = load(
+            "[assignments.decoder]\nexercises = [\"cross_attention\"]\ncanvas = \"Homework 2: Decoder (48214)\"\n\
+             moodle = \"Assignment: Homework 2: Decoder\"\n",
+        )
+        .unwrap();
+        let decoder = titled.assignment(Some("decoder")).unwrap();
+        assert_eq!(
+            (decoder.canvas.as_deref(), decoder.moodle.as_deref()),
+            (Some("Homework 2: Decoder (48214)"), Some("Assignment: Homework 2: Decoder"))
+        );
         for (text, says) in [
             (
                 "[assignments.a]\nexercises = [\"layer_norm\"]\n[assignments.b]\nexercises = [\"layer_norm\"]\n",
@@ -332,6 +413,12 @@ mod tests {
             ("[assignments.\"a b\"]\nexercises = [\"layer_norm\"]\n", "letters, digits"),
             ("[assignments.a]\nexercises = []\n", "lists no exercise"),
             ("[assignments.a]\nexercises = [\"layer_norm\"]\ndue = \"friday\"\n", "is not a date"),
+            ("[assignments.a]\nexercises = [\"layer_norm\"]\ncanvas = \" \"\n", "canvas = \" \" must be the platform's title"),
+            (
+                "[assignments.a]\nexercises = [\"layer_norm\"]\nmoodle = \"X\"\n[assignments.b]\nexercises = [\"causal_mask\"]\nmoodle = \"X\"\n",
+                "a and b both give moodle = \"X\"",
+            ),
+            ("[assignments.\"Homework 2: Decoder\"]\nexercises = [\"layer_norm\"]\n", "canvas = \"Homework 2: Decoder\""),
         ] {
             let error = format!("{:#}", load(text).unwrap_err());
             assert!(error.contains(says), "{error}");

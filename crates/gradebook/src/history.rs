@@ -1,18 +1,22 @@
 //! The current grades, and how each came to be. A student's current grade for an exercise is the cell of
 //! the latest run of its assignment that graded it, unless an override stands; an assignment's grade is
 //! the sum over its exercises, and a student never graded and never overridden has none (an export leaves
-//! the cell empty). The history of a student is every run that graded them, every override and every
-//! extension, in the order they were recorded.
+//! them out). A cell's lateness is counted when it is read, not taken from the run: the days of a late
+//! penalty the instructor gave on the assignment, else the days from the hand-in time the run recorded to
+//! the student's own due date as it stands now (an extension given after the grading counts at once), the
+//! course's late policy keeping its share of what the cell earned. The history of a student is every run
+//! that graded them, every override and every extension and late penalty, in the order they were recorded.
 use std::collections::BTreeMap;
 
 use anyhow::Result;
 use rusqlite::params;
 
 use anatomy_course::Exercise;
-use anatomy_grade::points::Assignment;
+use anatomy_grade::points::{earned_of, format_time, Assignment, CourseFile, Late, OffsetDateTime};
+use anatomy_intake::times::parse_time;
 use anatomy_report::sheet::{points, Extension, Row};
 
-use crate::adjust::Override;
+use crate::adjust::{late_words, own_due, LatePenalty, Override};
 use crate::roster::Student;
 use crate::runs::{recorded, Recorded, CELL};
 use crate::{to_the_second, Gradebook};
@@ -25,12 +29,38 @@ pub struct Current {
     pub graded: Option<Recorded>,
     /// An override that stands over it.
     pub overridden: Option<Override>,
+    /// The days late the latest run's cell counts as now ([`as_it_stands`]); none without a hand-in time
+    /// or a late penalty.
+    pub late_days: Option<u32>,
+    /// The latest run's points as they stand now: what the cell earned, kept in part by the course's late
+    /// policy for `late_days`.
+    pub earned: Option<f64>,
 }
 
 impl Current {
-    /// The points that count: the override's, else the latest run's; none when neither exists.
+    /// The points that count: the override's, else the latest run's as they stand now; none when neither
+    /// exists.
     pub fn points(&self) -> Option<f64> {
-        self.overridden.as_ref().and_then(|o| o.points).or(self.graded.as_ref().map(|g| g.cell.points))
+        self.overridden.as_ref().and_then(|o| o.points).or(self.earned)
+    }
+}
+
+/// A cell's days late and points as they stand now: a late penalty's days when one stands, else the days
+/// from the hand-in time the run recorded to the student's own due date `due` now (the cell's own as
+/// graded when there is none), the course's late policy keeping its share of what the cell earned. A cell
+/// without either, or a course without a policy, keeps the points the run recorded.
+fn as_it_stands(
+    course: &CourseFile,
+    g: &Recorded,
+    penalty: Option<u32>,
+    due: Option<OffsetDateTime>,
+) -> (Option<u32>, f64) {
+    let c = &g.cell;
+    let due = due.or_else(|| parse_time(c.due.as_deref()?));
+    let days = penalty.or_else(|| Some(Late::days(parse_time(c.handed_in.as_deref()?)?, due?)));
+    match (days, course.late) {
+        (Some(days), Some(policy)) => (Some(days), policy.keep(earned_of(c.max_points, c.status, c.parts), days)),
+        _ => (days, c.points),
     }
 }
 
@@ -40,6 +70,11 @@ pub struct Standing {
     pub student: Student,
     pub cells: Vec<Current>,
     pub extension: Option<Extension>,
+    /// The student's own due date now: their extension's, else the assignment's.
+    pub due: Option<OffsetDateTime>,
+    /// A late penalty on the whole assignment, with the days late it stands for (from the student's own
+    /// due date), when one stands.
+    pub penalty: Option<(LatePenalty, Option<u32>)>,
 }
 
 impl Standing {
@@ -49,17 +84,20 @@ impl Standing {
         (!counted.is_empty()).then(|| (counted.iter().sum::<f64>() * 100.0).round() / 100.0)
     }
 
-    /// The most late days of its graded cells.
+    /// The days late that count: a late penalty's, else the most of its graded cells' as they stand now.
     pub fn late_days(&self) -> Option<u32> {
-        self.cells.iter().filter_map(|c| c.graded.as_ref()?.cell.late_days).max()
+        match &self.penalty {
+            Some((_, Some(days))) => Some(*days),
+            _ => self.cells.iter().filter_map(|c| c.late_days).max(),
+        }
     }
 
     /// The row the grade sheet and the class report read: the latest run's outcomes (an exercise never
-    /// graded is not done), with the hand-in time and due date as the latest of those runs recorded them —
-    /// not today's extension, which counts only from the student's next grading. `due` is the page's due
-    /// date: a student held to another (an extension, or an earlier run's date) gets it as their own.
-    /// `None` for a student never graded. (When a student's cells come from runs that saw different
-    /// hand-in times, the row holds the latest's: a row has one time.)
+    /// graded is not done), with the hand-in time the latest of those runs recorded, held to the student's
+    /// own due date as it stands now (an extension given since counts, as in `show` and the exports). `due`
+    /// is the page's due date: a student held to another (an extension, or another date of the course's)
+    /// gets it as their own. `None` for a student never graded. (When a student's cells come from runs that
+    /// saw different hand-in times, the row holds the latest's: a row has one time.)
     pub fn row(&self, due: Option<&str>) -> Option<Row> {
         let latest = self.cells.iter().filter_map(|c| c.graded.as_ref()).max_by_key(|g| g.run)?;
         let outcomes = self
@@ -77,15 +115,16 @@ impl Standing {
                 },
             })
             .collect();
-        let handed_in = latest.cell.handed_in.as_deref().and_then(anatomy_intake::times::parse_time);
-        // Held to a due date other than the page's: their extension's, or the date their run had.
-        let extension = match latest.cell.due.as_deref() {
-            Some(own) if Some(own) != due => anatomy_intake::times::parse_time(own).map(|at| Extension {
+        let handed_in = latest.cell.handed_in.as_deref().and_then(parse_time);
+        // Held to a due date other than the page's: their own now, else the one their run had.
+        let own = self.due.map(format_time).or_else(|| latest.cell.due.clone());
+        let extension = match own {
+            Some(own) if Some(own.as_str()) != due => parse_time(&own).map(|at| Extension {
                 due: at,
                 reason: match &self.extension {
-                    Some(e) if anatomy_grade::points::format_time(e.due) == own => e.reason.clone(),
-                    _ if Some(own) == latest.run_due.as_deref() => format!("the due date of run {}", latest.run),
-                    _ => "as graded (the extension has changed since)".into(),
+                    Some(e) if format_time(e.due) == own => e.reason.clone(),
+                    _ if Some(&own) == latest.run_due.as_ref() => format!("the due date of run {}", latest.run),
+                    _ => "the assignment's due date in the course file".into(),
                 },
             }),
             _ => None,
@@ -100,6 +139,7 @@ pub enum Event {
     Graded { run: i64, at: String, grader: String, seed: i64, tier: String, assignment: String, cells: Vec<Recorded> },
     Overridden { exercise: String, change: Override },
     Extended { assignment: String, due: String, reason: String, by: String, at: String },
+    Late { assignment: String, penalty: LatePenalty },
 }
 
 impl Event {
@@ -107,6 +147,7 @@ impl Event {
         match self {
             Event::Graded { at, .. } | Event::Extended { at, .. } => at,
             Event::Overridden { change, .. } => &change.at,
+            Event::Late { penalty, .. } => &penalty.at,
         }
     }
 
@@ -120,7 +161,7 @@ impl Event {
                         let c = &r.cell;
                         let mistake = c.mistake.as_ref().map(|m| format!(" ({m})")).unwrap_or_default();
                         let late =
-                            c.late_days.filter(|&d| d > 0).map(|d| format!(", {d} days late")).unwrap_or_default();
+                            c.late_days.filter(|&d| d > 0).map(|d| format!(", {}", late_words(d))).unwrap_or_default();
                         format!(
                             "{} {}{mistake} {}/{}{late}",
                             c.exercise,
@@ -154,37 +195,70 @@ impl Event {
             Event::Extended { assignment, due, reason, by, at } => {
                 format!("{}  extension of {assignment} to {due}, by {by}: {reason}", to_the_second(at))
             }
+            Event::Late { assignment, penalty: p } => match p.days.is_some() || p.handed_in.is_some() {
+                true => format!(
+                    "{}  late penalty on {assignment}: {}, by {}: {}",
+                    to_the_second(&p.at),
+                    p.given(),
+                    p.by,
+                    p.reason
+                ),
+                false => format!(
+                    "{}  late penalty on {assignment} withdrawn by {}: {}",
+                    to_the_second(&p.at),
+                    p.by,
+                    p.reason
+                ),
+            },
         }
     }
 }
 
 impl Gradebook {
-    /// Every student of the roster in one assignment, by label.
-    pub fn standings(&self, assignment: &Assignment) -> Result<Vec<Standing>> {
+    /// Every student of the roster in one assignment, by label, each cell as it stands now: its lateness
+    /// counted from the student's own due date ([`as_it_stands`]), under the override that stands.
+    pub fn standings(&self, course: &CourseFile, assignment: &Assignment) -> Result<Vec<Standing>> {
         let latest = self.latest_cells(&assignment.name)?;
         let overrides = self.overrides()?;
         let extensions = self.extensions(&assignment.name)?;
+        let mut penalties = self.late_penalties(&assignment.name)?;
         let standings = self
             .students()?
             .into_iter()
             .map(|student| {
+                let extension = extensions.get(&student.key).cloned();
+                let due = own_due(extension.as_ref(), assignment);
+                let penalty = penalties.remove(&student.key).map(|p| {
+                    let days = p.days_late(due);
+                    (p, days)
+                });
                 let cells = assignment
                     .exercises
                     .iter()
                     .map(|&e| {
                         let key = (student.key, e.name.to_string());
-                        Current {
-                            exercise: e,
-                            graded: latest.get(&key).cloned(),
-                            overridden: overrides.get(&key).cloned(),
-                        }
+                        let graded = latest.get(&key).cloned();
+                        let now =
+                            graded.as_ref().map(|g| as_it_stands(course, g, penalty.as_ref().and_then(|p| p.1), due));
+                        let (late_days, earned) = (now.and_then(|n| n.0), now.map(|n| n.1));
+                        Current { exercise: e, graded, overridden: overrides.get(&key).cloned(), late_days, earned }
                     })
                     .collect();
-                let extension = extensions.get(&student.key).cloned();
-                Standing { student, cells, extension }
+                Standing { student, cells, extension, due, penalty }
             })
             .collect();
         Ok(standings)
+    }
+
+    /// A student's history as a person reads it: who they are, then each event on a line of its own.
+    pub fn history_text(&self, student: &Student) -> Result<String> {
+        let mut text =
+            format!("{} ({}; id {}, section {}):\n", student.label, student.name, student.lms_id, student.section);
+        for event in self.history(student)? {
+            text += &event.line();
+            text.push('\n');
+        }
+        Ok(text)
     }
 
     /// A student's history, oldest first.
@@ -232,6 +306,14 @@ impl Gradebook {
         })? {
             events.push(e?);
         }
+        let mut late = conn.prepare(
+            "SELECT assignment, days, handed_in, reason, by, at FROM late_penalties WHERE student = ?1 ORDER BY id",
+        )?;
+        for l in late
+            .query_map([student.key], |r| Ok(Event::Late { assignment: r.get(0)?, penalty: LatePenalty::of_row(r)? }))?
+        {
+            events.push(l?);
+        }
         // Each change's time is kept to the microsecond, so this is the order they were made in (by the
         // time it names, not its text: an older file's times have no fixed width).
         events.sort_by_key(|e| anatomy_intake::times::parse_time(e.at()));
@@ -242,7 +324,7 @@ impl Gradebook {
 impl Gradebook {
     /// The current grades as a Markdown table, one row per student: with an assignment, each of its
     /// exercises (an overridden cell marked `*`) and its total; without, each assignment's total.
-    pub fn show(&self, course: &anatomy_grade::points::CourseFile, assignment: Option<&Assignment>) -> Result<String> {
+    pub fn show(&self, course: &CourseFile, assignment: Option<&Assignment>) -> Result<String> {
         // One snapshot: every assignment's standings list the same students in the same order.
         let snapshot = self.conn().unchecked_transaction()?;
         self.require_roster()?;
@@ -258,7 +340,7 @@ impl Gradebook {
                     a.name,
                     "---|".repeat(names.len())
                 );
-                for s in self.standings(a)? {
+                for s in self.standings(course, a)? {
                     let cells: Vec<String> = s
                         .cells
                         .iter()
@@ -269,7 +351,7 @@ impl Gradebook {
             }
             None => {
                 let all = course.all_assignments();
-                let standings = all.iter().map(|a| self.standings(a)).collect::<Result<Vec<_>>>()?;
+                let standings = all.iter().map(|a| self.standings(course, a)).collect::<Result<Vec<_>>>()?;
                 let names: Vec<&str> = all.iter().map(|a| a.name.as_str()).collect();
                 text += &format!("| student | {} |\n|---|{}\n", names.join(" | "), "---|".repeat(names.len()));
                 for i in 0..standings.first().map_or(0, Vec::len) {

@@ -2,8 +2,8 @@
 //!
 //! One grading is one run of the grader; a term is many: a class graded, a student regraded after a fix or
 //! a late hand-in, a cell the instructor decides by hand, an extension for an illness. This crate keeps all
-//! of it in one SQLite file beside the course file (`exercises/gradebook.sqlite` for
-//! `exercises/course.toml`), as nbgrader keeps its gradebook: the roster imported from the learning
+//! of it in one SQLite file ([`Location`]: beside the instructor's own course file, or in their data
+//! folder — never inside the tree handed out to students), as nbgrader keeps its gradebook: the roster imported from the learning
 //! platform ([`roster`]), every run recorded whole and never overwritten ([`runs`]), overrides and
 //! extensions with who, when and why ([`adjust`]), the current grades and how each came to be
 //! ([`history`]), and the files a platform imports back ([`export`]). Which hand-in is whose is decided
@@ -13,7 +13,9 @@
 //! all, whatever kills the grader), the file is in WAL mode with a busy timeout so that two gradings at
 //! once both land, a full disk fails the change and keeps what was there, and a file that is not a
 //! gradebook, is damaged, or was written by a newer version is refused with a line that says what to do.
-//! The schema is versioned ([`schema`]): an older file is migrated forward in a transaction when opened.
+//! The schema is versioned ([`schema`]): an older file is migrated forward in a transaction when opened
+//! to be changed. What only reads ([`Gradebook::read`]) opens it read-only and writes nothing, so that a
+//! copy on a read-only share can be shown and exported.
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -22,13 +24,15 @@ use rusqlite::{Connection, OpenFlags};
 pub mod adjust;
 pub mod export;
 pub mod history;
+pub mod location;
 pub mod matching;
 pub mod pages;
 pub mod roster;
 pub mod runs;
 pub mod schema;
 
-/// The gradebook's file name, beside the course file.
+/// The gradebook's file name, beside a course file of the instructor's own, or in their data folder
+/// ([`location::Location`]).
 pub const FILE_NAME: &str = "gradebook.sqlite";
 
 /// An open gradebook.
@@ -84,6 +88,31 @@ impl Gradebook {
         Self::connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
     }
 
+    /// Opens an existing gradebook to read it, never changing it (SQLite may add its `-wal` and `-shm`
+    /// files beside it, where the folder can be written): on a read-only share, where SQLite can make
+    /// neither, it is read as a file nobody changes (SQLite's `immutable`), unless a write-ahead log holds
+    /// changes not yet in it. An older schema is read migrated in memory ([`schema::readable`]).
+    pub fn read(path: &Path) -> Result<Gradebook> {
+        if !path.is_file() {
+            return Self::open(path);
+        }
+        let read = |immutable: bool| -> Result<Gradebook> {
+            let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = match immutable {
+                false => Connection::open_with_flags(path, flags)?,
+                true => Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)?,
+            };
+            conn.busy_timeout(std::time::Duration::from_secs(30))?;
+            Ok(Gradebook { conn: schema::readable(conn)?, path: path.to_path_buf() })
+        };
+        let pending = std::fs::metadata(wal_of(path)).is_ok_and(|m| m.is_file() && m.len() > 0);
+        match read(false) {
+            Err(e) if !pending && cannot_share(&e) => read(true),
+            other => other,
+        }
+        .map_err(|e| refusal(path, e))
+    }
+
     fn connect(path: &Path, flags: OpenFlags) -> Result<Gradebook> {
         let shown = path.display();
         let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
@@ -116,6 +145,34 @@ impl Gradebook {
         tx.commit().map_err(|e| refusal(&path, e.into()))?;
         Ok(value)
     }
+}
+
+/// The write-ahead log beside a gradebook (`gradebook.sqlite-wal`).
+fn wal_of(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+/// Whether SQLite could not open a WAL-mode file's shared memory (a read-only folder or share).
+fn cannot_share(e: &anyhow::Error) -> bool {
+    use rusqlite::ErrorCode::*;
+    let code = e.downcast_ref::<rusqlite::Error>().and_then(|e| e.sqlite_error_code());
+    matches!(code, Some(CannotOpen) | Some(ReadOnly))
+}
+
+/// `file:PATH?immutable=1`, the path's bytes other than letters, digits and `/._-` written `%XX`, as
+/// SQLite's URIs read them.
+fn immutable_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'.' | b'_' | b'-' => uri.push(b as char),
+            _ => uri += &format!("%{b:02X}"),
+        }
+    }
+    uri + "?immutable=1"
 }
 
 /// An SQLite error as one line that says what to do; other errors pass as they are.

@@ -1,7 +1,8 @@
 //! The class report and the similarity page, made again from the gradebook alone: the rows are the
 //! students' latest graded cells of an assignment, and the files compared are the bytes those runs graded,
-//! kept in the gradebook — no class folder is read. Overrides are the instructor's and show in the exports
-//! and the history; the report shows what the grader found.
+//! kept in the gradebook — no class folder is read. The report shows what the grader found; what the
+//! instructor decided (a late penalty, an override) shows in the exports and the history, and each
+//! student's feedback ends with it, so that they read the grade the platform will hold.
 use std::path::Path;
 
 use anyhow::{bail, Result};
@@ -10,7 +11,7 @@ use rusqlite::OptionalExtension;
 use anatomy_grade::points::{Assignment, CourseFile};
 use anatomy_grade::sandbox::Tier;
 use anatomy_report::report::{self, Summary};
-use anatomy_report::sheet::{write_whole, Row, Sheet};
+use anatomy_report::sheet::{points, write_whole, Row, Sheet};
 use anatomy_report::similarity::report::{compare_texts, Text};
 use anatomy_report::similarity::THRESHOLD;
 
@@ -35,9 +36,9 @@ impl Gradebook {
                 assignment.name
             );
         };
-        // The due date and the hand-in times as the runs recorded them, so that the page counts lateness as
-        // the grading did.
-        let standings = self.standings(assignment)?;
+        // The hand-in times as the runs recorded them, each student held to their own due date as it stands
+        // (an extension given since counts), as `show` and the exports count them.
+        let standings = self.standings(course, assignment)?;
         let rows: Vec<Row> = standings.iter().filter_map(|s| s.row(due.as_deref())).collect();
         let tier = Tier::named(&tier);
         let due = due.as_deref().and_then(anatomy_intake::times::parse_time);
@@ -68,6 +69,39 @@ impl Gradebook {
                 Some(compared.pairs)
             }
         };
-        report::write(out, &sheet, &rows, pairs.as_deref())
+        let summary = report::write(out, &sheet, &rows, pairs.as_deref())?;
+        for (student, file) in &summary.feedback {
+            let Some(s) = standings.iter().find(|s| &s.student.label == student) else { continue };
+            if let Some(decided) = decided(course, assignment, s) {
+                let path = out.join(file);
+                let text = std::fs::read_to_string(&path)?;
+                write_whole(&path, &format!("{text}{decided}"))?;
+            }
+        }
+        Ok(summary)
     }
+}
+
+/// What the instructor decided of a student's assignment, as the student reads it at the end of their
+/// feedback: a late penalty's words, the cells set by hand, and the points that stand. `None` when the
+/// instructor decided nothing.
+pub(crate) fn decided(course: &CourseFile, assignment: &Assignment, s: &crate::history::Standing) -> Option<String> {
+    let mut said = Vec::new();
+    if let (Some((_, Some(days))), Some(policy)) = (&s.penalty, course.late) {
+        said.push(policy.words(*days));
+    }
+    for c in s.cells.iter().filter(|c| c.overridden.is_some()) {
+        let set = c.points().map(points).unwrap_or_default();
+        said.push(format!(
+            "The points of `{}` were set to {set} of {}.",
+            c.exercise.name,
+            points(course.max(c.exercise.name))
+        ));
+    }
+    if said.is_empty() {
+        return None;
+    }
+    let total = points(s.total().unwrap_or_default());
+    said.push(format!("Your points for {}: {total} of {}.", assignment.name, points(course.most(assignment))));
+    Some(format!("\n## Decided by the instructor\n\n{}\n", said.join("\n\n")))
 }

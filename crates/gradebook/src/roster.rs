@@ -1,7 +1,9 @@
 //! The class list, imported from the learning platform's own export (read, with bounds, by
 //! [`anatomy_intake::roster`]). A student is their platform id: importing again updates names, logins and
 //! sections and adds newcomers, and never makes one student two. Each student gets a label, the name every
-//! output uses for them: their login, else their platform id.
+//! output uses for them: their login, else their platform id. Canvas's test student is kept too, so that
+//! its hand-ins are known for what they are, but it is no student of the class: no count, no export and no
+//! command lists it ([`Student::is_test`]).
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, OptionalExtension};
 
@@ -25,6 +27,11 @@ pub struct Student {
     pub label: String,
     /// Imported from Canvas's export, so that `lms_id` is Canvas's id.
     pub from_canvas: bool,
+    /// The e-mail address, or ''.
+    pub email: String,
+    /// Canvas's test student, as decided when its roster was imported
+    /// ([`anatomy_intake::roster::canvas_test_student`]): kept apart from the class.
+    pub test: bool,
 }
 
 /// What an import changed.
@@ -35,6 +42,8 @@ pub struct Imported {
     pub unchanged: usize,
     /// Students of the gradebook the new roster no longer lists (kept: their runs stay theirs).
     pub not_listed: Vec<String>,
+    /// Canvas's test students the roster listed (kept apart, in no count): name and id of each.
+    pub test_students: Vec<String>,
 }
 
 impl Imported {
@@ -49,11 +58,31 @@ impl Imported {
         if !self.not_listed.is_empty() {
             line += &format!("; kept, though the roster no longer lists them: {}", self.not_listed.join(", "));
         }
+        if !self.test_students.is_empty() {
+            line += &format!(
+                "; Canvas's test student ({}) is not one of the class: left out of the counts, the matching and the exports",
+                self.test_students.join("; ")
+            );
+        }
         line
     }
 }
 
-const COLUMNS: &str = "id, name, lms_id, sis_id, login, section, label, roster";
+impl crate::location::Location {
+    /// Imports a roster into the gradebook here, creating it when there is none; what a person reads of it
+    /// (and, for a new gradebook, where it is and why).
+    pub fn import(&self, roster: &Roster) -> Result<String> {
+        let new = !self.exists();
+        let mut book = self.create()?;
+        let line = book.import_roster(roster)?.line(&book);
+        Ok(match new {
+            true => format!("a new gradebook: {}\n{line}", self.line()),
+            false => line,
+        })
+    }
+}
+
+const COLUMNS: &str = "id, name, lms_id, sis_id, login, section, label, roster, email, test_student";
 
 fn student(r: &rusqlite::Row) -> rusqlite::Result<Student> {
     Ok(Student {
@@ -65,6 +94,8 @@ fn student(r: &rusqlite::Row) -> rusqlite::Result<Student> {
         section: r.get(5)?,
         label: r.get(6)?,
         from_canvas: r.get::<_, String>(7)? == CANVAS,
+        email: r.get(8)?,
+        test: r.get(9)?,
     })
 }
 
@@ -77,60 +108,44 @@ impl Gradebook {
             Format::Plain => "csv",
         };
         self.change(|tx| {
-            let mut imported = Imported { added: 0, updated: 0, unchanged: 0, not_listed: Vec::new() };
+            let mut imported =
+                Imported { added: 0, updated: 0, unchanged: 0, not_listed: Vec::new(), test_students: Vec::new() };
             let mut listed = std::collections::BTreeSet::new();
             for s in &roster.students {
                 listed.insert(s.id.clone());
-                let known: Option<(i64, String, String, String, String, String)> = tx
-                    .query_row(
-                        "SELECT id, name, sis_id, login, section, roster FROM students WHERE lms_id = ?1",
-                        [&s.id],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
-                    )
-                    .optional()?;
-                let label = free_label(tx, s, known.as_ref().map(|k| k.0))?;
-                match known {
-                    None => {
-                        tx.execute(
-                            "INSERT INTO students (name, lms_id, sis_id, login, section, label, roster)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                            params![s.name, s.id, s.sis_id, s.login, s.section, label, kind],
-                        )?;
-                        imported.added += 1;
-                    }
-                    Some((_, ref name, ref sis, ref login, ref section, ref from))
-                        if (name, sis, login, section, from.as_str())
-                            == (&s.name, &s.sis_id, &s.login, &s.section, kind) =>
-                    {
-                        imported.unchanged += 1
-                    }
-                    Some((key, ..)) => {
-                        tx.execute(
-                            "UPDATE students SET name = ?1, sis_id = ?2, login = ?3, section = ?4, label = ?5, roster = ?6
-                             WHERE id = ?7",
-                            params![s.name, s.sis_id, s.login, s.section, label, kind, key],
-                        )?;
-                        imported.updated += 1;
-                    }
+                let test = s.is_canvas_test_student(roster.format);
+                let change = upsert(tx, s, kind, test)?;
+                if test {
+                    imported.test_students.push(format!("{}, id {}", s.name, s.id));
+                    continue;
+                }
+                match change {
+                    Change::Added => imported.added += 1,
+                    Change::Updated => imported.updated += 1,
+                    Change::Unchanged => imported.unchanged += 1,
                 }
             }
-            let mut all = tx.prepare("SELECT lms_id, label FROM students ORDER BY label")?;
-            let known: Vec<(String, String)> = all.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-            imported.not_listed = known.into_iter().filter(|(id, _)| !listed.contains(id)).map(|(_, l)| l).collect();
-            for header in &roster.assignment_columns {
-                let name = header.rsplit_once(" (").map_or(header.as_str(), |(n, _)| n);
-                tx.execute(
-                    "INSERT INTO platform_columns (assignment, canvas) VALUES (?1, ?2)
-                     ON CONFLICT (assignment) DO UPDATE SET canvas = excluded.canvas",
-                    params![name, header],
-                )?;
-            }
+            let mut all = tx.prepare(&format!("SELECT {COLUMNS} FROM students ORDER BY label"))?;
+            let known: Vec<Student> = all.query_map([], student)?.collect::<Result<_, _>>()?;
+            imported.not_listed =
+                known.into_iter().filter(|s| !s.is_test() && !listed.contains(&s.lms_id)).map(|s| s.label).collect();
+            remember_columns(tx, &roster.assignment_columns)?;
             Ok(imported)
         })
     }
 
-    /// Every student, by label.
+    /// Every student of the class, by label (Canvas's test student is none).
     pub fn students(&self) -> Result<Vec<Student>> {
+        Ok(self.everyone()?.into_iter().filter(|s| !s.is_test()).collect())
+    }
+
+    /// Canvas's test students the roster listed, kept apart from the class.
+    pub fn test_students(&self) -> Result<Vec<Student>> {
+        Ok(self.everyone()?.into_iter().filter(Student::is_test).collect())
+    }
+
+    /// Every row of the roster, test students included.
+    fn everyone(&self) -> Result<Vec<Student>> {
         let mut query = self.conn().prepare(&format!("SELECT {COLUMNS} FROM students ORDER BY label"))?;
         let students = query.query_map([], student)?.collect::<Result<Vec<_>, _>>()?;
         Ok(students)
@@ -154,19 +169,16 @@ impl Gradebook {
         }
     }
 
-    /// Canvas's header for an assignment's column, when a Canvas roster gave one.
-    pub fn canvas_column(&self, assignment: &str) -> Result<Option<String>> {
-        let column = self
-            .conn()
-            .query_row("SELECT canvas FROM platform_columns WHERE assignment = ?1", [assignment], |r| r.get(0))
-            .optional()?;
-        Ok(column)
+    /// The headers of Canvas's assignment columns (`TITLE (ID)`) its exports gave, the latest of each id.
+    pub fn canvas_columns(&self) -> Result<Vec<String>> {
+        let mut query = self.conn().prepare("SELECT canvas FROM platform_columns ORDER BY canvas")?;
+        let columns = query.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
+        Ok(columns)
     }
 
     /// Fails when the roster is empty: a gradebook grades students it knows.
     pub fn require_roster(&self) -> Result<()> {
-        let n: i64 = self.conn().query_row("SELECT count(*) FROM students", [], |r| r.get(0))?;
-        if n == 0 {
+        if self.students()?.is_empty() {
             bail!(
                 "the gradebook {} has no roster: import one first (anatomy exercises gradebook roster FILE)",
                 self.path().display()
@@ -191,6 +203,66 @@ pub fn read_roster(path: &std::path::Path) -> Result<Roster> {
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read the roster {shown}"))?;
     anatomy_intake::roster::read(&bytes).map_err(|why| anyhow::anyhow!("{shown}: {why}"))
+}
+
+/// Keeps each Canvas column's header by Canvas's id for the assignment, so that a title changed in Canvas
+/// replaces the one before it (a gradebook of an older version kept them by title: those of the same id go).
+fn remember_columns(tx: &rusqlite::Transaction, headers: &[String]) -> Result<()> {
+    use anatomy_intake::roster::canvas_column;
+    let mut kept = tx.prepare("SELECT assignment, canvas FROM platform_columns")?;
+    let kept: Vec<(String, String)> = kept.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    for header in headers {
+        let Some((_, id)) = canvas_column(header) else { continue };
+        for (key, _) in kept.iter().filter(|(_, h)| canvas_column(h).is_some_and(|(_, i)| i == id)) {
+            tx.execute("DELETE FROM platform_columns WHERE assignment = ?1", [key])?;
+        }
+        tx.execute(
+            "INSERT INTO platform_columns (assignment, canvas) VALUES (?1, ?2)
+             ON CONFLICT (assignment) DO UPDATE SET canvas = excluded.canvas",
+            params![id, header],
+        )?;
+    }
+    Ok(())
+}
+
+/// What an import did to one student.
+enum Change {
+    Added,
+    Updated,
+    Unchanged,
+}
+
+/// Adds a student of the roster, or updates the one with their platform id; `test` says whether it is
+/// Canvas's test student, as decided when the roster is read.
+fn upsert(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::Student, kind: &str, test: bool) -> Result<Change> {
+    let known: Option<(i64, bool)> = tx
+        .query_row(
+            "SELECT id, (name, sis_id, login, section, roster, email, test_student) = (?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             FROM students WHERE lms_id = ?1",
+            params![s.id, s.name, s.sis_id, s.login, s.section, kind, s.email, test],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let label = free_label(tx, s, known.map(|k| k.0))?;
+    match known {
+        None => {
+            tx.execute(
+                "INSERT INTO students (name, lms_id, sis_id, login, section, label, roster, email, test_student)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![s.name, s.id, s.sis_id, s.login, s.section, label, kind, s.email, test],
+            )?;
+            Ok(Change::Added)
+        }
+        Some((_, true)) => Ok(Change::Unchanged),
+        Some((key, false)) => {
+            tx.execute(
+                "UPDATE students SET name = ?1, sis_id = ?2, login = ?3, section = ?4, label = ?5, roster = ?6, email = ?7,
+                 test_student = ?8 WHERE id = ?9",
+                params![s.name, s.sis_id, s.login, s.section, label, kind, s.email, test, key],
+            )?;
+            Ok(Change::Updated)
+        }
+    }
 }
 
 /// A label no other student holds: the login, else the platform id; when that is taken, the login with
@@ -230,6 +302,11 @@ pub fn find_students(students: &[Student], who: &str) -> Vec<Student> {
 const FIELDS: [&str; 4] = ["label", "login", "id", "sis"];
 
 impl Student {
+    /// Whether this is Canvas's test student, as its roster's import decided ([`Student::test`]).
+    pub fn is_test(&self) -> bool {
+        self.test
+    }
+
     /// The student's label, login, platform id and institution id, each with its prefix ([`FIELDS`]).
     fn fields(&self) -> [(&'static str, &str); 4] {
         [(FIELDS[0], &self.label), (FIELDS[1], &self.login), (FIELDS[2], &self.lms_id), (FIELDS[3], &self.sis_id)]

@@ -76,6 +76,25 @@ pub const MIGRATIONS: &[&str] = &[
     // imports. Students imported before this step are taken as a plain CSV's until a Canvas roster is
     // imported again.
     "ALTER TABLE students ADD COLUMN roster TEXT NOT NULL DEFAULT 'csv';",
+    // 4: a student's e-mail (one of the ids Moodle's import can match a row by; '' when the roster gave
+    // none), whether the student is Canvas's test student (decided when the roster is imported: 1 keeps it
+    // out of the class), and the late penalties an instructor gives a whole assignment where no hand-in time was read
+    // (a Canvas download has none): the days late as given, or the hand-in time, counted from the
+    // student's own due date when read — both NULL when the penalty is withdrawn.
+    "ALTER TABLE students ADD COLUMN email TEXT NOT NULL DEFAULT '';
+    ALTER TABLE students ADD COLUMN test_student INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE late_penalties (
+        id INTEGER PRIMARY KEY,
+        student INTEGER NOT NULL REFERENCES students(id),
+        assignment TEXT NOT NULL,
+        days INTEGER,
+        handed_in TEXT,
+        reason TEXT NOT NULL,
+        by TEXT NOT NULL,
+        at TEXT NOT NULL,
+        CHECK (days IS NULL OR handed_in IS NULL)
+    );
+    CREATE INDEX late_penalties_by_student ON late_penalties (student, assignment, id);",
 ];
 
 /// The version this grader writes.
@@ -83,14 +102,25 @@ pub fn newest() -> i32 {
     MIGRATIONS.len() as i32
 }
 
-/// Makes a connection ready: WAL, foreign keys, then the file checked and brought to the newest version.
+/// Makes a connection ready: the file checked ([`check`]), WAL, foreign keys, then brought to the newest
+/// version.
 pub fn prepare(conn: &mut Connection) -> Result<()> {
-    // Reading the schema is the first read: a file that is not SQLite fails here.
+    let version = check(conn)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    // A run reported as recorded is on the disk: each commit waits for it.
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    migrate(conn, version)
+}
+
+/// Reads what a file is, writing nothing: refused when it is not SQLite (the first read fails), is
+/// another program's database, was written by a newer grader, or is damaged; else its version.
+pub fn check(conn: &Connection) -> Result<i32> {
     let (id, version): (i32, i32) =
         conn.query_row("SELECT * FROM pragma_application_id, pragma_user_version", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
     if tables > 0 && id != APPLICATION_ID {
-        bail!("it is an SQLite database, but not a gradebook: give the gradebook's path (it is created beside the course file)");
+        bail!("it is an SQLite database, but not a gradebook: give the gradebook's path (`roster` says where it made it: beside --course FILE, else $ANATOMY_GRADEBOOK, else in your data folder)");
     }
     if version > newest() {
         bail!(
@@ -98,10 +128,6 @@ pub fn prepare(conn: &mut Connection) -> Result<()> {
             newest()
         );
     }
-    conn.pragma_update(None, "journal_mode", "WAL")?;
-    // A run reported as recorded is on the disk: each commit waits for it.
-    conn.pragma_update(None, "synchronous", "FULL")?;
-    conn.pragma_update(None, "foreign_keys", "ON")?;
     let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
     if check != "ok" {
         return Err(rusqlite::Error::SqliteFailure(
@@ -110,7 +136,20 @@ pub fn prepare(conn: &mut Connection) -> Result<()> {
         )
         .into());
     }
-    migrate(conn, version)
+    Ok(version)
+}
+
+/// A file opened to be read only, at the newest version: the file itself when it is, else a copy of it in
+/// memory, migrated there (the file is migrated when it is next written).
+pub fn readable(conn: Connection) -> Result<Connection> {
+    let version = check(&conn)?;
+    if version == newest() {
+        return Ok(conn);
+    }
+    let mut copy = Connection::open_in_memory()?;
+    rusqlite::backup::Backup::new(&conn, &mut copy)?.run_to_completion(1024, std::time::Duration::ZERO, None)?;
+    migrate(&mut copy, version)?;
+    Ok(copy)
 }
 
 /// Runs the steps from `version` to the newest, in one transaction.

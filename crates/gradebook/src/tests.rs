@@ -7,9 +7,18 @@ use anatomy_course::Status;
 use anatomy_grade::points::{Assignment, CourseFile};
 use anatomy_intake::roster;
 
-use crate::export::Format;
+use crate::export::{Exported, Format, MoodleId, Wanted};
 use crate::runs::{Cell, Run};
 use crate::*;
+
+mod term;
+
+/// An export of every assignment, or of one; Moodle's by ID number.
+pub(crate) fn export(book: &Gradebook, course: &CourseFile, format: Format, one: Option<&str>) -> Result<Exported> {
+    let assignment = one.map(|a| course.assignment(Some(a)).unwrap());
+    let identify = Some(MoodleId::IdNumber);
+    book.export(course, Wanted { format, assignment: assignment.as_ref(), identify, unlimited_grades: false })
+}
 
 pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("anatomy-gradebook-{name}-{}", std::process::id()));
@@ -79,7 +88,11 @@ fn attention(course: &CourseFile) -> Assignment {
 }
 
 fn totals(book: &Gradebook, a: &Assignment) -> Vec<(String, Option<f64>)> {
-    book.standings(a).unwrap().iter().map(|s| (s.student.label.clone(), s.total())).collect()
+    book.standings(&course(book.path().parent().unwrap()), a)
+        .unwrap()
+        .iter()
+        .map(|s| (s.student.label.clone(), s.total()))
+        .collect()
 }
 
 #[test]
@@ -88,7 +101,7 @@ fn a_roster_is_imported_by_platform_id_and_importing_again_never_makes_one_stude
     let mut book = book(&dir);
     let labels: Vec<String> = book.students().unwrap().iter().map(|s| s.label.clone()).collect();
     assert_eq!(labels, ["ada", "eve", "grace"]);
-    assert_eq!(book.canvas_column("attention").unwrap().as_deref(), Some("attention (501)"));
+    assert_eq!(book.canvas_columns().unwrap(), ["attention (501)", "decoder (502)"]);
     // Grace changes her login, Ada leaves the course, Bob joins.
     let again = "name,id,login,section\nGrace Hopper,102,ghopper,Mon\nEve,103,eve,Tue\nBob,104,,Wed\n";
     let imported = book.import_roster(&roster::read(again.as_bytes()).unwrap()).unwrap();
@@ -99,7 +112,10 @@ fn a_roster_is_imported_by_platform_id_and_importing_again_never_makes_one_stude
     assert_eq!(book.student("104").unwrap().label, "104", "no login: the platform id");
     assert!(book.student("nobody").unwrap_err().to_string().contains("no student \"nobody\" in the roster"));
     // Only Ada is still Canvas's: a Canvas file holds her alone and names who was left out.
-    let exported = book.export(&course(&dir), Format::Canvas).unwrap();
+    let everyone: Vec<(&str, &str, Status, f64)> =
+        ["ada", "104", "eve", "ghopper"].iter().map(|&who| (who, "scaled_dot_product", Status::Passed, 5.0)).collect();
+    book.record(&run(&book, "attention", &everyone)).unwrap();
+    let exported = export(&book, &course(&dir), Format::Canvas, Some("attention")).unwrap();
     let ids: Vec<String> =
         csv::Reader::from_reader(exported.text.as_bytes()).records().skip(1).map(|r| r.unwrap()[1].into()).collect();
     assert_eq!(ids, ["101"]);
@@ -208,46 +224,58 @@ fn every_export_puts_each_row_on_its_student_by_the_platforms_ids_and_runs_no_fo
         ],
     ))
     .unwrap();
-    let read = |format| {
-        let text = book.export(&course, format).unwrap().text;
-        csv::ReaderBuilder::new()
+    book.record(&run(&book, "decoder", &[("ada", "cross_attention", Status::Passed, 20.0)])).unwrap();
+    let read = |format, one: Option<&str>| {
+        let exported = export(&book, &course, format, one).unwrap();
+        let rows = csv::ReaderBuilder::new()
             .has_headers(false)
-            .from_reader(text.as_bytes())
+            .from_reader(exported.text.as_bytes())
             .records()
             .map(|r| r.unwrap().iter().map(String::from).collect::<Vec<_>>())
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        (rows, exported)
     };
-    let canvas = read(Format::Canvas);
+    // Both assignments: only Ada has a grade in each; Eve's empty decoder cell would clear one Canvas holds.
+    let (canvas, exported) = read(Format::Canvas, None);
     assert_eq!(
         canvas[0],
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "attention (501)", "decoder (502)"]
     );
     assert_eq!(canvas[1][0], "    Points Possible");
+    assert_eq!(canvas[1][5..], ["10", "20"]);
+    assert_eq!(canvas[2][1..], ["101", "S-1", "ada", "Mon", "5", "20"]);
+    assert_eq!(canvas.len(), 3, "{canvas:?}");
+    assert_eq!(
+        exported.warnings,
+        [
+            "no grade to send, so left out (an empty cell would clear a grade the platform holds): grace",
+            "left out, with no grade in decoder (an empty cell would clear a grade the platform holds): eve; export each assignment alone (--assignment NAME) to send theirs",
+        ]
+    );
+    // One assignment: everyone graded in it.
+    let (canvas, exported) = read(Format::Canvas, Some("attention"));
+    assert_eq!(canvas[0][5..], ["attention (501)"]);
+    let by_id = |rows: &[Vec<String>], column: usize, id: &str| rows.iter().find(|r| r[column] == id).unwrap().clone();
+    assert_eq!(by_id(&canvas, 1, "101")[5], "5", "Ada: half of attention");
+    let eve = by_id(&canvas, 1, "103");
+    assert_eq!((eve[0].as_str(), eve[5].as_str()), ("'=HYPERLINK(\"http://x\"), Eve", "9"));
+    assert!(canvas.iter().all(|r| r[1] != "102"), "Grace was never graded: no row, so Canvas keeps what it holds");
     // Read back as a roster, our export is Canvas's own layout: the same students, ids and columns.
-    let exported = book.export(&course, Format::Canvas).unwrap();
-    assert_eq!(exported.warnings, Vec::<String>::new(), "both assignments have Canvas's column");
     let again = roster::read(exported.text.as_bytes()).unwrap();
     let ids = |r: roster::Roster| {
         let mut ids: Vec<_> = r.students.into_iter().map(|s| (s.id, s.sis_id, s.login, s.section)).collect();
         ids.sort();
         ids
     };
-    assert_eq!(ids(again.clone()), ids(roster::read(CANVAS.as_bytes()).unwrap()));
+    let mut graded = ids(roster::read(CANVAS.as_bytes()).unwrap());
+    graded.retain(|(id, ..)| id != "102");
+    assert_eq!(ids(again.clone()), graded);
     assert!(again.students.iter().any(|s| s.name == "'=HYPERLINK(\"http://x\"), Eve"), "the formula stays quoted");
-    assert_eq!(again.assignment_columns, ["attention (501)", "decoder (502)"]);
-    assert_eq!(canvas[1][5..], ["10", "20"]);
-    let by_id = |rows: &[Vec<String>], column: usize, id: &str| rows.iter().find(|r| r[column] == id).unwrap().clone();
-    assert_eq!(by_id(&canvas, 1, "101")[5..], ["5", ""], "Ada: half of attention, no decoder grade yet");
-    let eve = by_id(&canvas, 1, "103");
-    assert_eq!((eve[0].as_str(), eve[5].as_str()), ("'=HYPERLINK(\"http://x\"), Eve", "9"));
-    assert_eq!(by_id(&canvas, 1, "102")[5], "", "Grace was never graded: left as it is");
-    let moodle = read(Format::Moodle);
-    assert_eq!(
-        moodle[0],
-        ["ID number", "Username", "Full name", "attention", "Feedback: attention", "decoder", "Feedback: decoder"]
-    );
-    assert_eq!(by_id(&moodle, 0, "S-1")[3], "5");
-    let ours = read(Format::Csv);
+    assert_eq!(again.assignment_columns, ["attention (501)"]);
+    let (moodle, _) = read(Format::Moodle, Some("attention"));
+    assert_eq!(moodle[0], ["ID number", "Full name", "attention (Real)", "attention (Feedback)"]);
+    assert_eq!(by_id(&moodle, 0, "S-1")[2..], ["5", "5 of 10 points"]);
+    let (ours, _) = read(Format::Csv, None);
     assert_eq!(ours[0][6..9], ["attention: scaled_dot_product", "attention: attention_head", "attention: total"]);
     let ada = by_id(&ours, 0, "ada");
     assert_eq!((ada[6].as_str(), ada[7].as_str(), ada[8].as_str()), ("5", "0", "5"));
@@ -277,7 +305,7 @@ fn text_that_names_two_students_is_refused_and_a_field_picks_one() {
     for folder in ["301", "carol"] {
         std::fs::create_dir_all(class.join(folder)).unwrap();
     }
-    let matched = crate::matching::match_hand_ins(&class, &book.students().unwrap()).unwrap();
+    let matched = book.match_hand_ins(&class, None).unwrap();
     let found: Vec<&str> = matched.found.iter().map(|(s, _)| s.label.as_str()).collect();
     assert_eq!(found, ["carol"]);
     assert_eq!(matched.unmatched.len(), 1);
@@ -290,12 +318,20 @@ fn text_that_names_two_students_is_refused_and_a_field_picks_one() {
     let names: Vec<String> = students.iter().map(|s| crate::roster::unambiguous(&students, s)).collect();
     assert_eq!(names, ["label:301", "carol"], "what to call each so that `who` finds them alone");
     assert_eq!(book.student(&names[0]).unwrap().lms_id, "201");
-    // Their ids are not Canvas's: a Canvas file is refused, Moodle's leaves an unknown ID number empty.
-    let err = book.export(&course, Format::Canvas).unwrap_err().to_string();
+    // Their ids are not Canvas's: a Canvas file is refused; Moodle's leaves out whoever has no ID number.
+    book.record(&run(&book, "attention", &[("id:301", "scaled_dot_product", Status::Passed, 5.0)])).unwrap();
+    book.record(&run(&book, "attention", &[("label:301", "scaled_dot_product", Status::Passed, 4.0)])).unwrap();
+    let err = export(&book, &course, Format::Canvas, Some("attention")).unwrap_err().to_string();
     assert!(err.starts_with("no student was imported from Canvas's export, so no id is Canvas's"), "{err}");
-    let moodle = book.export(&course, Format::Moodle).unwrap().text;
-    let rows: Vec<&str> = moodle.lines().skip(1).collect();
-    assert!(rows[0].starts_with(r#""S-9","301","Bob","#) && rows[1].starts_with(r#","carol","Carol","#), "{moodle}");
+    let moodle = export(&book, &course, Format::Moodle, Some("attention")).unwrap();
+    let rows: Vec<&str> = moodle.text.lines().skip(1).collect();
+    assert_eq!(rows, [r#""S-9","Bob",4,"4 of 10 points""#], "{}", moodle.text);
+    assert!(
+        moodle.warnings[0].starts_with("left out, with no ID number (Moodle's import refuses"),
+        "{:?}",
+        moodle.warnings
+    );
+    assert!(moodle.warnings[0].ends_with(": carol"), "{:?}", moodle.warnings);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -319,7 +355,7 @@ fn a_canvas_download_keeps_each_files_last_hand_in_and_says_who_canvas_marked_la
     ] {
         std::fs::write(class.join(name), text).unwrap();
     }
-    let matched = crate::matching::match_hand_ins(&class, &book.students().unwrap()).unwrap();
+    let matched = book.match_hand_ins(&class, None).unwrap();
     let (ada, hand_in) = &matched.found[0];
     assert_eq!(std::fs::read_to_string(hand_in.find("layer_norm").unwrap()).unwrap(), "last");
     // Both notebooks are kept (a notebook's name is not its exercise), the later first.
@@ -328,11 +364,14 @@ fn a_canvas_download_keeps_each_files_last_hand_in_and_says_who_canvas_marked_la
         files.iter().filter(|(n, _)| n.ends_with(".ipynb")).map(|(_, p)| p.file_name().unwrap()).collect();
     assert_eq!(notebooks, ["lovelaceada_101_9006_week-2.ipynb", "lovelaceada_101_9005_week-1.ipynb"]);
     assert_eq!((ada.label.as_str(), matched.marked_late.as_slice()), ("ada", &["ada".to_string()][..]));
-    assert!(matched.lines().last().unwrap().starts_with("marked LATE by Canvas"));
-    let exported = book.export(&course(&dir), Format::Canvas).unwrap();
+    assert!(matched.lines().iter().any(|l| l.starts_with("marked LATE by Canvas (a download has no hand-in time")));
+    let cells = [("ada", "scaled_dot_product", Status::Passed, 5.0)];
+    book.record(&run(&book, "attention", &cells)).unwrap();
+    book.record(&run(&book, "decoder", &[("ada", "cross_attention", Status::Passed, 5.0)])).unwrap();
+    let exported = export(&book, &course(&dir), Format::Canvas, None).unwrap();
     assert_eq!(exported.warnings.len(), 1);
     assert!(
-        exported.warnings[0].starts_with("Canvas's export had no column for \"decoder\""),
+        exported.warnings[0].starts_with("Canvas's export had no column titled \"decoder\" for decoder"),
         "{:?}",
         exported.warnings
     );
@@ -596,6 +635,7 @@ fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
             sis_id: format!("S-{i}"),
             login: format!("h{i}"),
             section: if i == 1 { "Mon;-1".into() } else { "Mon".into() },
+            email: String::new(),
         })
         .collect();
     let columns = vec!["attention (501)".to_string(), "decoder (502)".to_string()];
@@ -613,16 +653,20 @@ fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
         .collect();
     book.record(&run(&book, "attention", &cells)).unwrap();
     // Each export: its header rows, the columns of the name, the key, the section and the numbers.
-    for (format, header_rows, name_at, key_at, section_at, numbers) in [
-        (Format::Canvas, 2, 0, 1, Some(4), &[5, 6][..]),
-        (Format::Moodle, 1, 2, 1, None, &[3, 5][..]),
-        (Format::Csv, 1, 1, 4, Some(5), &[6, 7, 8, 10, 11, 13][..]),
+    for (format, one, header_rows, name_at, key_at, section_at, numbers) in [
+        (Format::Canvas, Some("attention"), 2, 0, 1, Some(4), &[5][..]),
+        (Format::Moodle, Some("attention"), 1, 1, 0, None, &[2][..]),
+        (Format::Csv, None, 1, 1, 4, Some(5), &[6, 7, 8, 10, 11, 13][..]),
     ] {
-        let text = book.export(&course, format).unwrap().text;
+        let text = export(&book, &course, format, one).unwrap().text;
         let read = read_back(&text, numbers);
         assert_eq!(read.len(), header_rows + HOSTILE.len(), "{}: {text}", format.name());
         for (i, (name, written)) in HOSTILE.iter().enumerate() {
-            let key = if format == Format::Canvas { format!("{}", 201 + i) } else { format!("h{i}") };
+            let key = match format {
+                Format::Canvas => format!("{}", 201 + i),
+                Format::Moodle => format!("S-{i}"),
+                Format::Csv => format!("h{i}"),
+            };
             let record = read.iter().find(|r| r[key_at] == key).unwrap();
             assert_eq!(&record[name_at], written, "{}: {name:?}", format.name());
             assert_eq!(record[numbers[0]], "5", "{}: {name:?}", format.name());

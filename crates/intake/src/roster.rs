@@ -8,8 +8,10 @@
 //! by one.
 //!
 //! Two rosters are read: Canvas's gradebook export (`Student, ID, SIS User ID, SIS Login ID, Section`, then
-//! one column per assignment, and a `Points Possible` row) and a plain CSV with the columns `name`, `id`,
-//! `login` and `section` (any order; `login` and `section` may be left out).
+//! one column per assignment headed `TITLE (ID)`, a `Points Possible` row and, for assignments posted by
+//! hand, a `Manual Posting` row) and a plain CSV with the columns `name`, `id`, `login`, `section`, `sis_id`
+//! and `email` (any order; all but `name` and `id` may be left out). Canvas's export lists its test student
+//! too ([`canvas_test_student`]), which the gradebook keeps apart from the class.
 use std::ffi::OsStr;
 
 /// The largest roster read: a class of [`MAX_STUDENTS`] with long names and many assignment columns.
@@ -31,6 +33,38 @@ pub struct Student {
     /// The login (Canvas: `SIS Login ID`), if any.
     pub login: String,
     pub section: String,
+    /// The e-mail address (a plain roster's `email`; Canvas's export has none), if any.
+    pub email: String,
+}
+
+impl Student {
+    /// Whether this is Canvas's test student ([`canvas_test_student`]), read from a roster of `format`.
+    pub fn is_canvas_test_student(&self, format: Format) -> bool {
+        format == Format::Canvas && canvas_test_student(&self.name, &self.sis_id, &self.login)
+    }
+}
+
+/// The names Canvas gives the test student its Student View makes in every course ("Test Student", which
+/// its gradebook export writes last name first).
+pub const CANVAS_TEST_STUDENT: [&str; 2] = ["Student, Test", "Test Student"];
+
+/// Whether a student of Canvas's export is Canvas's test student: named so, with no SIS id, and a login
+/// that is empty or the one Canvas makes for it (`find_or_create_student_view_student`: an HMAC-SHA1 in
+/// hex, 40 lowercase hex digits, which its export writes as the `SIS Login ID`). It is enrolled in the
+/// course (in every section), so the export lists it, last, but it is nobody: an instructor's own hand-in
+/// in Student View. A student who chose the name but has an SIS id or a login of their own is a student.
+pub fn canvas_test_student(name: &str, sis_id: &str, login: &str) -> bool {
+    let hex = |s: &str| s.len() == 40 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    CANVAS_TEST_STUDENT.contains(&name) && sis_id.is_empty() && (login.is_empty() || hex(login))
+}
+
+/// A Canvas gradebook column's header, `TITLE (ID)`, as its title and Canvas's id for the assignment (the
+/// id is what Canvas's importer matches a column by); `None` for a header without an id (its totals).
+pub fn canvas_column(header: &str) -> Option<(&str, &str)> {
+    let (title, rest) = header.rsplit_once(" (")?;
+    let id = rest.strip_suffix(')')?;
+    let digits = !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit());
+    (digits && !title.trim().is_empty()).then_some((title, id))
 }
 
 /// Which export a roster came from.
@@ -93,6 +127,7 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
             sis_id: field(layout.sis_id)?,
             login: field(layout.login)?,
             section: field(layout.section)?,
+            email: field(layout.email)?,
         };
         if student.id.is_empty() {
             return Err(format!("roster line {line}: the id is empty: every student needs the LMS's id"));
@@ -105,11 +140,13 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
     if students.is_empty() {
         return Err("the roster lists no student: export the class with its students".into());
     }
-    for key in [|s: &Student| s.id.clone(), |s: &Student| s.sis_id.clone(), |s: &Student| s.login.clone()] {
+    let keys: [fn(&Student) -> String; 4] =
+        [|s| s.id.clone(), |s| s.sis_id.clone(), |s| s.login.clone(), |s| s.email.clone()];
+    for key in keys {
         let mut seen = std::collections::BTreeSet::new();
         if let Some(twice) = students.iter().map(key).filter(|k| !k.is_empty()).find(|k| !seen.insert(k.clone())) {
             return Err(format!(
-                "the roster names {twice:?} twice: each id, institution id and login must be one student's"
+                "the roster names {twice:?} twice: each id, institution id, login and e-mail must be one student's"
             ));
         }
     }
@@ -124,6 +161,7 @@ struct Layout {
     sis_id: Option<usize>,
     login: Option<usize>,
     section: Option<usize>,
+    email: Option<usize>,
     assignments: Vec<String>,
 }
 
@@ -133,16 +171,7 @@ impl Layout {
         if header.first().map(String::as_str) == Some("Student") && at("ID").is_some() {
             // Canvas: the fixed columns, then its assignments, each headed "NAME (ID)"; the totals it adds
             // ("Current Score", …) have no id.
-            let assignments = header
-                .iter()
-                .filter(|h| {
-                    h.ends_with(')')
-                        && h.rsplit_once(" (")
-                            .is_some_and(|(_, id)| id[..id.len() - 1].bytes().all(|b| b.is_ascii_digit()))
-                })
-                .take(1000)
-                .cloned()
-                .collect();
+            let assignments = header.iter().filter(|h| canvas_column(h).is_some()).take(1000).cloned().collect();
             return Ok(Layout {
                 format: Format::Canvas,
                 name: 0,
@@ -150,6 +179,7 @@ impl Layout {
                 sis_id: at("SIS User ID"),
                 login: at("SIS Login ID"),
                 section: at("Section"),
+                email: None,
                 assignments,
             });
         }
@@ -161,10 +191,11 @@ impl Layout {
                 sis_id: at("sis_id"),
                 login: at("login"),
                 section: at("section"),
+                email: at("email"),
                 assignments: Vec::new(),
             }),
             _ => Err("the roster's first line is neither Canvas's gradebook header (Student, ID, …) nor a plain \
-                      one with the columns name and id (login and section optional)"
+                      one with the columns name and id (login, section, sis_id and email optional)"
                 .into()),
         }
     }
@@ -281,6 +312,37 @@ mod tests {
         assert!(read(long.as_bytes()).unwrap_err().contains("over 256 characters"));
         let many = format!("name,id\n{}", (0..=MAX_STUDENTS).map(|i| format!("s,{i}\n")).collect::<String>());
         assert!(read(many.as_bytes()).unwrap_err().contains("over 20000 students"));
+    }
+
+    #[test]
+    fn canvas_s_test_student_and_column_headers_are_told_apart_and_a_plain_roster_may_give_e_mails() {
+        let text = "\u{feff}Student,ID,SIS User ID,SIS Login ID,Section,Homework 2: Decoder (48214),Current Score\r\n\
+            \"    Points Possible\",,,,,20,\r\n\
+            ,,,,,Manual Posting,\r\n\
+            \"Student, Test\",999,,0f3c9a7e5b1d2c4e6f8a0b2c4d6e8f0a1b3c5d7e,Monday and Tuesday,,\r\n\
+            \"Student, Test\",998,,,Monday,,\r\n\
+            \"Student, Test\",997,S-9,,Monday,,\r\n\
+            \"Test Student\",996,,tester,Monday,,\r\n\
+            \"Student, Test\",995,,0F3C9A7E5B1D2C4E6F8A0B2C4D6E8F0A1B3C5D7E,Monday,,\r\n\
+            \"Student, Test\",994,,0f3c9a7e5b1d2c4e6f8a0b2c4d6e8f0a1b3c5d7,Monday,,\r\n";
+        let roster = read(text.as_bytes()).unwrap();
+        assert_eq!(roster.assignment_columns, ["Homework 2: Decoder (48214)"]);
+        let tests: Vec<bool> = roster.students.iter().map(|s| s.is_canvas_test_student(roster.format)).collect();
+        assert_eq!(
+            tests,
+            [true, true, false, false, false, false],
+            "Canvas's own (its hex login, or none) is the test student; one with an SIS id or a login of their own is a real one, whatever the name"
+        );
+        assert!(!roster.students[0].is_canvas_test_student(Format::Plain), "only Canvas has one");
+        assert_eq!(canvas_column("Homework 2: Decoder (48214)"), Some(("Homework 2: Decoder", "48214")));
+        assert_eq!(canvas_column("Quiz (part 2) (7)"), Some(("Quiz (part 2)", "7")));
+        for not in ["Current Score", "Quiz ()", "Quiz (x1)", " (12)", "Quiz(12)"] {
+            assert_eq!(canvas_column(not), None, "{not}");
+        }
+        let plain = read(b"name,id,email,sis_id\nAda,7,ada@example.org,\nBob,8,,S-8\n").unwrap();
+        let fields: Vec<(&str, &str)> = plain.students.iter().map(|s| (s.email.as_str(), s.sis_id.as_str())).collect();
+        assert_eq!(fields, [("ada@example.org", ""), ("", "S-8")]);
+        assert!(read(b"name,id,email\nAda,7,a@x\nBob,8,a@x\n").unwrap_err().contains("\"a@x\" twice"));
     }
 
     #[test]
