@@ -34,6 +34,12 @@ fn main() {
     let lib = lib.canonicalize().unwrap_or(lib);
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib.display());
     println!("cargo:rustc-env=ANATOMY_LIBTORCH_LIB={}", lib.display());
+    // A LibTorch with CUDA: torch-sys names libtorch_cuda for the linker, but no code here calls it by name,
+    // so the linker's --as-needed drops it, and without it LibTorch sees no GPU (`anatomy doctor` said "CUDA
+    // not available" with every CUDA library beside it). Kept needed here, for this package's binaries.
+    if lib.join("libtorch_cuda.so").exists() {
+        println!("cargo:rustc-link-arg=-Wl,--no-as-needed,-ltorch_cuda,--as-needed");
+    }
 
     // The learner's crate only: what tch does not expose of LibTorch, its inference mode and grad mode
     // (src/inference_mode.rs), its fused AdamW (src/training/fused_adamw.rs), what it runs on

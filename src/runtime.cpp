@@ -48,15 +48,18 @@ extern "C" bool anatomy_libtorch_path(char *out, size_t len) {
 
 // The CUDA runtime's and cuDNN's versions as LibTorch's CUDA hooks report them (1000 × major + 10 ×
 // minor for CUDA; 10000 × major + 100 × minor + patch for cuDNN 9), 0 for what is not there. False when
-// LibTorch has no CUDA part at all.
+// LibTorch has no CUDA part loaded (its hooks then throw); a machine without a GPU still answers when the
+// part is there.
 extern "C" bool anatomy_cuda_versions(long *runtime, long *cudnn) {
     *runtime = 0;
     *cudnn = 0;
     try {
         const auto &hooks = at::detail::getCUDAHooks();
-        if (!hooks.hasCUDA()) return false;
         *runtime = hooks.versionCUDART();
-        if (hooks.hasCuDNN()) *cudnn = hooks.versionRuntimeCuDNN();
+        try {
+            if (hooks.hasCuDNN()) *cudnn = hooks.versionRuntimeCuDNN();
+        } catch (const std::exception &) {
+        }
         return true;
     } catch (const std::exception &) {
         return false;
