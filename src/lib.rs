@@ -25,14 +25,15 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
-// The chapter's steps, in its order.
+// The chapter's steps, in its order. Each module names the chapters whose header (`*Code: …*`) names
+// its file, and no other: tests/chapter_map.rs holds the two together.
 pub mod overview; // chapters/00-overview.md
 pub mod tokenize; // chapters/01-tokenize.md
 pub mod config; // chapters/01-tokenize.md
 pub mod init; // PyTorch's default initialisation, for every step's parameters
 pub mod embeddings; // chapters/01-tokenize.md, chapters/06-positional-embeddings.md
 pub mod scaled_dot_product; // chapters/02-self-attention.md
-pub mod attention; // the one attention call (chapters/03-multi-head-attention.md, chapters/08-decoder-and-masking.md)
+pub mod attention; // chapters/03-multi-head-attention.md: the one attention call, which every attention block makes
 pub mod attention_head; // chapters/03-multi-head-attention.md
 pub mod multi_head_attention; // chapters/03-multi-head-attention.md
 pub mod fused_attention; // chapters/03-multi-head-attention.md
@@ -44,21 +45,21 @@ pub mod classifier; // chapters/07-encoder-and-classifier.md
 pub mod masks; // chapters/08-decoder-and-masking.md
 
 // The decoder side and the original encoder-decoder Transformer.
-pub mod positional_encoding;
-pub mod decoder_layer;
-pub mod decoder;
-pub mod encoder_decoder;
+pub mod positional_encoding; // chapters/08-decoder-and-masking.md
+pub mod decoder_layer; // chapters/08-decoder-and-masking.md, chapters/11-gpt.md (its masked self-attention)
+pub mod decoder; // chapters/08-decoder-and-masking.md
+pub mod encoder_decoder; // chapters/08-decoder-and-masking.md
 
-// Training it and decoding with it (chapter 10).
-pub mod training;
-pub mod decoding;
-pub mod inference_mode; // evaluation without autograd's bookkeeping, for decoding step by step
-pub mod pooling; // one vector per text: the masked mean (pretrained sentence embeddings, chapter 12)
-pub mod gpt; // chapter 11: the decoder branch, a small GPT
-pub mod classify; // chapter 12: the body and a head on a real task
+// Training it and decoding with it, then the decoder branch and the body with a head on a real task.
+pub mod training; // chapters/10-training.md, chapters/11-gpt.md (its fused AdamW)
+pub mod decoding; // chapters/10-training.md
+pub mod inference_mode; // chapters/10-training.md: evaluation without autograd's bookkeeping, for decoding step by step
+pub mod pooling; // one vector per text: the masked mean, for `pretrained`'s sentence embedding and `classify`'s head
+pub mod gpt; // chapters/11-gpt.md: the decoder branch, a small GPT
+pub mod classify; // chapters/12-spam-filter.md: the body and a head on a real task
 
 // Real weights, and what a notebook's kernel prints when it starts.
-pub mod pretrained;
+pub mod pretrained; // chapters/09-meet-the-transformers.md
 pub mod runtime; // which LibTorch, CUDA, cuDNN, driver and GPUs this program runs on
 pub mod notebook; // the line a notebook's set-up cell prints
 
@@ -66,11 +67,11 @@ pub mod notebook; // the line a notebook's set-up cell prints
 // report's charts use `html`'s escaping and titles, which need no feature).
 pub mod html;
 #[cfg(feature = "pictures")]
-pub mod attention_view;
+pub mod attention_view; // chapters/09-meet-the-transformers.md
 #[cfg(feature = "pictures")]
-pub mod display;
+pub mod display; // chapters/00-overview.md (the landmark models)
 #[cfg(feature = "pictures")]
-pub mod charts;
+pub mod charts; // chapters/10-training.md
 
 // What an exercise hands a student (the exercises themselves are crates/course, checks and exercises), and helpers.
 pub mod exercises;
