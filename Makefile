@@ -48,7 +48,6 @@ tour: setup
 # class's memory, the bench's times: `whole_machine::`) run last, with nothing else beside them, also when
 # a lane failed, so that one run shows every failure.
 test: setup
-	scripts/module-edges.py
 	scripts/test-grading.sh
 	$(CARGO) test --no-run
 	scripts/lanes.sh pages "$(MAKE) --no-print-directory test-pages" cargo "$(MAKE) --no-print-directory test-cargo"; \

@@ -248,6 +248,26 @@ impl AttentionPicture {
     /// any other layer and head from the data embedded in the page.
     pub fn head_view(&self, layer: usize, head: usize) -> Result<Html> {
         self.check(layer, head)?;
+        let data = serde_json::to_string(self)?.replace("</", "<\\/");
+        Ok(Html(format!(
+            r#"<div class="anatomy-view" style="{STYLE}">
+<style>.anatomy-view .anatomy-from:focus {{ outline: 2px solid currentColor; outline-offset: 2px; font-weight: bold; }}</style>
+{}
+<div class="anatomy-canvas">{}</div>
+<script type="application/json" class="anatomy-data">{data}</script>
+<script>
+{}{HEAD_VIEW_POINTER}}})();
+</script>
+</div>"#,
+            self.head_view_controls(layer, head),
+            self.head_svg(layer, head),
+            head_view_redraw(),
+        )))
+    }
+
+    /// The head view's selectors (the chosen layer and head selected), its key (sentence A, and B for a
+    /// pair; the weight's scale) and what to do with it.
+    fn head_view_controls(&self, layer: usize, head: usize) -> String {
         let options = |n: usize, chosen: usize| -> String {
             (0..n)
                 .map(|i| {
@@ -258,91 +278,11 @@ impl AttentionPicture {
                 })
                 .collect()
         };
-        let data = serde_json::to_string(self)?.replace("</", "<\\/");
-        Ok(Html(format!(
-            r#"<div class="anatomy-view" style="{STYLE}">
-<style>.anatomy-view .anatomy-from:focus {{ outline: 2px solid currentColor; outline-offset: 2px; font-weight: bold; }}</style>
-<div><label>layer <select class="anatomy-layer">{}</select></label> <label>head <select class="anatomy-head-select">{}</select></label>
+        format!(
+            r#"<div><label>layer <select class="anatomy-layer">{}</select></label> <label>head <select class="anatomy-head-select">{}</select></label>
 <span style="color:{BLUE}">■ sentence A</span>{}
 <span style="margin-left:1em">weight <svg width="120" height="12" style="vertical-align:middle" aria-hidden="true"><defs><linearGradient id="anatomy-weight"><stop offset="0" stop-color="{BLUE}" stop-opacity="0"/><stop offset="1" stop-color="{BLUE}" stop-opacity="1"/></linearGradient></defs><rect width="120" height="12" fill="url(#anatomy-weight)" stroke="gray"/></svg> 0 → 1</span>
-<span style="margin-left:1em;color:{MUTED}">hover over a token on the left, or reach it with Tab, to see only its lines; click it, or press Enter or Space, to keep them</span></div>
-<div class="anatomy-canvas">{}</div>
-<script type="application/json" class="anatomy-data">{data}</script>
-<script>
-(function () {{
-  var root = document.currentScript.parentNode;
-  var data = JSON.parse(root.querySelector(".anatomy-data").textContent);
-  var layer = root.querySelector(".anatomy-layer"), head = root.querySelector(".anatomy-head-select");
-  var svgNs = "http://www.w3.org/2000/svg";
-  function redraw() {{
-    var weights = data.attentions[+layer.value][+head.value];
-    var svg = root.querySelector("svg.anatomy-head"), lines = svg.querySelector("g.lines");
-    svg.setAttribute("data-drawn-by", "script");
-    while (lines.firstChild) lines.removeChild(lines.firstChild);
-    svg.querySelector("text").textContent = "layer " + layer.value + " · head " + head.value;
-    svg.setAttribute("aria-label", svg.getAttribute("aria-label").replace(/^attention of layer \d+, head \d+/,
-      "attention of layer " + layer.value + ", head " + head.value));
-    weights.forEach(function (row, i) {{
-      var color = (data.sentence_b_start !== null && i >= data.sentence_b_start) ? "{ORANGE}" : "{BLUE}";
-      row.forEach(function (w, j) {{
-        if (w < 0.01) return;
-        var line = document.createElementNS(svgNs, "line");
-        line.setAttribute("x1", 156); line.setAttribute("x2", 264);
-        line.setAttribute("y1", 44 + 20 * (i + 0.5)); line.setAttribute("y2", 44 + 20 * (j + 0.5));
-        line.setAttribute("stroke", color); line.setAttribute("stroke-width", 2);
-        line.setAttribute("stroke-opacity", w.toFixed(3));
-        line.setAttribute("data-from", i);
-        lines.appendChild(line);
-      }});
-    }});
-  }}
-  // Hover over a token on the left to see only its lines; click to keep that, click again to release.
-  var pinned = null;
-  function only(i) {{
-    root.querySelectorAll("g.lines line").forEach(function (l) {{
-      l.style.display = (i === null || l.getAttribute("data-from") === String(i)) ? "" : "none";
-    }});
-  }}
-  root.addEventListener("mouseover", function (e) {{
-    var i = e.target.getAttribute && e.target.getAttribute("data-i");
-    if (i !== null && i !== undefined && pinned === null) only(i);
-  }});
-  root.addEventListener("mouseout", function (e) {{
-    if (e.target.getAttribute && e.target.getAttribute("data-i") !== null && pinned === null) only(null);
-  }});
-  function pin(i, byKeyboard) {{
-    pinned = (pinned === i) ? null : i;
-    root.querySelectorAll(".anatomy-from").forEach(function (t) {{
-      t.setAttribute("aria-pressed", t.getAttribute("data-i") === pinned ? "true" : "false");
-    }});
-    // Unpinned from the keyboard, the token keeps the focus and shows its lines, as one under the mouse.
-    only(pinned !== null ? pinned : (byKeyboard ? i : null));
-  }}
-  root.addEventListener("click", function (e) {{
-    var i = e.target.getAttribute && e.target.getAttribute("data-i");
-    if (i !== null && i !== undefined) pin(i, false);
-  }});
-  // The keyboard does what the mouse does: focus shows a token's lines as hovering does, Enter or Space
-  // keeps them as a click does.
-  root.addEventListener("keydown", function (e) {{
-    var i = e.target.getAttribute && e.target.getAttribute("data-i");
-    if (i === null || i === undefined || (e.key !== "Enter" && e.key !== " ")) return;
-    e.preventDefault();
-    if (!e.repeat) pin(i, true);
-  }});
-  root.addEventListener("focusin", function (e) {{
-    var i = e.target.getAttribute && e.target.getAttribute("data-i");
-    if (i !== null && i !== undefined && pinned === null) only(i);
-  }});
-  root.addEventListener("focusout", function (e) {{
-    if (e.target.getAttribute && e.target.getAttribute("data-i") !== null && pinned === null) only(null);
-  }});
-  redraw(); // the same picture as the static one: proves the script runs
-  layer.addEventListener("change", function () {{ redraw(); only(pinned); }});
-  head.addEventListener("change", function () {{ redraw(); only(pinned); }});
-}})();
-</script>
-</div>"#,
+<span style="margin-left:1em;color:{MUTED}">hover over a token on the left, or reach it with Tab, to see only its lines; click it, or press Enter or Space, to keep them</span></div>"#,
             options(self.num_layers(), layer),
             options(self.num_heads(), head),
             if self.sentence_b_start.is_some() {
@@ -350,8 +290,7 @@ impl AttentionPicture {
             } else {
                 String::new()
             },
-            self.head_svg(layer, head)
-        )))
+        )
     }
 
     /// Every layer (rows) × head (columns) as a small heatmap: darker cells, more attention.
@@ -440,6 +379,89 @@ impl AttentionPicture {
         )
     }
 }
+
+/// The head view's script, from its start: the page's data, and `redraw`, which draws the lines of the head
+/// the selectors choose (in the colours of [`AttentionPicture::head_svg`]) as the static picture has them.
+fn head_view_redraw() -> String {
+    format!(
+        r#"(function () {{
+  var root = document.currentScript.parentNode;
+  var data = JSON.parse(root.querySelector(".anatomy-data").textContent);
+  var layer = root.querySelector(".anatomy-layer"), head = root.querySelector(".anatomy-head-select");
+  var svgNs = "http://www.w3.org/2000/svg";
+  function redraw() {{
+    var weights = data.attentions[+layer.value][+head.value];
+    var svg = root.querySelector("svg.anatomy-head"), lines = svg.querySelector("g.lines");
+    svg.setAttribute("data-drawn-by", "script");
+    while (lines.firstChild) lines.removeChild(lines.firstChild);
+    svg.querySelector("text").textContent = "layer " + layer.value + " · head " + head.value;
+    svg.setAttribute("aria-label", svg.getAttribute("aria-label").replace(/^attention of layer \d+, head \d+/,
+      "attention of layer " + layer.value + ", head " + head.value));
+    weights.forEach(function (row, i) {{
+      var color = (data.sentence_b_start !== null && i >= data.sentence_b_start) ? "{ORANGE}" : "{BLUE}";
+      row.forEach(function (w, j) {{
+        if (w < 0.01) return;
+        var line = document.createElementNS(svgNs, "line");
+        line.setAttribute("x1", 156); line.setAttribute("x2", 264);
+        line.setAttribute("y1", 44 + 20 * (i + 0.5)); line.setAttribute("y2", 44 + 20 * (j + 0.5));
+        line.setAttribute("stroke", color); line.setAttribute("stroke-width", 2);
+        line.setAttribute("stroke-opacity", w.toFixed(3));
+        line.setAttribute("data-from", i);
+        lines.appendChild(line);
+      }});
+    }});
+  }}
+"#
+    )
+}
+
+/// The rest of the head view's script, before its end: hovering, clicking and the keyboard show one
+/// token's lines, and the selectors redraw.
+const HEAD_VIEW_POINTER: &str = r#"  // Hover over a token on the left to see only its lines; click to keep that, click again to release.
+  var pinned = null;
+  function only(i) {
+    root.querySelectorAll("g.lines line").forEach(function (l) {
+      l.style.display = (i === null || l.getAttribute("data-from") === String(i)) ? "" : "none";
+    });
+  }
+  root.addEventListener("mouseover", function (e) {
+    var i = e.target.getAttribute && e.target.getAttribute("data-i");
+    if (i !== null && i !== undefined && pinned === null) only(i);
+  });
+  root.addEventListener("mouseout", function (e) {
+    if (e.target.getAttribute && e.target.getAttribute("data-i") !== null && pinned === null) only(null);
+  });
+  function pin(i, byKeyboard) {
+    pinned = (pinned === i) ? null : i;
+    root.querySelectorAll(".anatomy-from").forEach(function (t) {
+      t.setAttribute("aria-pressed", t.getAttribute("data-i") === pinned ? "true" : "false");
+    });
+    // Unpinned from the keyboard, the token keeps the focus and shows its lines, as one under the mouse.
+    only(pinned !== null ? pinned : (byKeyboard ? i : null));
+  }
+  root.addEventListener("click", function (e) {
+    var i = e.target.getAttribute && e.target.getAttribute("data-i");
+    if (i !== null && i !== undefined) pin(i, false);
+  });
+  // The keyboard does what the mouse does: focus shows a token's lines as hovering does, Enter or Space
+  // keeps them as a click does.
+  root.addEventListener("keydown", function (e) {
+    var i = e.target.getAttribute && e.target.getAttribute("data-i");
+    if (i === null || i === undefined || (e.key !== "Enter" && e.key !== " ")) return;
+    e.preventDefault();
+    if (!e.repeat) pin(i, true);
+  });
+  root.addEventListener("focusin", function (e) {
+    var i = e.target.getAttribute && e.target.getAttribute("data-i");
+    if (i !== null && i !== undefined && pinned === null) only(i);
+  });
+  root.addEventListener("focusout", function (e) {
+    if (e.target.getAttribute && e.target.getAttribute("data-i") !== null && pinned === null) only(null);
+  });
+  redraw(); // the same picture as the static one: proves the script runs
+  layer.addEventListener("change", function () { redraw(); only(pinned); });
+  head.addEventListener("change", function () { redraw(); only(pinned); });
+"#;
 
 /// A matrix as an SVG heatmap with `cell` pixels per entry; opacity follows the value (scaled to the
 /// largest magnitude), blue for positive and red for negative values. `label` is what a screen reader

@@ -184,6 +184,43 @@ pub fn bar_chart(title: &str, x_label: &str, y_label: &str, labels: &[&str], ser
     })
 }
 
+/// A heatmap's colours: for non-negative data white (0) to blue (`hi`); for signed data blue below 0 and
+/// orange above, the scale symmetric about 0 (`lo` = −`hi`).
+#[derive(Clone, Copy)]
+struct ColourScale {
+    lo: f64,
+    hi: f64,
+    signed: bool,
+}
+
+impl ColourScale {
+    fn of(values: &[Vec<f64>]) -> Self {
+        let (lo, hi) =
+            values.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let signed = lo < 0.0;
+        let (lo, hi) = if signed { (-(lo.abs().max(hi.abs())), lo.abs().max(hi.abs())) } else { (0.0, hi.max(1e-12)) };
+        ColourScale { lo, hi, signed }
+    }
+
+    fn colour(&self, v: f64) -> RGBColor {
+        let mix = |a: (f64, f64, f64), t: f64| {
+            let t = t.clamp(0.0, 1.0);
+            RGBColor(
+                (255.0 + (a.0 - 255.0) * t) as u8,
+                (255.0 + (a.1 - 255.0) * t) as u8,
+                (255.0 + (a.2 - 255.0) * t) as u8,
+            )
+        };
+        if !self.signed {
+            mix((37.0, 99.0, 235.0), v / self.hi)
+        } else if v < 0.0 {
+            mix((37.0, 99.0, 235.0), v / self.lo)
+        } else {
+            mix((234.0, 88.0, 12.0), v / self.hi)
+        }
+    }
+}
+
 /// A matrix as a heatmap with a title, axis labels, ticks (numbers, or the given row and column names,
 /// e.g. tokens) and a colour scale beside it. Signed data (such as the positional encoding) gets a
 /// diverging scale, blue below 0 and orange above; non-negative data (attention weights) white to blue.
@@ -201,29 +238,7 @@ pub fn heatmap(
     let values = Vec::<Vec<f64>>::try_from(&matrix.to_kind(tch::Kind::Double))?;
     let (rows, cols) = (values.len(), values.first().map_or(0, Vec::len));
     anyhow::ensure!(rows > 0 && cols > 0, "a heatmap needs at least one row and one column");
-    let (lo, hi) =
-        values.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-    let signed = lo < 0.0;
-    let (lo, hi) = if signed { (-(lo.abs().max(hi.abs())), lo.abs().max(hi.abs())) } else { (0.0, hi.max(1e-12)) };
-    let colour = move |v: f64| -> RGBColor {
-        let mix = |a: (f64, f64, f64), t: f64| {
-            let t = t.clamp(0.0, 1.0);
-            RGBColor(
-                (255.0 + (a.0 - 255.0) * t) as u8,
-                (255.0 + (a.1 - 255.0) * t) as u8,
-                (255.0 + (a.2 - 255.0) * t) as u8,
-            )
-        };
-        if !signed {
-            mix((37.0, 99.0, 235.0), v / hi)
-        } else if v < 0.0 {
-            mix((37.0, 99.0, 235.0), v / lo)
-        } else {
-            mix((234.0, 88.0, 12.0), v / hi)
-        }
-    };
-    let name =
-        |names: Option<&[String]>, i: usize| names.and_then(|n| n.get(i)).cloned().unwrap_or_else(|| i.to_string());
+    let scale = ColourScale::of(&values);
     // Wide enough to fill a notebook's output area (about 1,000 px) when there are many cells, so that
     // the text keeps its size instead of being scaled down.
     let width = (SIZE.0 as usize).max(140 + cols * if annotate { 52 } else { 14 }).min(1000) as u32;
@@ -234,113 +249,130 @@ pub fn heatmap(
         let _ = root.fill(&WHITE);
         let root = root.titled(title, ("sans-serif", 22)).unwrap_or(root);
         let (main, bar) = root.split_horizontally(width - 110);
-        // Ticks: every cell for a short axis, about ten otherwise.
-        let every = |n: usize| if n <= 24 { 1 } else { n.div_ceil(10) };
-        let (rstep, cstep) = (every(rows), every(cols));
-        let x_tick = |x: &f64| {
-            let i = x.floor() as usize;
-            if (x - x.floor() - 0.5).abs() < 1e-6 && i < cols && i.is_multiple_of(cstep) {
-                name(column_names, i)
-            } else {
-                String::new()
-            }
-        };
-        let y_tick = |y: &f64| {
-            let flipped = rows as f64 - y; // row 0 at the top
-            let i = flipped.floor() as usize;
-            if (flipped - flipped.floor() - 0.5).abs() < 1e-6 && i < rows && i.is_multiple_of(rstep) {
-                name(row_names, i)
-            } else {
-                String::new()
-            }
-        };
-        let chart = ChartBuilder::on(&main)
-            .margin(8)
-            .x_label_area_size(if column_names.is_some() { 56 } else { 40 })
-            .y_label_area_size(if row_names.is_some() { 80 } else { 56 })
-            .build_cartesian_2d(0f64..cols as f64, 0f64..rows as f64);
-        if let Ok(mut chart) = chart {
-            let _ = chart
-                .configure_mesh()
-                .disable_mesh()
-                .label_style(("sans-serif", 15))
-                .axis_desc_style(("sans-serif", 17))
-                .x_desc(x_label)
-                .y_desc(y_label)
-                .x_labels(cols * 2 + 1)
-                .y_labels(rows * 2 + 1)
-                .x_label_formatter(&x_tick)
-                .y_label_formatter(&y_tick)
-                .draw();
-            let cells = values.iter().enumerate().flat_map(|(i, row)| {
-                row.iter().enumerate().map(move |(j, &v)| {
-                    let y = (rows - i) as f64;
-                    Rectangle::new([(j as f64, y - 1.0), (j as f64 + 1.0, y)], colour(v).filled())
-                })
-            });
-            let _ = chart.draw_series(cells);
-            if annotate {
-                // A weight of exactly 0 (a masked position: a softmax never gives 0 otherwise) is left
-                // blank, as printed attention weights leave the future blank; a tiny weight still shows.
-                // A matrix of whole numbers (counts, such as a confusion matrix) shows them whole, zeros too.
-                let counts = values.iter().flatten().all(|v| v.fract() == 0.0);
-                let labels = values.iter().enumerate().flat_map(|(i, row)| {
-                    row.iter().enumerate().filter(move |(_, &v)| signed || counts || v != 0.0).map(move |(j, &v)| {
-                        let style =
-                            ("sans-serif", 16).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
-                        let text = if counts { format!("{v:.0}") } else { format!("{v:.2}") };
-                        Text::new(text, (j as f64 + 0.5, (rows - i) as f64 - 0.5), style)
-                    })
-                });
-                let _ = chart.draw_series(labels);
-            }
-        }
-        // The colour scale: a column of bands from the smallest value (bottom) to the largest (top), with
-        // five labelled values beside it, drawn in the pixel coordinates of its own strip.
-        let (_, strip_height) = bar.dim_in_pixel();
-        let (top, bottom) = (16i32, strip_height as i32 - if column_names.is_some() { 72 } else { 56 });
-        let bands = 64;
-        for k in 0..bands {
-            let (y0, y1) = (bottom - (bottom - top) * k / bands, bottom - (bottom - top) * (k + 1) / bands);
-            let v = lo + (hi - lo) * (k as f64 + 0.5) / bands as f64;
-            let _ = bar.draw(&Rectangle::new([(12, y1), (32, y0)], colour(v).filled()));
-        }
-        let _ = bar.draw(&Rectangle::new([(12, top), (32, bottom)], BLACK.mix(0.4)));
-        for k in 0..=4 {
-            let y = bottom - (bottom - top) * k / 4;
-            let v = lo + (hi - lo) * k as f64 / 4.0;
-            let _ = bar.draw(&PathElement::new([(32, y), (36, y)], BLACK));
-            let style = ("sans-serif", 15).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
-            let _ = bar.draw(&Text::new(tick_text(&((v * 1000.0).round() / 1000.0)), (39, y), style));
-        }
+        heatmap_cells(&main, &values, (x_label, y_label), (row_names, column_names), annotate, scale);
+        colour_bar(&bar, scale, column_names.is_some());
         let _ = root.present();
     }
     let description = format!(
         "A heatmap of {rows} by {cols} values, {y_label} down and {x_label} across; the scale beside it gives each \
          colour's value, from {} to {}.",
-        tick_text(&lo),
-        tick_text(&hi)
+        tick_text(&scale.lo),
+        tick_text(&scale.hi)
     );
     Ok(Html(titled_svg(&svg, title, &description)))
 }
 
+/// The heatmap's cells on `area`, row 0 at the top, with the axes' labels and ticks: every cell's for a
+/// short axis, about ten otherwise, each a number or the given name. With `annotate`, each cell's value too.
+fn heatmap_cells(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    values: &[Vec<f64>],
+    (x_label, y_label): (&str, &str),
+    (row_names, column_names): (Option<&[String]>, Option<&[String]>),
+    annotate: bool,
+    scale: ColourScale,
+) {
+    let (rows, cols) = (values.len(), values[0].len());
+    let name =
+        |names: Option<&[String]>, i: usize| names.and_then(|n| n.get(i)).cloned().unwrap_or_else(|| i.to_string());
+    let every = |n: usize| if n <= 24 { 1 } else { n.div_ceil(10) };
+    let (rstep, cstep) = (every(rows), every(cols));
+    let x_tick = |x: &f64| {
+        let i = x.floor() as usize;
+        if (x - x.floor() - 0.5).abs() < 1e-6 && i < cols && i.is_multiple_of(cstep) {
+            name(column_names, i)
+        } else {
+            String::new()
+        }
+    };
+    let y_tick = |y: &f64| {
+        let flipped = rows as f64 - y; // row 0 at the top
+        let i = flipped.floor() as usize;
+        if (flipped - flipped.floor() - 0.5).abs() < 1e-6 && i < rows && i.is_multiple_of(rstep) {
+            name(row_names, i)
+        } else {
+            String::new()
+        }
+    };
+    let chart = ChartBuilder::on(area)
+        .margin(8)
+        .x_label_area_size(if column_names.is_some() { 56 } else { 40 })
+        .y_label_area_size(if row_names.is_some() { 80 } else { 56 })
+        .build_cartesian_2d(0f64..cols as f64, 0f64..rows as f64);
+    let Ok(mut chart) = chart else { return };
+    let _ = chart
+        .configure_mesh()
+        .disable_mesh()
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_labels(cols * 2 + 1)
+        .y_labels(rows * 2 + 1)
+        .x_label_formatter(&x_tick)
+        .y_label_formatter(&y_tick)
+        .draw();
+    let cells = values.iter().enumerate().flat_map(|(i, row)| {
+        row.iter().enumerate().map(move |(j, &v)| {
+            let y = (rows - i) as f64;
+            Rectangle::new([(j as f64, y - 1.0), (j as f64 + 1.0, y)], scale.colour(v).filled())
+        })
+    });
+    let _ = chart.draw_series(cells);
+    if annotate {
+        cell_values(&mut chart, values, scale.signed);
+    }
+}
+
+/// Each cell's value, written on it. A weight of exactly 0 (a masked position: a softmax never gives 0
+/// otherwise) is left blank in non-negative data, as printed attention weights leave the future blank; a
+/// tiny weight still shows. A matrix of whole numbers (counts, such as a confusion matrix) shows them
+/// whole, zeros too.
+fn cell_values(chart: &mut Chart<'_, '_>, values: &[Vec<f64>], signed: bool) {
+    let rows = values.len();
+    let counts = values.iter().flatten().all(|v| v.fract() == 0.0);
+    let labels = values.iter().enumerate().flat_map(|(i, row)| {
+        row.iter().enumerate().filter(move |(_, &v)| signed || counts || v != 0.0).map(move |(j, &v)| {
+            let style = ("sans-serif", 16).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Center));
+            let text = if counts { format!("{v:.0}") } else { format!("{v:.2}") };
+            Text::new(text, (j as f64 + 0.5, (rows - i) as f64 - 0.5), style)
+        })
+    });
+    let _ = chart.draw_series(labels);
+}
+
+/// The colour scale on its own strip `bar`: a column of bands from the smallest value (bottom) to the
+/// largest (top), with five labelled values beside it, drawn in the strip's pixel coordinates (its bottom
+/// clear of the column names' longer axis area when `named_columns`).
+fn colour_bar(bar: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, scale: ColourScale, named_columns: bool) {
+    let ColourScale { lo, hi, .. } = scale;
+    let (_, strip_height) = bar.dim_in_pixel();
+    let (top, bottom) = (16i32, strip_height as i32 - if named_columns { 72 } else { 56 });
+    let bands = 64;
+    for k in 0..bands {
+        let (y0, y1) = (bottom - (bottom - top) * k / bands, bottom - (bottom - top) * (k + 1) / bands);
+        let v = lo + (hi - lo) * (k as f64 + 0.5) / bands as f64;
+        let _ = bar.draw(&Rectangle::new([(12, y1), (32, y0)], scale.colour(v).filled()));
+    }
+    let _ = bar.draw(&Rectangle::new([(12, top), (32, bottom)], BLACK.mix(0.4)));
+    for k in 0..=4 {
+        let y = bottom - (bottom - top) * k / 4;
+        let v = lo + (hi - lo) * k as f64 / 4.0;
+        let _ = bar.draw(&PathElement::new([(32, y), (36, y)], BLACK));
+        let style = ("sans-serif", 15).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+        let _ = bar.draw(&Text::new(tick_text(&((v * 1000.0).round() / 1000.0)), (39, y), style));
+    }
+}
+
 const BEAM_TREE_TITLE: &str = "Beam search: the beams kept after each step, and where outputs end";
 
-/// The beams after every step of a beam search as a tree: one column per step, one node per beam (its
-/// token and summed log-probability) with an edge to the beam it extends, and below them the `</s>` that
-/// ended an output at that step. The best output's path is drawn in blue to its end.
-pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
-    let (col, row, left, top) = (78.0, 40.0, 96.0, 62.0);
-    let steps = search.steps.len().max(search.ends.len());
-    let alive = |s: usize| search.steps.get(s).map_or(0, Vec::len);
-    let ended = |s: usize| search.ends.get(s).map_or(&[][..], Vec::as_slice);
-    let rows = (0..steps).map(|s| alive(s) + ended(s).len()).max().unwrap_or(1).max(1) as f64;
-    // Why the last column's open beams go no further: the search ends when as many outputs have ended
-    // as the beam is wide and no open beam's sum is above theirs (those open beams are dropped), or at the
-    // length limit (they end there, unfinished).
+/// Why the last column's open beams go no further: the search ends when as many outputs have ended as
+/// the beam is wide and no open beam's sum is above theirs (those open beams are dropped), or at the
+/// length limit (they end there, unfinished). `None` when no beam is left open.
+fn why_the_search_ended(search: &BeamSearch) -> Option<String> {
     let open = search.steps.last().map_or(0, Vec::len);
     let ended_count: usize = search.ends.iter().map(Vec::len).sum();
-    let why = match (open, search.hypotheses.iter().any(|h| !h.finished)) {
+    match (open, search.hypotheses.iter().any(|h| !h.finished)) {
         (0, _) => None,
         (_, true) => {
             Some(format!("The length limit ends the search: its {open} open beams count as unfinished outputs."))
@@ -349,16 +381,14 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
             "The search stops once {ended_count} outputs have ended and no open beam's sum is above theirs (it could \
              only fall): the {open} beams still open in the last column are dropped."
         )),
-    };
+    }
+}
+
+/// The beam tree's words around its nodes on a `width` × `height` canvas: the title, what the columns are
+/// (above the `caption` of `why` the search ended, if any), what the rows are (centred at `middle`), and
+/// the start token at the height `start` of the first row.
+fn beam_tree_labels(svg: &mut String, (width, height): (f64, f64), why: Option<&str>, middle: f64, start: f64) {
     let caption = if why.is_some() { 22.0 } else { 0.0 };
-    let (width, height) = (left + col * (steps as f64 + 0.3), top + row * rows + 34.0 + caption);
-    let best = best_path(search);
-    let on_best = |s: usize, i: usize| best.get(s) == Some(&i);
-    let x = |s: usize| left + col * s as f64;
-    let y = |i: usize| top + row * (i as f64 + 0.5);
-    let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="14">"#
-    );
     let _ =
         write!(svg, r#"<text x="{}" y="20" text-anchor="middle" font-size="17">{BEAM_TREE_TITLE}</text>"#, width / 2.0);
     let _ = write!(
@@ -367,7 +397,7 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
         width / 2.0,
         height - 8.0 - caption
     );
-    if let Some(why) = &why {
+    if let Some(why) = why {
         let _ = write!(
             svg,
             r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">{}</text>"##,
@@ -378,10 +408,31 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
     }
     let _ = write!(
         svg,
-        r##"<text transform="translate(14 {}) rotate(-90)" text-anchor="middle" font-size="13" fill="#334155">beams, best first</text>"##,
-        top + row * rows / 2.0
+        r##"<text transform="translate(14 {middle}) rotate(-90)" text-anchor="middle" font-size="13" fill="#334155">beams, best first</text>"##
     );
-    let _ = write!(svg, r#"<text x="38" y="{}" text-anchor="middle" font-weight="bold">&lt;s&gt;</text>"#, y(0) + 5.0);
+    let _ = write!(svg, r#"<text x="38" y="{}" text-anchor="middle" font-weight="bold">&lt;s&gt;</text>"#, start + 5.0);
+}
+
+/// The beams after every step of a beam search as a tree: one column per step, one node per beam (its
+/// token and summed log-probability) with an edge to the beam it extends, and below them the `</s>` that
+/// ended an output at that step. The best output's path is drawn in blue to its end.
+pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
+    let (col, row, left, top) = (78.0, 40.0, 96.0, 62.0);
+    let steps = search.steps.len().max(search.ends.len());
+    let alive = |s: usize| search.steps.get(s).map_or(0, Vec::len);
+    let ended = |s: usize| search.ends.get(s).map_or(&[][..], Vec::as_slice);
+    let rows = (0..steps).map(|s| alive(s) + ended(s).len()).max().unwrap_or(1).max(1) as f64;
+    let why = why_the_search_ended(search);
+    let caption = if why.is_some() { 22.0 } else { 0.0 };
+    let (width, height) = (left + col * (steps as f64 + 0.3), top + row * rows + 34.0 + caption);
+    let best = best_path(search);
+    let on_best = |s: usize, i: usize| best.get(s) == Some(&i);
+    let x = |s: usize| left + col * s as f64;
+    let y = |i: usize| top + row * (i as f64 + 0.5);
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="14">"#
+    );
+    beam_tree_labels(&mut svg, (width, height), why.as_deref(), top + row * rows / 2.0, y(0));
     let node = |svg: &mut String, (s, i): (usize, usize), parent: usize, text: &str, log_prob: f64, blue: bool| {
         let from_x = if s == 0 { 38.0 + 16.0 } else { x(s - 1) + 22.0 };
         let (stroke, weight) = if blue { ("#1d4ed8", 2.5) } else { ("#94a3b8", 1.0) };

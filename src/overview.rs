@@ -127,6 +127,33 @@ fn hex((r, g, b): (u8, u8, u8)) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
+/// Where the figure's boxes go: their size and gaps, the left and bottom margins, and the canvas's height.
+struct Layout {
+    box_w: f64,
+    box_h: f64,
+    gap: f64,
+    col_gap: f64,
+    left: f64,
+    bottom: f64,
+    height: f64,
+}
+
+impl Layout {
+    /// Row r (0 = bottom) of a column: the y of its box's top edge.
+    fn y(&self, r: usize) -> f64 {
+        self.height - self.bottom - (r as f64 + 1.0) * (self.box_h + self.gap) + self.gap
+    }
+
+    /// The x of a side's boxes' left edge.
+    fn x(&self, side: Side) -> f64 {
+        if side == Side::Encoder {
+            self.left
+        } else {
+            self.left + self.box_w + self.col_gap
+        }
+    }
+}
+
 /// The encoder-decoder as a labelled SVG map: two columns, inputs at the bottom, the layer that repeats
 /// framed, each block with the chapter that builds it, and the arrow that carries the encoder's states
 /// into every decoder layer.
@@ -137,9 +164,7 @@ pub fn figure() -> Html {
     let (encoder, decoder) = (column(Side::Encoder), column(Side::Decoder));
     let rows = encoder.len().max(decoder.len()) as f64;
     let (width, height) = (2.0 * left + 2.0 * box_w + col_gap, top + rows * (box_h + gap) + bottom);
-    // Row r (0 = bottom) of a column: the y of its box's top edge.
-    let y = |r: usize| height - bottom - (r as f64 + 1.0) * (box_h + gap) + gap;
-    let x = |side: Side| if side == Side::Encoder { left } else { left + box_w + col_gap };
+    let layout = Layout { box_w, box_h, gap, col_gap, left, bottom, height };
     let mut svg = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="14">"#
     );
@@ -149,68 +174,9 @@ pub fn figure() -> Html {
         width / 2.0,
         escape(TITLE)
     );
-    for (side, blocks, label) in [
-        (Side::Encoder, &encoder, "encoder: reads the whole source at once"),
-        (Side::Decoder, &decoder, "decoder: writes one token at a time"),
-    ] {
-        let x0 = x(side);
-        let _ = write!(
-            svg,
-            r#"<text x="{}" y="60" text-anchor="middle" font-size="15" font-weight="bold">{label}</text>"#,
-            x0 + box_w / 2.0
-        );
-        // The frame around the repeated layer, with its "× N".
-        let repeated: Vec<usize> = blocks.iter().enumerate().filter(|(_, b)| b.repeated).map(|(r, _)| r).collect();
-        if let (Some(&first), Some(&last)) = (repeated.first(), repeated.last()) {
-            let (fy, fh) = (y(last) - 8.0, y(first) - y(last) + box_h + 16.0);
-            let _ = write!(
-                svg,
-                r##"<rect x="{}" y="{fy}" width="{}" height="{fh}" rx="8" fill="none" stroke="#334155" stroke-dasharray="6 4"/><text x="{}" y="{}" text-anchor="end" font-size="13" fill="#334155">× N layers</text>"##,
-                x0 - 10.0,
-                box_w + 20.0,
-                if side == Side::Encoder { x0 - 14.0 } else { x0 + box_w + 84.0 },
-                fy + fh / 2.0
-            );
-        }
-        let colours = if side == Side::Encoder { ENCODER_COLOURS } else { DECODER_COLOURS };
-        let (fill, text) = (hex(colours.fill), hex(colours.text));
-        for (r, b) in blocks.iter().enumerate() {
-            let by = y(r);
-            let _ = write!(
-                svg,
-                r#"<rect x="{x0}" y="{by}" width="{box_w}" height="{box_h}" rx="5" fill="{fill}"/><text x="{c}" y="{}" text-anchor="middle" fill="{text}">{}</text><text x="{c}" y="{}" text-anchor="middle" font-size="12" fill="{text}">{}</text>"#,
-                by + 18.0,
-                escape(b.name),
-                by + 34.0,
-                escape(b.chapter),
-                c = x0 + box_w / 2.0,
-            );
-            if r > 0 {
-                let _ = write!(
-                    svg,
-                    r##"<line x1="{c}" y1="{}" x2="{c}" y2="{}" stroke="#334155" marker-end="url(#overview-arrow)"/>"##,
-                    y(r - 1),
-                    by + box_h + 1.0,
-                    c = x0 + box_w / 2.0
-                );
-            }
-        }
-    }
-    // The encoder's output leaves the top of its column and goes into the decoder's encoder-decoder
-    // attention (in every decoder layer: the figure draws the layer once).
-    let top_encoder = y(encoder.len() - 1);
-    if let Some(r) = decoder.iter().position(|b| b.name == "encoder-decoder attention") {
-        let (from_x, to_x, to_y) = (x(Side::Encoder) + box_w - 40.0, x(Side::Decoder), y(r) + box_h / 2.0);
-        let _ = write!(
-            svg,
-            r##"<path d="M{from_x},{top_encoder} C{from_x},{} {},{to_y} {},{to_y}" fill="none" stroke="#334155" stroke-width="2" marker-end="url(#overview-arrow)"/><text x="{}" y="{}" text-anchor="end" font-size="13" fill="#334155">encoder states</text>"##,
-            top_encoder - 50.0,
-            to_x - 60.0,
-            to_x - 1.0,
-            from_x - 8.0,
-            top_encoder - 24.0
-        );
-    }
+    column_svg(&mut svg, &layout, Side::Encoder, &encoder, "encoder: reads the whole source at once");
+    column_svg(&mut svg, &layout, Side::Decoder, &decoder, "decoder: writes one token at a time");
+    encoder_states_svg(&mut svg, &layout, encoder.len(), &decoder);
     let _ = write!(
         svg,
         r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">bottom to top: from token ids to the next token's probabilities; each block names the chapter file that builds it</text>"##,
@@ -231,6 +197,73 @@ pub fn figure() -> Html {
          output at the top, each block labelled with the chapter that builds it; the decoder's encoder-decoder \
          attention takes the encoder's output.",
     ))
+}
+
+/// One side's column: its label, the dashed frame around the layer that repeats, and its blocks bottom to
+/// top, each joined to the one below by an arrow.
+fn column_svg(svg: &mut String, layout: &Layout, side: Side, blocks: &[&Block], label: &str) {
+    let Layout { box_w, box_h, .. } = *layout;
+    let x0 = layout.x(side);
+    let _ = write!(
+        svg,
+        r#"<text x="{}" y="60" text-anchor="middle" font-size="15" font-weight="bold">{label}</text>"#,
+        x0 + box_w / 2.0
+    );
+    // The frame around the repeated layer, with its "× N".
+    let repeated: Vec<usize> = blocks.iter().enumerate().filter(|(_, b)| b.repeated).map(|(r, _)| r).collect();
+    if let (Some(&first), Some(&last)) = (repeated.first(), repeated.last()) {
+        let (fy, fh) = (layout.y(last) - 8.0, layout.y(first) - layout.y(last) + box_h + 16.0);
+        let _ = write!(
+            svg,
+            r##"<rect x="{}" y="{fy}" width="{}" height="{fh}" rx="8" fill="none" stroke="#334155" stroke-dasharray="6 4"/><text x="{}" y="{}" text-anchor="end" font-size="13" fill="#334155">× N layers</text>"##,
+            x0 - 10.0,
+            box_w + 20.0,
+            if side == Side::Encoder { x0 - 14.0 } else { x0 + box_w + 84.0 },
+            fy + fh / 2.0
+        );
+    }
+    let colours = if side == Side::Encoder { ENCODER_COLOURS } else { DECODER_COLOURS };
+    let (fill, text) = (hex(colours.fill), hex(colours.text));
+    for (r, b) in blocks.iter().enumerate() {
+        let by = layout.y(r);
+        let _ = write!(
+            svg,
+            r#"<rect x="{x0}" y="{by}" width="{box_w}" height="{box_h}" rx="5" fill="{fill}"/><text x="{c}" y="{}" text-anchor="middle" fill="{text}">{}</text><text x="{c}" y="{}" text-anchor="middle" font-size="12" fill="{text}">{}</text>"#,
+            by + 18.0,
+            escape(b.name),
+            by + 34.0,
+            escape(b.chapter),
+            c = x0 + box_w / 2.0,
+        );
+        if r > 0 {
+            let _ = write!(
+                svg,
+                r##"<line x1="{c}" y1="{}" x2="{c}" y2="{}" stroke="#334155" marker-end="url(#overview-arrow)"/>"##,
+                layout.y(r - 1),
+                by + box_h + 1.0,
+                c = x0 + box_w / 2.0
+            );
+        }
+    }
+}
+
+/// The encoder's output leaves the top of its column (`encoder_rows` high) and goes into the decoder's
+/// encoder-decoder attention (in every decoder layer: the figure draws the layer once).
+fn encoder_states_svg(svg: &mut String, layout: &Layout, encoder_rows: usize, decoder: &[&Block]) {
+    let top_encoder = layout.y(encoder_rows - 1);
+    if let Some(r) = decoder.iter().position(|b| b.name == "encoder-decoder attention") {
+        let from_x = layout.x(Side::Encoder) + layout.box_w - 40.0;
+        let (to_x, to_y) = (layout.x(Side::Decoder), layout.y(r) + layout.box_h / 2.0);
+        let _ = write!(
+            svg,
+            r##"<path d="M{from_x},{top_encoder} C{from_x},{} {},{to_y} {},{to_y}" fill="none" stroke="#334155" stroke-width="2" marker-end="url(#overview-arrow)"/><text x="{}" y="{}" text-anchor="end" font-size="13" fill="#334155">encoder states</text>"##,
+            top_encoder - 50.0,
+            to_x - 60.0,
+            to_x - 1.0,
+            from_x - 8.0,
+            top_encoder - 24.0
+        );
+    }
 }
 
 /// The contrast ratio of two colours as WCAG 2.1 defines it, from 1 (the same) to 21 (black on white).

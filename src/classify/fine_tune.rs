@@ -215,9 +215,8 @@ pub fn fine_tune(
     let warmup = (options.warmup * total as f64).round() as usize;
     let config = nn::AdamW { wd: options.weight_decay, ..Default::default() };
     let mut optimizer = FusedAdamW::new(&model.vs, config, options.lr)?;
-    let (mut steps, mut evaluations) = (Vec::new(), Vec::new());
-    let (mut best, mut best_loss, mut kept): (usize, f64, Vec<Tensor>) = (0, f64::INFINITY, Vec::new());
-    let (mut step, mut since_loss, mut since_seen) = (0, 0.0, 0);
+    let (mut steps, mut measured) = (Vec::new(), Measurements::new());
+    let mut step = 0;
     for epoch in 1..=options.epochs {
         let order = sampler::epoch(&lengths, options.batch, options.sampler, MEGABATCH);
         for (k, b) in order.iter().enumerate() {
@@ -231,49 +230,88 @@ pub fn fine_tune(
             let lr = learning_rate(options.lr, step, total, warmup);
             optimizer.set_lr(lr);
             let loss = train_step(model, &classifier, &mut optimizer, &rows, &labels, options.pooling, options.clip)?;
-            since_loss += loss * rows.len() as f64;
-            since_seen += rows.len();
-            let report = Step {
-                step,
-                steps: total,
-                loss,
-                lr,
-                messages_per_s: rows.len() as f64 / started.elapsed().as_secs_f64(),
-            };
+            measured.add(loss, rows.len());
+            let messages_per_s = rows.len() as f64 / started.elapsed().as_secs_f64();
+            let report = Step { step, steps: total, loss, lr, messages_per_s };
             progress(&report);
             steps.push(report);
             // Measure at every `eval_every` steps, at each epoch's end and at the last step.
             let epoch_end = k + 1 == order.len() || step == total;
             if epoch_end || options.eval_every.is_some_and(|n| step % n == 0) {
-                let (validation_loss, validation_metrics) =
-                    evaluate(model, &classifier, tokenizer, validation, &options)?;
-                evaluations.push(Evaluation {
-                    step,
-                    epoch,
-                    train_loss: since_loss / since_seen.max(1) as f64,
-                    validation_loss,
-                    validation: validation_metrics,
-                });
-                (since_loss, since_seen) = (0.0, 0);
-                if validation_loss < best_loss {
-                    (best, best_loss) = (step, validation_loss);
-                    kept = model.vs.trainable_variables().iter().map(|t| t.to_device(Device::Cpu).copy()).collect();
-                }
+                measured.measure((model, &classifier, tokenizer), validation, &options, (step, epoch))?;
             }
         }
         if step == total {
             break;
         }
     }
-    // The best measurement's weights back in place.
-    if best != step {
-        tch::no_grad(|| {
-            for (mut v, k) in model.vs.trainable_variables().into_iter().zip(&kept) {
-                v.copy_(k);
-            }
-        });
+    measured.restore_best(model, step);
+    Ok(FineTuned { classifier, steps, evaluations: measured.evaluations, best_step: measured.best })
+}
+
+/// The validation set's measurements so far, the training loss since the last one, and the weights of the
+/// best (the lowest validation loss), kept on the CPU.
+struct Measurements {
+    evaluations: Vec<Evaluation>,
+    best: usize,
+    best_loss: f64,
+    kept: Vec<Tensor>,
+    since_loss: f64,
+    since_seen: usize,
+}
+
+impl Measurements {
+    fn new() -> Self {
+        Measurements {
+            evaluations: Vec::new(),
+            best: 0,
+            best_loss: f64::INFINITY,
+            kept: Vec::new(),
+            since_loss: 0.0,
+            since_seen: 0,
+        }
     }
-    Ok(FineTuned { classifier, steps, evaluations, best_step: best })
+
+    /// A step's mean loss over its `messages`, into the training loss since the last measurement.
+    fn add(&mut self, loss: f64, messages: usize) {
+        self.since_loss += loss * messages as f64;
+        self.since_seen += messages;
+    }
+
+    /// Measures `validation` after `step` steps (in `epoch`), and keeps the weights if they are the best yet.
+    fn measure(
+        &mut self,
+        (model, classifier, tokenizer): (&BertModel, &nn::Linear, &Tokenizer),
+        validation: &[&Example],
+        options: &FineTuneOptions,
+        (step, epoch): (usize, usize),
+    ) -> Result<()> {
+        let (validation_loss, validation_metrics) = evaluate(model, classifier, tokenizer, validation, options)?;
+        self.evaluations.push(Evaluation {
+            step,
+            epoch,
+            train_loss: self.since_loss / self.since_seen.max(1) as f64,
+            validation_loss,
+            validation: validation_metrics,
+        });
+        (self.since_loss, self.since_seen) = (0.0, 0);
+        if validation_loss < self.best_loss {
+            (self.best, self.best_loss) = (step, validation_loss);
+            self.kept = model.vs.trainable_variables().iter().map(|t| t.to_device(Device::Cpu).copy()).collect();
+        }
+        Ok(())
+    }
+
+    /// The best measurement's weights back in place, unless they are the last step's (`last`).
+    fn restore_best(&self, model: &BertModel, last: usize) {
+        if self.best != last {
+            tch::no_grad(|| {
+                for (mut v, k) in model.vs.trainable_variables().into_iter().zip(&self.kept) {
+                    v.copy_(k);
+                }
+            });
+        }
+    }
 }
 
 const FORMAT: &str = "anatomy-classify-fine-tuned";

@@ -54,59 +54,7 @@ enum Command {
     /// an nbgrader course folder stands for its `submitted/`): only their solution cells are graded, never
     /// run as a notebook. Each student's code is compiled and run in a sandbox of its own: bubblewrap where
     /// it can make namespaces, else Landlock (named in every output; see exercises/README.md).
-    Grade {
-        submissions: PathBuf,
-        /// Only these exercises (comma-separated names), e.g. `--only cross_attention` for the homework.
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        /// Write the grades as CSV for a gradebook: one row per student, one column of points per exercise, a total.
-        #[arg(long, value_name = "FILE")]
-        csv: Option<PathBuf>,
-        /// Write one Markdown file per student into DIR: each exercise's status, points, message and first hint.
-        #[arg(long, value_name = "DIR")]
-        feedback: Option<PathBuf>,
-        /// One JSON object per student instead of a Markdown table.
-        #[arg(long)]
-        json: bool,
-        /// The course file: points that differ from the exercises' own, a late policy (default: exercises/course.toml).
-        #[arg(long, value_name = "FILE")]
-        course: Option<PathBuf>,
-        /// Wall-time limit of one check, in seconds.
-        #[arg(long, default_value_t = Limits::default().time_per_check.as_secs(), value_name = "SECONDS",
-              value_parser = clap::value_parser!(u64).range(1..))]
-        time_limit: u64,
-        /// Wall-time limit of one compiler run, in seconds (a file that stops the compiler is found and fails
-        /// alone, after at most one more run of this long).
-        #[arg(long, default_value_t = Limits::default().compile_time.as_secs(), value_name = "SECONDS",
-              value_parser = clap::value_parser!(u64).range(1..))]
-        compile_time_limit: u64,
-        /// Which sandbox: the strongest this machine offers (auto: bubblewrap, else Landlock), or one by
-        /// name, refusing to grade without it.
-        #[arg(long, value_parser = crate::gradebook::choices(&Wanted::ALL, Wanted::name, Wanted::summary),
-              default_value = "auto")]
-        sandbox: Wanted,
-        /// Run the students' code without the sandbox: only for code you trust (the table says so).
-        #[arg(long)]
-        no_sandbox: bool,
-        /// Also write the class report into DIR: index.html (which steps the class got wrong, and how),
-        /// summary.json (the same numbers) and each student's feedback.
-        #[arg(long, value_name = "DIR")]
-        report: Option<PathBuf>,
-        /// With --report: add the similarity report's pairs (see `similarity`).
-        #[arg(long, requires = "report")]
-        similarity: bool,
-        /// The due date (e.g. 2026-12-01T23:59:00Z): a student whose folder says they handed in later
-        /// (nbgrader's timestamp.txt) keeps the share of the points the course's [late] policy gives.
-        #[arg(long, value_name = "DATE", value_parser = anatomy_intake::times::parse_due)]
-        due: Option<points::OffsetDateTime>,
-        /// The assignment the course file declares (its exercises and due date): the hand-ins are matched to
-        /// the gradebook's roster and the run is recorded in it (see `gradebook --help` for where it is).
-        #[arg(long)]
-        assignment: Option<String>,
-        /// Regrade only these students of the gradebook (login, platform id or label; comma-separated).
-        #[arg(long, value_delimiter = ',')]
-        student: Vec<String>,
-    },
+    Grade(GradeArgs),
     /// The term's gradebook (beside a course file of yours, else $ANATOMY_GRADEBOOK, else in your data folder):
     /// the roster, extensions, late penalties, overrides, history, exports.
     Gradebook(crate::gradebook::Args),
@@ -151,6 +99,62 @@ enum Command {
     Table,
 }
 
+// `grade`'s arguments (its help is the variant's, above).
+#[derive(clap::Args)]
+struct GradeArgs {
+    submissions: PathBuf,
+    /// Only these exercises (comma-separated names), e.g. `--only cross_attention` for the homework.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Write the grades as CSV for a gradebook: one row per student, one column of points per exercise, a total.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write one Markdown file per student into DIR: each exercise's status, points, message and first hint.
+    #[arg(long, value_name = "DIR")]
+    feedback: Option<PathBuf>,
+    /// One JSON object per student instead of a Markdown table.
+    #[arg(long)]
+    json: bool,
+    /// The course file: points that differ from the exercises' own, a late policy (default: exercises/course.toml).
+    #[arg(long, value_name = "FILE")]
+    course: Option<PathBuf>,
+    /// Wall-time limit of one check, in seconds.
+    #[arg(long, default_value_t = Limits::default().time_per_check.as_secs(), value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    time_limit: u64,
+    /// Wall-time limit of one compiler run, in seconds (a file that stops the compiler is found and fails
+    /// alone, after at most one more run of this long).
+    #[arg(long, default_value_t = Limits::default().compile_time.as_secs(), value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    compile_time_limit: u64,
+    /// Which sandbox: the strongest this machine offers (auto: bubblewrap, else Landlock), or one by
+    /// name, refusing to grade without it.
+    #[arg(long, value_parser = crate::gradebook::choices(&Wanted::ALL, Wanted::name, Wanted::summary),
+          default_value = "auto")]
+    sandbox: Wanted,
+    /// Run the students' code without the sandbox: only for code you trust (the table says so).
+    #[arg(long)]
+    no_sandbox: bool,
+    /// Also write the class report into DIR: index.html (which steps the class got wrong, and how),
+    /// summary.json (the same numbers) and each student's feedback.
+    #[arg(long, value_name = "DIR")]
+    report: Option<PathBuf>,
+    /// With --report: add the similarity report's pairs (see `similarity`).
+    #[arg(long, requires = "report")]
+    similarity: bool,
+    /// The due date (e.g. 2026-12-01T23:59:00Z): a student whose folder says they handed in later
+    /// (nbgrader's timestamp.txt) keeps the share of the points the course's [late] policy gives.
+    #[arg(long, value_name = "DATE", value_parser = anatomy_intake::times::parse_due)]
+    due: Option<points::OffsetDateTime>,
+    /// The assignment the course file declares (its exercises and due date): the hand-ins are matched to
+    /// the gradebook's roster and the run is recorded in it (see `gradebook --help` for where it is).
+    #[arg(long)]
+    assignment: Option<String>,
+    /// Regrade only these students of the gradebook (login, platform id or label; comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    student: Vec<String>,
+}
+
 /// Returns whether everything asked for succeeded (the caller turns that into the exit code).
 pub fn run(args: Args) -> Result<bool> {
     match args.command {
@@ -174,50 +178,7 @@ pub fn run(args: Args) -> Result<bool> {
             println!("{}", progress::solution(exercises::find(&name)?)?);
             Ok(true)
         }
-        Command::Grade {
-            submissions,
-            only,
-            csv,
-            feedback,
-            json,
-            course,
-            time_limit,
-            compile_time_limit,
-            sandbox,
-            no_sandbox,
-            report,
-            similarity,
-            due,
-            assignment,
-            student,
-        } => {
-            let at = Location::of(course.as_deref());
-            let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
-            // A grading is recorded when it names its assignment (or students to regrade): in a gradebook
-            // that is there, or nowhere, said in the error.
-            let (chosen, due, record) = match assignment {
-                None if student.is_empty() => (chosen(&only)?, due, None),
-                name => {
-                    at.require()?;
-                    let set = course.assignment(name.as_deref())?;
-                    let (chosen, due) = set.narrowed(&only, due)?;
-                    (chosen, due, Some(Record { at: at.clone(), assignment: set, students: student }))
-                }
-            };
-            let tier = if no_sandbox { Tier::None } else { sandbox::choose(sandbox)? };
-            if let (None, true) = (&record, at.exists()) {
-                eprintln!("not recorded in {}: give --assignment NAME to record a grading", at.line());
-            }
-            let limits = Limits {
-                time_per_check: Duration::from_secs(time_limit),
-                compile_time: Duration::from_secs(compile_time_limit),
-                ..Limits::default()
-            };
-            let class = Class { chosen, course, tier, limits, due };
-            let outputs =
-                Outputs { json, csv: csv.as_deref(), feedback: feedback.as_deref(), report: report.as_deref() };
-            grade(&class, &submissions, outputs, similarity, record)
-        }
+        Command::Grade(args) => grade_class(args),
         Command::Gradebook(args) => crate::gradebook::run(args),
         Command::Report { grades, out, course, similarity } => {
             let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
@@ -244,6 +205,37 @@ pub fn run(args: Args) -> Result<bool> {
             Ok(true)
         }
     }
+}
+
+/// `grade`: the class the arguments choose, graded with their limits and sandbox (and recorded, when they
+/// name an assignment or students).
+fn grade_class(args: GradeArgs) -> Result<bool> {
+    let at = Location::of(args.course.as_deref());
+    let course = CourseFile::load(&args.course.unwrap_or_else(points::default_file))?;
+    // A grading is recorded when it names its assignment (or students to regrade): in a gradebook
+    // that is there, or nowhere, said in the error.
+    let (chosen, due, record) = match args.assignment {
+        None if args.student.is_empty() => (chosen(&args.only)?, args.due, None),
+        name => {
+            at.require()?;
+            let set = course.assignment(name.as_deref())?;
+            let (chosen, due) = set.narrowed(&args.only, args.due)?;
+            (chosen, due, Some(Record { at: at.clone(), assignment: set, students: args.student }))
+        }
+    };
+    let tier = if args.no_sandbox { Tier::None } else { sandbox::choose(args.sandbox)? };
+    if let (None, true) = (&record, at.exists()) {
+        eprintln!("not recorded in {}: give --assignment NAME to record a grading", at.line());
+    }
+    let limits = Limits {
+        time_per_check: Duration::from_secs(args.time_limit),
+        compile_time: Duration::from_secs(args.compile_time_limit),
+        ..Limits::default()
+    };
+    let class = Class { chosen, course, tier, limits, due };
+    let (csv, feedback, report) = (args.csv.as_deref(), args.feedback.as_deref(), args.report.as_deref());
+    let outputs = Outputs { json: args.json, csv, feedback, report };
+    grade(&class, &args.submissions, outputs, args.similarity, record)
 }
 
 fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {

@@ -36,7 +36,8 @@ fn show(out: &mut dyn Write, op: &str, t: &Tensor) -> std::io::Result<()> {
 }
 
 /// Walks `text` through the chapter's sixteen steps with weights seeded by `seed`, writing each step to
-/// `out` as it goes; `progress` hears the last step's training.
+/// `out` as it goes; `progress` hears the last step's training. The steps run in the chapter's order, and
+/// so draw their random weights in it: one seed, one tour.
 pub fn tour(
     tokenizer: &Tokenizer,
     text: &str,
@@ -48,12 +49,29 @@ pub fn tour(
     tch::manual_seed(seed);
     let _guard = tch::no_grad_guard();
     let config = BertConfig::bert_base_uncased();
-    let h = config.hidden_size;
+    let ids = tokenize_with_config(out, tokenizer, text, &config, device)?;
+    let vs = nn::VarStore::new(device);
+    let root = vs.root();
+    let (x, scores) = attention_by_hand(out, &root, &config, &ids)?;
+    heads_and_layer(out, &root, &config, &x)?;
+    encoder_and_classifier(out, &root, &config, &ids)?;
+    causal_mask_step(out, &scores, ids.size()[1], device)?;
+    cross_attention(out, &root, &config, &x, device)?;
+    train_and_decode(out, seed, device, progress)
+}
 
+/// The tour's start: the text's token ids `[1, seq]`, and the configuration every later step reads.
+fn tokenize_with_config(
+    out: &mut dyn Write,
+    tokenizer: &Tokenizer,
+    text: &str,
+    config: &BertConfig,
+    device: Device,
+) -> Result<Tensor> {
     heading(out, "1", "tokenize")?;
     let encoding = tokenizer.encode(text, false)?;
     let ids = encoding.ids_tensor(device); // [1, seq]
-    check_input_ids(&ids, &config)?;
+    check_input_ids(&ids, config)?;
     writeln!(out, "   op     tokenizer(text, add_special_tokens=False)")?;
     writeln!(out, "   shape  {}", shape(&ids))?;
     writeln!(out, "   ids    {:?}", encoding.input_ids)?;
@@ -62,20 +80,29 @@ pub fn tour(
     heading(out, "2", "config (bert-base-uncased)")?;
     writeln!(
         out,
-        "   vocab_size {}, hidden_size {h}, heads {}, layers {}, intermediate {}, max positions {}",
+        "   vocab_size {}, hidden_size {}, heads {}, layers {}, intermediate {}, max positions {}",
         config.vocab_size,
+        config.hidden_size,
         config.num_attention_heads,
         config.num_hidden_layers,
         config.intermediate_size,
         config.max_position_embeddings
     )?;
+    Ok(ids)
+}
 
-    let vs = nn::VarStore::new(device);
-    let root = vs.root();
-
+/// The token embeddings `x`, then attention by hand on them (scores, softmax, weighted sum) and as one
+/// call. Returns `x` and the scores, which the later steps read again.
+fn attention_by_hand(
+    out: &mut dyn Write,
+    root: &nn::Path,
+    config: &BertConfig,
+    ids: &Tensor,
+) -> Result<(Tensor, Tensor)> {
+    let h = config.hidden_size;
     heading(out, "3", "token embedding")?;
-    let embed = token_embedding(&root / "step3", &config);
-    let x = embed.forward(&ids); // [1, seq, 768]
+    let embed = token_embedding(root / "step3", config);
+    let x = embed.forward(ids); // [1, seq, 768]
     show(out, &format!("Embedding({}, {h})(ids)", config.vocab_size), &x)?;
 
     heading(out, "4", "attention scores (query = key = value = embeddings)")?;
@@ -97,53 +124,65 @@ pub fn tour(
     let libtorch = Tensor::scaled_dot_product_attention(&x, &x, &x, None::<Tensor>, 0.0, false, None, false);
     show(out, "scaled_dot_product_attention(q, k, v, mask=None)", &ours)?;
     writeln!(out, "   check  max |ours − libtorch's| = {:.2e}", max_abs_diff(&ours, &libtorch))?;
+    Ok((x, scores))
+}
 
+/// One attention head, twelve of them (per head and fused, with the same weights), the feed-forward block
+/// and an encoder layer, each on the embeddings `x`.
+fn heads_and_layer(out: &mut dyn Write, root: &nn::Path, config: &BertConfig, x: &Tensor) -> Result<()> {
     heading(out, "8", "attention head and multi-head attention")?;
-    let head = AttentionHead::new(&root / "step8" / "head", h, config.head_dim(), 0.0);
-    show(out, "AttentionHead(768 → 64)(x)", &head.forward(&x, &x, None, Pass::EVAL).output)?;
-    let mut per_head = MultiHeadAttention::new(&root / "step8" / "per_head", &config);
-    let fused = FusedMultiHeadAttention::new(&root / "step8" / "fused", &config);
+    let head = AttentionHead::new(root / "step8" / "head", config.hidden_size, config.head_dim(), 0.0);
+    show(out, "AttentionHead(768 → 64)(x)", &head.forward(x, x, None, Pass::EVAL).output)?;
+    let mut per_head = MultiHeadAttention::new(root / "step8" / "per_head", config);
+    let fused = FusedMultiHeadAttention::new(root / "step8" / "fused", config);
     per_head.copy_from_fused(&fused);
-    let attn_output = per_head.forward(&x, &x, None, Pass::EVAL).output;
+    let attn_output = per_head.forward(x, x, None, Pass::EVAL).output;
     show(out, "MultiHeadAttention: 12 heads, concat, output linear", &attn_output)?;
     writeln!(
         out,
         "   check  max |per-head − fused| with the same weights = {:.2e}",
-        max_abs_diff(&attn_output, &fused.forward(&x, &x, None, Pass::EVAL).output)
+        max_abs_diff(&attn_output, &fused.forward(x, x, None, Pass::EVAL).output)
     )?;
 
     heading(out, "9", "feed-forward")?;
-    let feed_forward = FeedForward::new(&root / "step9", &config);
+    let feed_forward = FeedForward::new(root / "step9", config);
     show(out, "linear(768 → 3072), GELU, linear(3072 → 768)", &feed_forward.forward(&attn_output))?;
 
     heading(out, "10", "encoder layer (pre-layer-norm, as in the chapter)")?;
-    let layer = TransformerEncoderLayer::new(&root / "step10", &config, EncoderOptions::book());
-    show(out, "x + attention(LN(x)); x + feed_forward(LN(x))", &layer.forward(&x, None, false).hidden_state)?;
+    let layer = TransformerEncoderLayer::new(root / "step10", config, EncoderOptions::book());
+    show(out, "x + attention(LN(x)); x + feed_forward(LN(x))", &layer.forward(x, None, false).hidden_state)?;
+    Ok(())
+}
 
+/// The embeddings with positions, the whole encoder and a classification head, on the token ids.
+fn encoder_and_classifier(out: &mut dyn Write, root: &nn::Path, config: &BertConfig, ids: &Tensor) -> Result<()> {
     heading(out, "11", "embeddings with positions")?;
-    let encoder = TransformerEncoder::new(&root / "step12", &config, EncoderOptions::book())?;
-    show(out, "LayerNorm(token_emb(ids) + position_emb(arange(seq)))", &encoder.embeddings.forward_t(&ids, false))?;
+    let encoder = TransformerEncoder::new(root / "step12", config, EncoderOptions::book())?;
+    show(out, "LayerNorm(token_emb(ids) + position_emb(arange(seq)))", &encoder.embeddings.forward_t(ids, false))?;
 
     heading(out, "12", "transformer encoder")?;
-    show(out, "embeddings, then 12 encoder layers", &encoder.try_forward(&ids, None, None, false)?.last_hidden_state)?;
+    show(out, "embeddings, then 12 encoder layers", &encoder.try_forward(ids, None, None, false)?.last_hidden_state)?;
 
     heading(out, "13", "classification head (num_labels = 3)")?;
     let classifier_config = BertConfig { num_labels: 3, num_hidden_layers: 1, ..config.clone() };
     let classifier =
-        TransformerForSequenceClassification::new(&root / "step13", &classifier_config, EncoderOptions::book())?;
-    show(out, "linear(dropout(hidden_state[:, 0, :]))", &classifier.try_forward(&ids, false)?)?;
+        TransformerForSequenceClassification::new(root / "step13", &classifier_config, EncoderOptions::book())?;
+    show(out, "linear(dropout(hidden_state[:, 0, :]))", &classifier.try_forward(ids, false)?)?;
+    Ok(())
+}
 
+/// The causal mask over `seq` positions, applied to the attention scores of [`attention_by_hand`].
+fn causal_mask_step(out: &mut dyn Write, scores: &Tensor, seq: i64, device: Device) -> Result<()> {
     heading(out, "14", "causal mask")?;
-    let seq = ids.size()[1];
     let mask = causal_mask(seq, device);
     writeln!(out, "   op     tril(ones({seq}, {seq}))")?;
     for row in 0..seq {
         let cells: Vec<String> = values(&mask.i(row)).iter().map(|v| format!("{v:.0}")).collect();
         writeln!(out, "          {}", cells.join(" "))?;
     }
-    let masked = apply_mask(&scores, &mask);
+    let masked = apply_mask(scores, &mask);
     writeln!(out, "   scores.masked_fill(mask == 0, -inf), row 0: {}", preview_first_row(&masked, 5))?;
-    let masked_weights = masked_attention_weights(&scores, &mask);
+    let masked_weights = masked_attention_weights(scores, &mask);
     writeln!(
         out,
         "   softmax, row 1:                        {}",
@@ -152,12 +191,23 @@ pub fn tour(
     let above = (&masked_weights * mask.ones_like().g_sub(&mask)).abs().sum(Kind::Float).double_value(&[]);
     ensure!(above == 0.0, "weights above the diagonal should be exactly 0, got a sum of {above}");
     writeln!(out, "   check  every weight above the diagonal is exactly 0")?;
+    Ok(())
+}
 
+/// Encoder-decoder attention: three random decoder positions attending to the encoder's `x`.
+fn cross_attention(
+    out: &mut dyn Write,
+    root: &nn::Path,
+    config: &BertConfig,
+    x: &Tensor,
+    device: Device,
+) -> Result<()> {
     heading(out, "15", "encoder-decoder attention")?;
-    let cross = FusedMultiHeadAttention::new(&root / "step15", &config);
+    let seq = x.size()[1];
+    let cross = FusedMultiHeadAttention::new(root / "step15", config);
     let target_len = 3;
-    let decoder_states = transformer_anatomy::init::randn(&[1, target_len, h], device);
-    let attended = cross.forward(&decoder_states, &x, None, Pass::WEIGHTS);
+    let decoder_states = transformer_anatomy::init::randn(&[1, target_len, config.hidden_size], device);
+    let attended = cross.forward(&decoder_states, x, None, Pass::WEIGHTS);
     let (cross_out, cross_weights) = (attended.output, attended.weights.expect("the pass asked for weights"));
     writeln!(
         out,
@@ -170,9 +220,13 @@ pub fn tour(
         shape(&cross_out)
     )?;
     writeln!(out, "   values row 0 of head 0: {}", preview_first_row(&cross_weights, 5))?;
+    Ok(())
+}
 
+/// The tour's end: a small encoder-decoder learns the copy task here and now (a few seconds; `anatomy
+/// train` has more), then copies the digits of π greedily, one token at a time.
+fn train_and_decode(out: &mut dyn Write, seed: i64, device: Device, progress: &mut dyn FnMut(&Progress)) -> Result<()> {
     heading(out, "16", "training, then greedy decoding")?;
-    // A small encoder-decoder learns the copy task here and now (a few seconds; `anatomy train` has more).
     // Without dropout: copying needs no regulariser, and dropout's masks are drawn on the model's device,
     // so with it a GPU would print other losses than the CPU; without it, every number matches.
     let options = TrainOptions {

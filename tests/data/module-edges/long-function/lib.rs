@@ -1,4 +1,4 @@
-//! A fixture for scripts/module-edges.py --long-functions: `eighty` is 80 lines from `fn` to its closing
+//! A fixture for the function measure of tests/architecture.rs: `eighty` is 80 lines from `fn` to its closing
 //! brace (allowed) and `eighty_one` 81 (one too many). Braces in comments, strings and chars do not count.
 
 pub fn eighty() -> usize {
