@@ -82,3 +82,47 @@ impl Forbidden {
 
 /// The families every exercise's rules know, in one list.
 pub const FAMILIES: [&Forbidden; 3] = [&ATTENTION, &NORMS, &CROSS_ENTROPY];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_is_folded_without_raw_prefix_underscores_or_case() {
+        assert_eq!(folded("r#Layer_Norm"), "layernorm");
+        assert_eq!(folded("__NLL_loss__"), "nllloss");
+        assert_eq!(folded("ÉCOLE_x"), "écolex", "lower case beyond ASCII");
+        assert_eq!(folded("r#r#a"), "a", "every leading r# goes");
+        assert_eq!(folded("a_r#b"), "ar#b", "only a leading r#");
+    }
+
+    #[test]
+    fn a_family_matches_a_part_anywhere_in_a_name_and_nothing_else() {
+        for name in ["layer_norm", "f_layer_norm", "native_layer_norm", "LayerNorm", "r#group_norm", "RMSNorm"] {
+            assert!(NORMS.matches(name), "{name}");
+        }
+        for name in ["layer_mean", "norm", "layer", "l_norm", "normalize"] {
+            assert!(!NORMS.matches(name), "{name}");
+        }
+        assert!(ATTENTION.matches("scaled_dot_product_attention") && ATTENTION.matches("_flash_attention_forward"));
+        assert!(!ATTENTION.matches("scaled_dot_product"), "the exercise's own name is the student's");
+        assert!(CROSS_ENTROPY.matches("nll_loss2d") && CROSS_ENTROPY.matches("CrossEntropyLoss"));
+        assert!(!CROSS_ENTROPY.matches("label_smoothed_loss"));
+        // The transformer layer normalises and attends: it is in both families.
+        let both: Vec<&str> =
+            FAMILIES.iter().filter(|f| f.matches("TransformerEncoderLayer")).map(|f| f.what).collect();
+        assert_eq!(both, [ATTENTION.what, NORMS.what]);
+    }
+
+    #[test]
+    fn only_a_name_tch_or_the_learners_crate_declares_reaches_a_family() {
+        assert!(NORMS.reaches("layer_norm") && NORMS.reaches("r#layer_norm") && NORMS.reaches("LayerNorm"));
+        assert!(CROSS_ENTROPY.reaches("nll_loss") && ATTENTION.reaches("scaled_dot_product_attention"));
+        // A helper of the student's own matches a part but reaches nothing of LibTorch's.
+        assert!(NORMS.matches("layer_norm_moments") && !NORMS.reaches("layer_norm_moments"));
+        // A declared name reaches only the families it matches, and the list is matched as written.
+        assert!(!ATTENTION.reaches("layer_norm") && !NORMS.reaches("Layer_Norm"));
+        assert!(REACHING_SET.iter().all(|n| !n.starts_with('#') && !n.is_empty() && n.trim() == *n));
+        assert!(REACHING_SET.iter().all(|n| FAMILIES.iter().any(|f| f.matches(n))), "every listed name holds a part");
+    }
+}

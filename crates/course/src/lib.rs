@@ -332,3 +332,6 @@ pub struct Outcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mistake: Option<String>,
 }
+
+#[cfg(test)]
+mod tests;

@@ -183,4 +183,54 @@ mod tests {
         assert!(!Exit { tmp_used: 0, tmp_size: 0, ..exited }.tmp_full());
         assert_eq!(Exit::from_bytes(&[0; 23]), None);
     }
+
+    #[test]
+    fn a_frame_is_its_tag_a_little_endian_length_and_its_payload() {
+        assert_eq!(frame(OUTPUT, b"abc"), [b'O', 3, 0, 0, 0, b'a', b'b', b'c']);
+        assert_eq!(frame(DONE, &[]), [b'D', 0, 0, 0, 0]);
+        let long = frame(PANIC, &[7; 0x0102]);
+        assert_eq!((long.len(), &long[..5]), (0x0102 + 5, &[b'P', 0x02, 0x01, 0, 0][..]));
+        // Each tag is one byte of its own: a reader tells every frame apart by it.
+        let tags = [OUTPUT, PANIC, REFUSED, DONE, SYSCALL, START, EXIT, FRESH, FILTER, PRIVATE_TMP, CPU_SECONDS];
+        let distinct: std::collections::BTreeSet<u8> = tags.into_iter().collect();
+        assert_eq!(distinct.len(), tags.len());
+    }
+
+    #[test]
+    fn a_start_payload_and_a_syscall_number_read_back_and_a_wrong_length_is_none() {
+        let payload = start(3, 0x0102_0304);
+        assert_eq!(payload, [3, 0, 0, 0, 4, 3, 2, 1]);
+        assert_eq!(started(&payload), Some((3, 0x0102_0304)));
+        assert_eq!((started(&payload[..7]), started(&[0; 9])), (None, None));
+        assert_eq!(number(&[0x3b, 0, 0, 0]), Some(59));
+        assert_eq!((number(&[1, 0, 0]), number(&[0; 5])), (None, None));
+        // The raw wait status of a stopped process (0x7f in the low byte) is neither a signal nor an exit.
+        let stopped = Exit { check: 0, status: (19 << 8) | 0x7f, tmp_used: 0, tmp_size: 0 };
+        assert_eq!((stopped.code(), stopped.signal()), (None, None));
+        let exited = Exit { status: 0, ..stopped };
+        assert_eq!((exited.code(), exited.signal()), (Some(0), None));
+        // Just under 64 KiB left is full; 64 KiB and one byte left is not.
+        let size = 1 << 20;
+        assert!(Exit { tmp_used: size - (64 << 10), tmp_size: size, ..stopped }.tmp_full());
+        assert!(!Exit { tmp_used: size - (64 << 10) - 1, tmp_size: size, ..stopped }.tmp_full());
+    }
+
+    #[test]
+    fn each_element_type_has_its_width_in_bytes() {
+        let widths: Vec<usize> = [
+            Dtype::Bool,
+            Dtype::U8,
+            Dtype::I8,
+            Dtype::I16,
+            Dtype::F16,
+            Dtype::BF16,
+            Dtype::I32,
+            Dtype::F32,
+            Dtype::I64,
+            Dtype::F64,
+        ]
+        .map(Dtype::size)
+        .to_vec();
+        assert_eq!(widths, [1, 1, 1, 2, 2, 2, 4, 4, 8, 8]);
+    }
 }

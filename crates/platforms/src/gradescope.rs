@@ -154,3 +154,157 @@ pub fn write_zip(out: &Path, only: &[String], course: &Path) -> Result<String> {
         files.len()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::helpers::scratch;
+    use crate::EXERCISES;
+
+    /// Three exercises at their default points (5, 20, 5): layer_norm passed, cross_attention failed, and
+    /// split_heads with one of its two parts.
+    fn graded() -> (Vec<&'static Exercise>, CourseFile, Vec<Outcome>) {
+        let names = ["layer_norm", "cross_attention", "split_heads"];
+        let chosen: Vec<&'static Exercise> =
+            names.iter().map(|n| EXERCISES.iter().find(|e| e.name == *n).unwrap()).collect();
+        let course = CourseFile {
+            points: chosen.iter().map(|e| (e.name.to_string(), e.points)).collect(),
+            late: None,
+            assignments: vec![],
+        };
+        let statuses = [(Status::Passed, None), (Status::Failed, None), (Status::Failed, Some((1, 2)))];
+        let outcomes = chosen
+            .iter()
+            .zip(statuses)
+            .map(|(e, (status, parts))| Outcome {
+                name: e.name,
+                label: e.name.into(),
+                status,
+                message: "why".into(),
+                parts,
+                mistake: None,
+            })
+            .collect();
+        (chosen, course, outcomes)
+    }
+
+    #[test]
+    fn each_exercise_is_a_test_with_its_number_points_status_and_chapter() {
+        let (chosen, course, outcomes) = graded();
+        let r = results_of(&outcomes, &Tier::None, &chosen, &course, None);
+        let tests = r["tests"].as_array().unwrap();
+        let seen: Vec<_> = tests
+            .iter()
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap(),
+                    t["number"].as_str().unwrap(),
+                    t["score"].as_f64().unwrap(),
+                    t["max_score"].as_f64().unwrap(),
+                    t["status"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("5. layer_norm", "5", 5.0, 5.0, "passed"),
+                ("9. cross_attention (the chapter's homework)", "9", 0.0, 20.0, "failed"),
+                ("3. split_heads", "3", 2.5, 5.0, "failed")
+            ]
+        );
+        assert_eq!(tests[1]["tags"], json!(["08-decoder-and-masking"]));
+        assert_eq!(tests[0]["output"], "**passed**");
+        assert!(tests.iter().all(|t| t["output_format"] == "md" && t["visibility"] == "visible"));
+        assert_eq!(r["score"], 7.5);
+        assert_eq!(
+            r["output"],
+            "1 of 3 exercises passed: 7.5 of 30 points. Graded with no sandbox (--no-sandbox: the students' code ran \
+             with the grader's rights)."
+        );
+        assert_eq!((r["visibility"].as_str(), r["stdout_visibility"].as_str()), (Some("visible"), Some("hidden")));
+    }
+
+    #[test]
+    fn a_late_submission_keeps_its_share_of_every_test_and_says_so_and_on_time_says_nothing() {
+        let (chosen, course, outcomes) = graded();
+        let policy = Late { penalty_per_day: 0.1, max_days: 5 };
+        let r = results_of(&outcomes, &Tier::None, &chosen, &course, Some((1, policy)));
+        assert_eq!(r["score"], 6.75, "0.9 × 7.5");
+        let scores: Vec<f64> = r["tests"].as_array().unwrap().iter().map(|t| t["score"].as_f64().unwrap()).collect();
+        assert_eq!(scores, [4.5, 0.0, 2.25]);
+        let output = r["output"].as_str().unwrap();
+        assert!(output.starts_with("1 of 3 exercises passed: 6.75 of 30 points. "), "{output}");
+        assert!(
+            output.ends_with(
+                "\n\nSubmitted 1 day late: the course keeps 90 % of the points (a 10 % penalty per day, nothing after \
+                 5 days)."
+            ),
+            "{output}"
+        );
+        let on_time = results_of(&outcomes, &Tier::None, &chosen, &course, Some((0, policy)));
+        assert_eq!(on_time["score"], 7.5);
+        assert!(!on_time["output"].as_str().unwrap().contains("Submitted"), "{on_time}");
+        let too_late = results_of(&outcomes, &Tier::None, &chosen, &course, Some((6, policy)));
+        assert_eq!(too_late["score"], 0.0);
+    }
+
+    #[test]
+    fn a_grading_that_could_not_run_is_one_failed_visible_test_saying_why() {
+        let (chosen, _, _) = graded();
+        let r = failure("the disk is full", &chosen);
+        assert_eq!(r["score"], 0.0);
+        assert_eq!(
+            r["output"],
+            "The grader could not grade this submission; your instructor has been told what happened:\n\n~~~~text\nthe \
+             disk is full\n~~~~\n"
+        );
+        let tests = r["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 1);
+        assert_eq!(
+            (tests[0]["name"].as_str(), tests[0]["status"].as_str()),
+            (Some("The grader itself"), Some("failed"))
+        );
+        assert_eq!((tests[0]["score"].as_f64(), tests[0]["max_score"].as_f64()), (Some(0.0), Some(3.0)));
+        assert_eq!(tests[0]["output"], "~~~~text\nthe disk is full\n~~~~\n");
+        assert_eq!(failure("x", &[])["tests"][0]["max_score"], 1.0, "never out of nothing");
+    }
+
+    #[test]
+    fn lateness_is_read_from_the_submissions_metadata_under_a_late_policy_only() {
+        let root = scratch("gradescope-metadata");
+        let (_, mut course, _) = graded();
+        let meta = |created: &str, due: &str| {
+            let text = format!("{{\"created_at\": {created}, \"assignment\": {{\"due_date\": {due}}}}}");
+            std::fs::write(root.join("submission_metadata.json"), text).unwrap();
+        };
+        meta("\"2026-03-02T13:00:00.365935-07:00\"", "\"2026-03-01T12:00:00-07:00\"");
+        assert!(lateness(&root, &course).unwrap().is_none(), "no policy, no lateness");
+        course.late = Some(Late { penalty_per_day: 0.2, max_days: 2 });
+        let (days, policy) = lateness(&root, &course).unwrap().unwrap();
+        assert_eq!((days, policy.penalty_per_day), (2, 0.2), "25 hours late: two days begun");
+        meta("\"2026-03-01T11:59:59Z\"", "\"2026-03-01T12:00:00Z\"");
+        assert_eq!(lateness(&root, &course).unwrap().map(|l| l.0), Some(0));
+        meta("\"2026-03-01T11:59:59Z\"", "null");
+        assert!(lateness(&root, &course).unwrap().is_none(), "no due date");
+        meta("\"soon\"", "\"2026-03-01T12:00:00Z\"");
+        let error = lateness(&root, &course).unwrap_err().to_string();
+        assert!(error.ends_with("submission_metadata.json: \"soon\" is not a date"), "{error}");
+        std::fs::write(root.join("submission_metadata.json"), "{").unwrap();
+        assert!(lateness(&root, &course).unwrap_err().to_string().ends_with("submission_metadata.json is not JSON"));
+        std::fs::remove_file(root.join("submission_metadata.json")).unwrap();
+        assert!(lateness(&root, &course).unwrap().is_none(), "no metadata file");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_zip_must_be_named_zip_in_a_folder_that_exists() {
+        let course = Path::new("exercises/course.toml");
+        let error = write_zip(Path::new("grader.tar"), &[], course).unwrap_err().to_string();
+        assert_eq!(error, "grader.tar: name the autograder file OUT.zip (Gradescope asks for a zip)");
+        let error = write_zip(Path::new("grader"), &[], course).unwrap_err().to_string();
+        assert!(error.starts_with("grader: name the autograder file OUT.zip"), "{error}");
+        let error = write_zip(Path::new("/no/such/folder/grader.zip"), &[], course).unwrap_err().to_string();
+        assert_eq!(error, "the folder /no/such/folder does not exist");
+    }
+}

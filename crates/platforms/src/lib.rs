@@ -277,3 +277,121 @@ mod tests {
         assert_eq!(split["points"], course.max("split_heads") / 2.0, "{split}");
     }
 }
+
+#[cfg(test)]
+mod helpers {
+    //! The small pieces every platform shares: names, the sandbox's line, rounding, feedback, what is kept
+    //! back, the `--only` arguments and the folders.
+    use std::path::Path;
+
+    use super::*;
+    use crate::sandbox::Tier;
+
+    /// A scratch folder of this test's own, empty.
+    pub(crate) fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("anatomy-platforms-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn each_platform_has_its_command_line_name_and_the_folder_it_mounts() {
+        let named: Vec<_> = Platform::ALL.iter().map(|p| (p.name(), p.root())).collect();
+        assert_eq!(named, [("gradescope", "/autograder"), ("prairielearn", "/grade")]);
+    }
+
+    #[test]
+    fn the_sandbox_is_named_once_in_its_line_and_points_round_to_a_hundredth() {
+        assert_eq!(
+            graded_in(&Tier::Bubblewrap("/usr/bin/bwrap".into())),
+            "Graded in the bubblewrap sandbox (namespaces, seccomp, limits)."
+        );
+        assert_eq!(
+            graded_in(&Tier::None),
+            "Graded with no sandbox (--no-sandbox: the students' code ran with the grader's rights)."
+        );
+        let landlock = graded_in(&Tier::Landlock(4));
+        assert!(
+            landlock.starts_with("Graded in the landlock sandbox (ABI 4), seccomp and limits")
+                && landlock.ends_with('.')
+        );
+        assert_eq!(landlock.matches("landlock").count(), 1, "{landlock}");
+        let rounded: Vec<f64> = [22.0 / 3.0, 2.0 / 3.0, 2.5, 4.0, 0.004, -1.0 / 3.0].into_iter().map(round).collect();
+        assert_eq!(rounded, [7.33, 0.67, 2.5, 4.0, 0.0, -0.33]);
+    }
+
+    #[test]
+    fn feedback_is_the_verdict_in_bold_and_below_it_the_message_and_first_hint_when_not_passed() {
+        let outcome = |status| Outcome {
+            name: "causal_mask",
+            label: "causal_mask".into(),
+            status,
+            message: "row 0 sees row 1".into(),
+            parts: None,
+            mistake: None,
+        };
+        assert_eq!(feedback(&outcome(Status::Passed)), "**passed**");
+        let hint = &crate::EXERCISES.iter().find(|e| e.name == "causal_mask").unwrap().hint_levels()[0];
+        let expected = format!("**does not compile**\n\n~~~~text\nrow 0 sees row 1\n~~~~\n\nHint: {hint}\n");
+        assert_eq!(feedback(&outcome(Status::DoesNotCompile)), expected);
+        assert!(feedback(&outcome(Status::NotDone)).starts_with("**not done**\n\n~~~~text\n"));
+    }
+
+    #[test]
+    fn what_is_kept_back_is_a_listed_file_exactly_or_anything_under_a_listed_folder() {
+        for kept in [
+            "solutions/layer_norm.rs",
+            "solutions/",
+            "tests/exercise-mistakes/layer_norm/unbiased_variance.rs",
+            "fuzz/corpus/x",
+        ] {
+            assert!(kept_back(Path::new(kept)), "{kept}");
+        }
+        for given in [
+            "solutions",
+            "src/solutions/x.rs",
+            "exercises/layer_norm.rs",
+            "exercises/kept-back",
+            "tests/exercise-mistakes",
+            "fuzzy/x",
+        ] {
+            assert!(!kept_back(Path::new(given)), "{given}");
+        }
+        // A listed file is kept back as named, and nothing that only starts with its name.
+        let list = include_str!("../../../exercises/kept-back");
+        let file = list.lines().find(|l| !l.starts_with('#') && l.ends_with(".rs")).expect("a file in the list");
+        assert!(kept_back(Path::new(file)) && !kept_back(Path::new(&format!("{file}.orig"))), "{file}");
+        assert!(!kept_back(Path::new(file.rsplit_once('/').unwrap().0)), "{file}'s folder");
+    }
+
+    #[test]
+    fn only_arguments_join_the_names_and_nothing_is_added_without_them() {
+        assert_eq!(only_args(&[]), "");
+        assert_eq!(only_args(&["layer_norm".into()]), " --only layer_norm");
+        assert_eq!(only_args(&["layer_norm".into(), "causal_mask".into()]), " --only layer_norm,causal_mask");
+    }
+
+    #[test]
+    fn the_hand_in_folder_must_be_a_folder_and_an_executable_has_an_execute_bit() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = scratch("folders");
+        std::fs::create_dir(root.join("submission")).unwrap();
+        std::fs::write(root.join("student"), "a file, not a folder").unwrap();
+        assert_eq!(hand_in_folder(&root, "submission", "Gradescope").unwrap(), root.join("submission"));
+        for name in ["student", "missing"] {
+            let error = hand_in_folder(&root, name, "PrairieLearn").unwrap_err().to_string();
+            assert_eq!(
+                error,
+                format!("{} does not exist: PrairieLearn puts the student's files there", root.join(name).display())
+            );
+        }
+        let file = root.join("student");
+        for (mode, runs) in [(0o644, false), (0o755, true), (0o100, true), (0o001, true), (0o600, false)] {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+            assert_eq!(executable(&file), runs, "{mode:o}");
+        }
+        assert!(!executable(&root.join("missing")));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

@@ -114,3 +114,86 @@ pub fn release(root: &Path, out: Option<PathBuf>, in_place: bool) -> Result<Vec<
     }
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn md5_of(parts: &[&str]) -> String {
+        format!("{:x}", Md5::digest(parts.concat().as_bytes()))
+    }
+
+    #[test]
+    fn the_checksum_is_nbgraders_over_source_type_roles_id_and_a_grade_cells_points() {
+        let solution = serde_json::json!({"grade": false, "solution": true, "locked": true, "grade_id": "layer_norm"});
+        assert_eq!(
+            nbgrader_checksum("todo!()", &solution),
+            md5_of(&["todo!()", "code", "False", "True", "False", "layer_norm"])
+        );
+        let check =
+            serde_json::json!({"grade": true, "solution": false, "locked": false, "grade_id": "check_x", "points": 5});
+        assert_eq!(
+            nbgrader_checksum("check()", &check),
+            md5_of(&["check()", "code", "True", "False", "True", "check_x", "5.0"])
+        );
+        let half = serde_json::json!({"grade": true, "solution": false, "grade_id": "check_x", "points": 2.5});
+        assert_eq!(
+            nbgrader_checksum("check()", &half),
+            md5_of(&["check()", "code", "True", "False", "True", "check_x", "2.5"])
+        );
+        let locked = serde_json::json!({"locked": true, "grade_id": "read_only"});
+        assert_eq!(nbgrader_checksum("", &locked), md5_of(&["", "code", "False", "False", "True", "read_only"]));
+        assert_ne!(
+            nbgrader_checksum("todo!() ", &solution),
+            nbgrader_checksum("todo!()", &solution),
+            "the source counts"
+        );
+    }
+
+    #[test]
+    fn a_chapters_solution_cells_must_name_an_exercise_with_a_check_cell_worth_its_points() {
+        let course = CourseFile {
+            points: EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect(),
+            late: None,
+            assignments: vec![],
+        };
+        let chapter = Path::new("chapters/99-test.md");
+        let cells = |id: &str, check: &str| format!("Text.\n\n```rust solution:{id}\nfn f() {{}}\n```\n\n{check}");
+        let checked = "```rust check:layer_norm points=5\ncheck();\n```\n";
+        assert!(check_cells(chapter, &cells("layer_norm", checked), Some(&course)).is_ok());
+        let error = check_cells(chapter, &cells("softmax", ""), Some(&course)).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "chapters/99-test.md: the solution cell \"softmax\" names no exercise (see `anatomy exercises list`)"
+        );
+        let error = check_cells(chapter, &cells("layer_norm", ""), None).unwrap_err().to_string();
+        assert_eq!(error, "chapters/99-test.md: the solution cell layer_norm has no `check:layer_norm` cell");
+        let worth_3 = checked.replace("points=5", "points=3");
+        let error = check_cells(chapter, &cells("layer_norm", &worth_3), Some(&course)).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "chapters/99-test.md: check:layer_norm is worth 3 points, the course gives 5: make them agree"
+        );
+        assert!(check_cells(chapter, &cells("layer_norm", &worth_3), None).is_ok(), "no course file: any points");
+    }
+
+    #[test]
+    fn a_released_notebook_has_its_solutions_cut_and_each_nbgrader_cell_its_checksum() {
+        let chapter =
+            "# A chapter\n\n```rust solution:layer_norm\nfn f() {\n    // BEGIN SOLUTION\n    secret();\n    \
+                       // END SOLUTION\n}\n```\n\n```rust check:layer_norm points=5\ncheck();\n```\n";
+        let (released, json) = released_notebook(chapter).unwrap();
+        assert!(!released.contains("secret") && released.contains("todo!()"), "{released}");
+        let notebook: Value = serde_json::from_str(&json).unwrap();
+        let graded: Vec<&Value> =
+            notebook["cells"].as_array().unwrap().iter().filter(|c| c["metadata"].get("nbgrader").is_some()).collect();
+        assert_eq!(graded.len(), 2);
+        for cell in graded {
+            let source: String = cell["source"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+            let nbgrader = &cell["metadata"]["nbgrader"];
+            assert!(!source.contains("secret"), "{source}");
+            assert_eq!(nbgrader["cell_type"], "code");
+            assert_eq!(nbgrader["checksum"].as_str().unwrap(), nbgrader_checksum(&source, nbgrader), "{cell}");
+        }
+    }
+}

@@ -184,3 +184,100 @@ const QUESTION: &str = r#"<pl-question-panel>
   <pl-file-preview></pl-file-preview>
 </pl-submission-panel>
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{helpers::scratch, EXERCISES};
+
+    fn exercise(name: &str) -> &'static Exercise {
+        EXERCISES.iter().find(|e| e.name == name).unwrap()
+    }
+
+    #[test]
+    fn each_exercise_gives_its_points_and_a_message_with_the_first_hint_when_not_passed() {
+        let chosen = [exercise("layer_norm"), exercise("cross_attention")];
+        let course = CourseFile {
+            points: EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect(),
+            late: None,
+            assignments: vec![],
+        };
+        let outcome = |e: &Exercise, status| Outcome {
+            name: e.name,
+            label: e.name.into(),
+            status,
+            message: "a <b>".into(),
+            parts: None,
+            mistake: None,
+        };
+        let outcomes = [outcome(chosen[0], Status::Passed), outcome(chosen[1], Status::DoesNotCompile)];
+        let r = results_of(&outcomes, &Tier::None, &chosen, &course);
+        assert_eq!((r["gradable"].as_bool(), r["score"].as_f64()), (Some(true), Some(0.2)), "5 of 25");
+        assert!(r["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 of 2 exercises passed: 5 of 25 points. Graded with no sandbox"));
+        let tests = r["tests"].as_array().unwrap();
+        assert_eq!(tests[0]["name"], "5. layer_norm");
+        assert_eq!(tests[1]["name"], "9. cross_attention (the chapter's homework)");
+        assert_eq!((tests[0]["points"].as_f64(), tests[0]["max_points"].as_f64()), (Some(5.0), Some(5.0)));
+        assert_eq!((tests[1]["points"].as_f64(), tests[1]["max_points"].as_f64()), (Some(0.0), Some(20.0)));
+        assert_eq!(tests[0]["message"], "passed");
+        let hint = &chosen[1].hint_levels()[0];
+        assert_eq!(tests[1]["message"], format!("does not compile: a <b>\n\nHint: {hint}"));
+        assert_eq!(tests[1]["description"], chosen[1].summary);
+        let nothing = results_of(&[], &Tier::None, &[], &course);
+        assert_eq!(nothing["score"], 0.0, "no points to earn is a score of 0, not NaN");
+        assert!(nothing["message"].as_str().unwrap().starts_with("0 of 0 exercises passed: 0 of 0 points."));
+    }
+
+    #[test]
+    fn the_question_has_a_stable_id_from_its_image_and_exercises_and_lists_the_files_to_upload() {
+        use md5::{Digest, Md5};
+        let dir = scratch("prairielearn-question");
+        let chosen = [exercise("layer_norm"), exercise("cross_attention")];
+        write_question(&dir, "me/grader", &["layer_norm".into(), "cross_attention".into()], &chosen).unwrap();
+        let info: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("info.json")).unwrap()).unwrap();
+        let digest = format!("{:x}", Md5::digest(b"me/grader layer_norm,cross_attention"));
+        let uuid = [&digest[..8], &digest[8..12], &digest[12..16], &digest[16..20], &digest[20..]].join("-");
+        assert_eq!(info["uuid"], uuid);
+        assert_eq!(info["title"], "Transformer anatomy: 2 exercises");
+        assert_eq!((info["type"].as_str(), info["gradingMethod"].as_str()), (Some("v3"), Some("External")));
+        let options = &info["externalGradingOptions"];
+        assert_eq!(options["image"], "me/grader");
+        assert_eq!(
+            options["entrypoint"],
+            "anatomy exercises autograder run --platform prairielearn --root /grade --only layer_norm,cross_attention"
+        );
+        let page = std::fs::read_to_string(dir.join("question.html")).unwrap();
+        let files = "optional-file-names=\"layer_norm.rs, cross_attention.rs, homework-cross-attention.ipynb\"";
+        assert!(page.contains(files) && page.contains("<code>homework-cross-attention.ipynb</code> instead"), "{page}");
+        assert!(page.contains(&format!("<li><code>layer_norm.rs</code>: {}</li>", chosen[0].summary)));
+        assert!(!page.contains("{{"), "every blank filled: {page}");
+        let one = dir.join("one");
+        write_question(&one, "me/grader", &[], &chosen[..1]).unwrap();
+        let info: Value = serde_json::from_str(&std::fs::read_to_string(one.join("info.json")).unwrap()).unwrap();
+        assert_eq!(info["title"], format!("Transformer anatomy: {}", chosen[0].summary));
+        assert_ne!(info["uuid"], uuid, "another set of exercises, another question");
+        let page = std::fs::read_to_string(one.join("question.html")).unwrap();
+        assert!(page.contains("optional-file-names=\"layer_norm.rs\"") && !page.contains("ipynb"), "{page}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_folders_are_never_written_over_an_existing_one_nor_for_an_image_name_with_spaces() {
+        let dir = scratch("prairielearn-refusals");
+        let course = Path::new("exercises/course.toml");
+        let error = write_folders(&dir, "me/grader", &[], &[], course).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("{} already exists: name a new folder, so that nothing of yours is overwritten", dir.display())
+        );
+        for image in ["", "me/my grader", "me/grader\n"] {
+            let error = write_folders(&dir.join("new"), image, &[], &[], course).unwrap_err().to_string();
+            assert!(error.starts_with(&format!("--image {image:?}: give the Docker Hub name")), "{error}");
+        }
+        assert!(!dir.join("new").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -605,4 +605,241 @@ mod tests {
         file.record([CsvCell::Number(None), CsvCell::Text("a\"b".into()), CsvCell::Number(Some(2.5))]);
         assert_eq!(file.into_text(), "\"\"\n,\"a\"\"b\",2.50\n");
     }
+
+    fn at(text: &str) -> OffsetDateTime {
+        OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).unwrap()
+    }
+
+    /// The course's default points (5 each here), with or without a late policy of 10 % a day for 5 days.
+    fn course_with(late: bool) -> CourseFile {
+        let late = late.then_some(points::Late { penalty_per_day: 0.1, max_days: 5 });
+        CourseFile {
+            points: EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect(),
+            late,
+            assignments: vec![],
+        }
+    }
+
+    /// Two exercises of 5 points each: layer_norm, then causal_mask (a check of two parts).
+    fn pair() -> Vec<&'static Exercise> {
+        vec![find("layer_norm").unwrap(), find("causal_mask").unwrap()]
+    }
+
+    /// A student with layer_norm as given and causal_mask failed, one of its two parts passed.
+    fn student(name: &str, layer_norm: Status, mistake: Option<&str>) -> Row {
+        let cell = |e: &'static str, status, parts, mistake: Option<&str>| Outcome {
+            name: e,
+            label: format!("{name}/{e}"),
+            status,
+            message: format!("{e} says ~~~~ that"),
+            parts,
+            mistake: mistake.map(str::to_string),
+        };
+        let outcomes = vec![
+            cell("layer_norm", layer_norm, None, mistake),
+            cell("causal_mask", Status::Failed, Some((1, 2)), Some(mistakes::UNNAMED)),
+        ];
+        Row { student: name.into(), outcomes, handed_in: None, extension: None }
+    }
+
+    #[test]
+    fn points_show_whole_numbers_bare_and_others_to_a_hundredth() {
+        let shown: Vec<String> = [5.0, 0.0, 105.0, 2.5, 0.1 + 0.2, 22.0 / 3.0].into_iter().map(points).collect();
+        assert_eq!(shown, ["5", "0", "105", "2.50", "0.30", "7.33"]);
+    }
+
+    #[test]
+    fn a_late_hand_in_keeps_its_share_of_each_cell_to_a_hundredth_counted_from_an_extension_if_any() {
+        let (chosen, course) = (pair(), course_with(true));
+        let sheet =
+            Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: Some(at("2026-03-01T12:00:00Z")) };
+        let mut row = student("ada", Status::Passed, None);
+        assert_eq!((row.passed(), sheet.days_late(&row), sheet.kept(&row)), (1, None, 1.0), "no hand-in time");
+        assert_eq!(sheet.total(&row), 7.5, "5 + half of 5");
+        row.handed_in = Some(at("2026-03-02T18:00:00Z")); // 30 hours late: two days begun
+        assert_eq!((sheet.days_late(&row), sheet.kept(&row)), (Some(2), 0.8));
+        let earned: Vec<f64> = row.outcomes.iter().map(|o| sheet.earned(&row, o)).collect();
+        assert_eq!((earned, sheet.total(&row), sheet.max_total()), (vec![4.0, 2.0], 6.0, 10.0));
+        row.extension = Some(Extension { due: at("2026-03-02T17:00:00Z"), reason: "flu".into() });
+        assert_eq!((sheet.due_of(&row), sheet.days_late(&row)), (Some(at("2026-03-02T17:00:00Z")), Some(1)));
+        assert_eq!(sheet.total(&row), 6.75, "0.9 of 5 and of 2.5");
+        row.handed_in = Some(at("2026-03-09T12:00:00Z"));
+        assert_eq!((sheet.days_late(&row), sheet.total(&row)), (Some(7), 0.0), "past the policy's 5 days");
+        let no_policy = course_with(false);
+        let sheet = Sheet { course: &no_policy, ..sheet };
+        assert_eq!((sheet.days_late(&row), sheet.kept(&row), sheet.total(&row)), (Some(7), 1.0, 7.5));
+        let undated = Sheet { due: None, ..sheet };
+        assert_eq!((undated.due_of(&row), undated.days_late(&row)), (None, None), "an extension needs a due date");
+    }
+
+    #[test]
+    fn the_table_names_the_sandbox_escapes_names_and_counts_passes_and_points() {
+        let (chosen, course) = (pair(), course_with(false));
+        let tier = Tier::Bubblewrap("bwrap".into());
+        let sheet = Sheet { chosen: &chosen, course: &course, tier: &tier, due: None };
+        let rows = [student("ada", Status::Passed, None), student("b|o`b", Status::NotDone, None)];
+        assert_eq!(
+            sheet.table(&rows),
+            "Sandbox: bubblewrap (namespaces, seccomp, limits).\n\n\
+             | student | layer_norm | causal_mask | passed | points |\n|---|---|---|---|---|\n\
+             | ada | passed | failed | 1/2 | 7.50/10 |\n\
+             | b\\|o\\`b | not done | failed | 0/2 | 2.50/10 |\n"
+        );
+        assert_eq!(
+            sheet.closing_line(&rows, 2.96),
+            "graded 2 students × 2 exercises in 3.0 s: 1 of 4 passed, each student in a sandbox (bubblewrap \
+             (namespaces, seccomp, limits))"
+        );
+        let open = Sheet { tier: &Tier::None, ..sheet };
+        assert!(open.table(&[]).starts_with(
+            "**Graded with --no-sandbox: the students' code ran with the grader's rights.**\n\n| student |"
+        ));
+        assert_eq!(
+            open.closing_line(&[], 0.04),
+            "graded 0 students × 2 exercises in 0.0 s: 0 of 0 passed (no sandbox)"
+        );
+    }
+
+    #[test]
+    fn feedback_shows_the_students_own_points_lateness_and_each_unpassed_exercise_with_its_mistake_and_hint() {
+        let (chosen, course) = (pair(), course_with(true));
+        let tier = Tier::Bubblewrap("bwrap".into());
+        let sheet = Sheet { chosen: &chosen, course: &course, tier: &tier, due: Some(at("2026-03-01T12:00:00Z")) };
+        let mut row = student("a|da", Status::Passed, None);
+        row.handed_in = Some(at("2026-03-02T18:00:00Z"));
+        let hint = &find("causal_mask").unwrap().hint_levels()[0];
+        assert_eq!(
+            sheet.feedback(&row),
+            format!(
+                "# Feedback for a\\|da\n\n6 of 10 points; 1 of 2 exercises passed (graded in the bubblewrap \
+                 sandbox).\n\n| exercise | status | points |\n| --- | --- | --- |\n| `layer_norm` | passed | 4/5 |\n\
+                 | `causal_mask` | failed | 2/5 |\n\nSubmitted 2 days late: the course keeps 80 % of the points (a \
+                 10 % penalty per day, nothing after 5 days).\n\n## `causal_mask`: failed\n\n\
+                 Mistake: `unnamed` (a failure no named mistake covers).\n\n\
+                 ~~~~text\ncausal_mask says ~ ~ ~ ~ that\n~~~~\n\nHint: {hint}\n"
+            )
+        );
+        // A stop's words come from the grader's list; a not-done exercise has no mistake line.
+        let row = student("bo", Status::NotDone, None);
+        let text = Sheet { due: None, ..sheet }.feedback(&row);
+        assert!(text.contains("\n## `layer_norm`: not done\n\n~~~~text\nlayer_norm says"), "{text}");
+        assert!(!text.contains("late") && text.matches("Mistake:").count() == 1, "{text}");
+        let row = student("cy", Status::DoesNotCompile, Some("does_not_compile"));
+        let text = Sheet { due: None, ..sheet }.feedback(&row);
+        assert!(text.contains("Mistake: `does_not_compile` (the compiler found an error in the file)."), "{text}");
+    }
+
+    #[test]
+    fn a_grade_line_keeps_statuses_as_keys_and_the_due_dates_fields_and_reads_back_as_the_same_row() {
+        let (chosen, course) = (pair(), course_with(true));
+        let tier = Tier::Bubblewrap("bwrap".into());
+        let sheet = Sheet { chosen: &chosen, course: &course, tier: &tier, due: Some(at("2026-03-01T12:00:00Z")) };
+        let mut row = student("ada", Status::Passed, None);
+        row.handed_in = Some(at("2026-03-02T18:00:00Z"));
+        let json = sheet.json(&row);
+        assert_eq!((json["layer_norm"].as_str(), json["causal_mask"].as_str()), (Some("passed"), Some("failed")));
+        assert_eq!((json["due"].as_str(), json["days_late"].as_u64()), (Some("2026-03-01T12:00:00Z"), Some(2)));
+        assert_eq!(json["handed_in"], "2026-03-02T18:00:00Z");
+        assert!(json.get("late").is_none() && json.get("extended_to").is_none(), "flattened, and no extension: {json}");
+        assert_eq!((json["total_points"].as_f64(), json["max_points"].as_f64()), (Some(6.0), Some(10.0)));
+        assert_eq!(
+            (json["points"]["layer_norm"].as_f64(), json["points"]["causal_mask"].as_f64()),
+            (Some(4.0), Some(2.0))
+        );
+        assert_eq!((json["sandbox"].as_bool(), json["sandbox_tier"].as_str()), (Some(true), Some("bubblewrap")));
+        assert_eq!(json["parts"]["causal_mask"], serde_json::json!([1, 2]));
+        assert_eq!(json["messages"], serde_json::json!({"causal_mask": "causal_mask says ~~~~ that"}), "passed: none");
+        assert_eq!(json["mistakes"], serde_json::json!({"causal_mask": "unnamed"}));
+        let line: GradeLine = serde_json::from_str(&serde_json::to_string(&json).unwrap()).unwrap();
+        assert_eq!(line, sheet.line(&row));
+        let back = line.row(&chosen).unwrap();
+        assert_eq!((back.student.as_str(), back.handed_in, back.extension), ("ada", row.handed_in, None));
+        let read: Vec<_> =
+            back.outcomes.iter().map(|o| (o.label.as_str(), o.status, o.parts, o.message.len())).collect();
+        assert_eq!(
+            read,
+            [("ada/layer_norm", Status::Passed, None, 0), ("ada/causal_mask", Status::Failed, Some((1, 2)), 26)]
+        );
+        // An extension goes out with its reason and comes back.
+        row.extension = Some(Extension { due: at("2026-03-02T20:00:00Z"), reason: "a funeral".into() });
+        let line: GradeLine = serde_json::from_value(sheet.json(&row)).unwrap();
+        assert_eq!(line.late.as_ref().and_then(|l| l.days_late), Some(0));
+        assert_eq!(line.row(&chosen).unwrap().extension, row.extension);
+        // Without a due date the line has no date fields at all.
+        let undated = Sheet { due: None, ..sheet }.json(&row);
+        assert!(["due", "handed_in", "days_late", "extended_to"].iter().all(|k| undated.get(k).is_none()), "{undated}");
+    }
+
+    #[test]
+    fn a_grade_line_without_a_chosen_exercise_or_with_an_unknown_status_is_refused_by_name() {
+        let (chosen, course) = (pair(), course_with(false));
+        let sheet = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+        let mut line = sheet.line(&student("ada", Status::Passed, None));
+        line.statuses.remove("causal_mask");
+        let error = line.row(&chosen).unwrap_err().to_string();
+        assert_eq!(error, "ada's line has no status for causal_mask: make the report from the same --only");
+        assert_eq!(line.row(&chosen[..1]).unwrap().outcomes.len(), 1, "fewer exercises chosen read fine");
+        line.statuses.insert("causal_mask".into(), "not_done".into());
+        assert_eq!(line.row(&chosen).unwrap_err().to_string(), "ada: \"not_done\" is not a status", "words, not ids");
+        line.statuses.insert("causal_mask".into(), "does not compile".into());
+        assert_eq!(line.row(&chosen).unwrap().outcomes[1].status, Status::DoesNotCompile);
+    }
+
+    #[test]
+    fn the_grades_csv_without_a_due_date_has_no_date_columns_and_notes_every_mistake() {
+        let (chosen, course) = (pair(), course_with(false));
+        let sheet = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+        let rows = [student("ada", Status::Failed, Some("unbiased_variance")), student("bo", Status::Passed, None)];
+        assert_eq!(
+            sheet.csv(&rows).unwrap(),
+            "\"student\",\"layer_norm\",\"causal_mask\",\"total\",\"notes\"\n\
+             \"ada\",0,2.50,2.50,\"layer_norm: unbiased_variance; causal_mask: unnamed\"\n\
+             \"bo\",5,2.50,7.50,\"causal_mask: unnamed\"\n"
+        );
+    }
+
+    #[test]
+    fn a_message_is_fenced_so_that_no_fence_in_it_closes_the_block_and_the_first_hint_follows() {
+        let o = Outcome {
+            name: "layer_norm",
+            label: "ada/layer_norm".into(),
+            status: Status::Failed,
+            message: "~~~~\n# not a heading\n~~~~~".into(),
+            parts: None,
+            mistake: None,
+        };
+        let hint = "Work along the last axis and keep it, so the statistics broadcast back: `x.mean_dim(-1, true, \
+                    Kind::Float)` has shape `[batch, seq, 1]`.";
+        assert_eq!(
+            message_and_hint(&o),
+            format!("~~~~text\n~ ~ ~ ~\n# not a heading\n~ ~ ~ ~~\n~~~~\n\nHint: {hint}\n")
+        );
+    }
+
+    #[test]
+    fn a_long_or_unusual_label_gets_a_file_name_of_its_own() {
+        use md5::{Digest, Md5};
+        let rows: Vec<Row> =
+            ["nul\0byte", ".", "e\u{301}te", "\u{e9}te", "x".repeat(200).as_str(), "x".repeat(201).as_str()]
+                .iter()
+                .map(|s| Row { student: s.to_string(), outcomes: Vec::new(), handed_in: None, extension: None })
+                .collect();
+        let files = feedback_files(&rows);
+        let md5 = |label: &str| format!("{:x}", Md5::digest(label.as_bytes()))[..8].to_string();
+        let (long, longer) = ("x".repeat(200), "x".repeat(201));
+        let expected = [
+            "nul_byte.md".to_string(),
+            "_..md".to_string(),
+            "e\u{301}te.md".to_string(),
+            "\u{e9}te (2).md".to_string(),
+            format!("{}~{}.md", "x".repeat(180), md5(&long)),
+            format!("{}~{}.md", "x".repeat(180), md5(&longer)),
+        ];
+        assert_eq!(files, expected, "the composed and decomposed é are one name on macOS's disk");
+        assert_ne!(md5(&long), md5(&longer));
+        // A cut never splits a character: 90 two-byte characters are 180 bytes, and the 91st starts past them.
+        let accents = Row { student: "é".repeat(120), outcomes: Vec::new(), handed_in: None, extension: None };
+        let name = &feedback_files(&[accents])[0];
+        assert_eq!(name.strip_suffix(".md").unwrap().split('~').next().unwrap(), "é".repeat(90));
+    }
 }

@@ -421,3 +421,100 @@ h2{margin-top:1.6em;border-bottom:1px solid #ccc}.pair{display:flex;flex-wrap:wr
 figure{margin:0 0 1em 0;flex:0 1 auto;max-width:100%}.pair .numbers{flex:1 1 420px;min-width:0}.numbers{overflow-wrap:anywhere}code{overflow-wrap:normal;word-break:keep-all}\
 table{border-collapse:collapse;font-size:14px;width:100%}th{white-space:nowrap}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}\
 svg{max-width:100%;height:auto}";
+
+#[cfg(test)]
+mod tests {
+    use super::super::count::{Extended, LateHandIn, Points};
+    use super::*;
+
+    /// A summary written out by hand, so that the page is tested apart from the counting: two students,
+    /// two exercises (the statuses of one), no mistake, no stop.
+    fn summary() -> Summary {
+        Summary {
+            students: 2,
+            exercises: vec!["layer_norm".into(), "causal_mask".into()],
+            max_points: 5.0,
+            points: Points {
+                mean: 2.5,
+                median: 2.5,
+                histogram: (0..10).map(|b| (b as f64 / 2.0, (b + 1) as f64 / 2.0, 0)).collect(),
+            },
+            statuses: vec![Statuses {
+                exercise: "layer_norm".into(),
+                passed: 1,
+                failed: 0,
+                does_not_compile: 0,
+                not_done: 1,
+            }],
+            mistakes: Vec::new(),
+            stops: Vec::new(),
+            similarity: None,
+            late: None,
+            feedback: vec![("ada".into(), "feedback/ada.md".into()), ("bo".into(), "feedback/bo.md".into())],
+        }
+    }
+
+    #[test]
+    fn a_link_percent_encodes_every_byte_outside_the_unreserved_set_and_keeps_slashes() {
+        assert_eq!(href("feedback/ada.md"), "feedback/ada.md");
+        assert_eq!(href("feedback/a b#?&\"'.md"), "feedback/a%20b%23%3F%26%22%27.md");
+        assert_eq!(href("é~-_.Z9"), "%C3%A9~-_.Z9");
+        assert_eq!(href("%41"), "%2541", "a percent sign is encoded, never read as an escape");
+    }
+
+    #[test]
+    fn the_page_opens_with_the_class_in_numbers_and_says_none_where_there_is_nothing() {
+        let html = page(&summary());
+        assert!(html.starts_with("<!DOCTYPE html><html lang=\"en\">") && html.ends_with("</html>\n"));
+        assert!(html.contains("<p>2 students, 2 exercises; mean 2.50 and median 2.50 of 5 points.</p>"), "{html}");
+        assert!(html.contains("<h2>Refusals and stops</h2>") && html.contains("<p>None.</p>"));
+        assert_eq!(html.matches("<svg").count(), 2, "no mistakes: no mistakes' chart");
+        assert!(!html.contains("Similar hand-ins") && !html.contains("Late hand-ins"), "neither was asked for");
+        assert!(html.contains("<td>2 – 2.50</td>"), "each bin with its points: {html}");
+        let similar = page(&Summary { similarity: Some(Vec::new()), ..summary() });
+        assert!(similar.contains("<h2>Similar hand-ins</h2>") && similar.contains("None above the threshold."));
+        let pairs = vec![Similar {
+            exercise: "layer_norm".into(),
+            students: ["ada".into(), "b<o>".into()],
+            score: 0.8765,
+            evidence: "weak".into(),
+        }];
+        let similar = page(&Summary { similarity: Some(pairs), ..summary() });
+        assert!(similar.contains("<td>b&lt;o&gt;</td><td>0.88</td><td>weak</td>"), "{similar}");
+    }
+
+    #[test]
+    fn the_late_section_gives_the_policy_the_due_date_and_each_late_or_extended_student() {
+        let late = Lateness {
+            due: Some("2026-03-01T12:00:00Z".into()),
+            penalty_per_day: 0.15,
+            max_days: 4,
+            on_time: 3,
+            late: vec![LateHandIn {
+                student: "bo".into(),
+                handed_in: "2026-03-02T13:00:00Z".into(),
+                days: 2,
+                kept: 0.7,
+            }],
+            unknown: vec!["cy".into(), "dee".into()],
+            extended: vec![Extended {
+                student: "ada".into(),
+                due: "2026-03-04T12:00:00Z".into(),
+                reason: "<flu>".into(),
+            }],
+        };
+        let html = page(&Summary { late: Some(late.clone()), ..summary() });
+        let intro =
+            "Due 2026-03-01T12:00:00Z. The course keeps 15 % fewer points per day, or part of a day, late, and \
+                     none after 4 days. 3 on time, 1 late. 2 with no hand-in time in their folder (no nbgrader \
+                     <code>timestamp.txt</code>), counted on time: cy, dee.";
+        assert!(html.contains(intro), "{html}");
+        assert!(html.contains("<td>bo</td><td>2026-03-02T13:00:00Z</td><td>2</td><td>70 %</td>"), "{html}");
+        assert!(html.contains("1 with an extension, counted from their own due date:"));
+        assert!(html.contains("<td>ada</td><td>2026-03-04T12:00:00Z</td><td>&lt;flu&gt;</td>"), "{html}");
+        let nobody = Lateness { late: Vec::new(), unknown: Vec::new(), extended: Vec::new(), ..late };
+        let html = page(&Summary { late: Some(nobody), ..summary() });
+        assert!(html.contains("3 on time, 0 late.</p>") && html.contains("<p>Nobody handed in late.</p>"), "{html}");
+        assert!(!html.contains("with an extension") && !html.contains("no hand-in time"));
+    }
+}

@@ -219,3 +219,109 @@ fn evidence_words(p: &Pair) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::find;
+
+    fn pair(exercise: &str, students: [&str; 2], evidence: Evidence) -> Pair {
+        Pair {
+            exercise: exercise.into(),
+            students: students.map(String::from),
+            score: 0.756,
+            shared: 14,
+            regions: vec![[[1, 3], [2, 4]], [[7, 7], [9, 9]]],
+            evidence,
+            answer: 20,
+        }
+    }
+
+    /// A report of two exercises, with the files the pairs name.
+    fn report(pairs: Vec<Pair>) -> Report {
+        let entry = |student: &str, text: &str| Entry { student: student.into(), text: text.into() };
+        let files = vec![
+            (
+                "layer_norm",
+                vec![entry("a|b", "l1\nl2\nl3\nl4\n"), entry("<c>", "m1\nm2\nm3\nm4\nm5\nm6\nm7\nm8\nm9\n")],
+            ),
+            ("causal_mask", Vec::new()),
+        ];
+        Report { pairs, files, skipped: Vec::new(), students: 3 }
+    }
+
+    #[test]
+    fn the_closing_line_counts_the_pairs_and_says_how_many_are_weak() {
+        assert_eq!(
+            report(Vec::new()).closing_line(2, 0.5),
+            "compared 3 students × 2 exercises: 0 pairs at or above 0.50"
+        );
+        let two = report(vec![
+            pair("layer_norm", ["a|b", "<c>"], Evidence::Weak),
+            pair("layer_norm", ["<c>", "d"], Evidence::Strong),
+        ]);
+        assert_eq!(
+            two.closing_line(2, 0.456),
+            "compared 3 students × 2 exercises: 2 pairs at or above 0.46, 1 of them weak evidence (they share no more \
+             than one whole answer holds: the exercise is too short to tell)"
+        );
+    }
+
+    #[test]
+    fn the_markdown_has_a_section_per_exercise_with_pairs_escaping_names_and_listing_the_matching_lines() {
+        assert_eq!(
+            report(Vec::new()).markdown(),
+            "No two students' files match beyond the stub, the reference solution and what the task forces on \
+             everyone.\n"
+        );
+        let text = report(vec![pair("layer_norm", ["a|b", "<c>"], Evidence::Strong)]).markdown();
+        assert_eq!(
+            text,
+            "## `layer_norm`\n\n| students | score | shared | evidence | matching lines |\n|---|---|---|---|---|\n\
+             | a\\|b and \\<c\\> | 0.76 | 14 | strong | 1–3 ↔ 2–4, 7–7 ↔ 9–9 |\n\n"
+        );
+        let weak = report(vec![pair("layer_norm", ["a|b", "<c>"], Evidence::Weak)]).markdown();
+        assert!(
+            weak.contains(
+                "| weak: they share 14 fingerprints, no more than one whole answer to this exercise holds (20); its \
+                 answers are too short for a score to tell a copy from two students who wrote the same natural code |"
+            ),
+            "{weak}"
+        );
+    }
+
+    #[test]
+    fn json_lines_give_one_object_per_pair_and_the_page_marks_the_matching_lines_of_both_files() {
+        let r = report(vec![pair("layer_norm", ["a|b", "<c>"], Evidence::Weak)]);
+        let lines = r.json_lines().unwrap();
+        assert_eq!(lines.lines().count(), 1);
+        let read: serde_json::Value = serde_json::from_str(lines.trim_end()).unwrap();
+        assert_eq!((read["evidence"].as_str(), read["shared"].as_u64()), (Some("weak"), Some(14)));
+        assert_eq!(read["regions"], serde_json::json!([[[1, 3], [2, 4]], [[7, 7], [9, 9]]]));
+        let html = r.html("week <3>");
+        assert!(html.contains("<title>Similarity report: week &lt;3&gt;</title>"));
+        assert!(html.contains("<b>&lt;c&gt;</b>") && !html.contains("<c>"), "names escaped");
+        // Lines 1–3 of the first file and 2–4 and 9 of the second are marked: 3 + 4 marks.
+        assert_eq!(html.matches("<mark>").count(), 7, "{html}");
+        assert!(html.contains("<mark><span class=\"n\">  9</span> m9</mark>"), "{html}");
+        assert!(html.contains("<span class=\"n\">  4</span> l4\n"), "line 4 of the first file is not marked");
+        assert!(report(Vec::new()).html("c").contains("No pair reaches the threshold."));
+    }
+
+    #[test]
+    fn a_threshold_outside_zero_to_one_is_refused_and_an_untouched_stub_is_not_compared() {
+        let e = find("layer_norm").unwrap();
+        for threshold in [-0.1, 1.5, f64::NAN] {
+            let refused = compare_texts(Vec::new(), 0, threshold, Vec::new()).err().unwrap().to_string();
+            assert!(refused.starts_with("--threshold must lie between 0 and 1"), "{refused}");
+        }
+        let stub =
+            |student: &str| Text { student: student.into(), text: e.stub.into(), shown: format!("{student}.rs") };
+        let report =
+            compare_texts(vec![(e, vec![stub("a"), stub("b")])], 2, 0.5, vec!["kept.rs: a link".into()]).unwrap();
+        assert!(report.pairs.is_empty());
+        assert_eq!(report.files.len(), 1);
+        assert!(report.files[0].1.is_empty(), "the stubs are nothing written");
+        assert_eq!((report.skipped, report.students), (vec!["kept.rs: a link".to_string()], 2));
+    }
+}

@@ -1,0 +1,188 @@
+//! The list's own logic: finding an exercise, its number, its hint levels, the instructors' table, the
+//! files' paths and what a status is called and read back as.
+use super::*;
+
+/// The course's first exercises, in course order, written out here (not read from the list) so that a
+/// reordered or renamed declaration shows; an exercise added after them (`anatomy exercises new`) keeps
+/// these tests as they are.
+const ORDER: [&str; 18] = [
+    "scaled_dot_product",
+    "attention_head",
+    "split_heads",
+    "feed_forward",
+    "layer_norm",
+    "embeddings",
+    "classifier_head",
+    "causal_mask",
+    "cross_attention",
+    "decoder_layer",
+    "sinusoidal_positions",
+    "shift_right",
+    "label_smoothed_loss",
+    "warmup_schedule",
+    "beam_step",
+    "cached_attention",
+    "gpt_block",
+    "mean_pooling",
+];
+
+/// An exercise that is not in the list, with hints of its own (for the hint parser).
+fn with_hints(hints: &'static str) -> Exercise {
+    Exercise {
+        name: "made_up",
+        summary: "",
+        chapter: "",
+        homework: false,
+        functions: &[],
+        stub: "",
+        hints,
+        uses: &[],
+        forbids: &[],
+        points: 0.0,
+    }
+}
+
+#[test]
+fn the_list_holds_every_exercise_once_in_course_order_numbered_from_one() {
+    let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
+    assert_eq!(names[..ORDER.len()], ORDER);
+    let distinct: std::collections::BTreeSet<&str> = names.iter().copied().collect();
+    assert_eq!(distinct.len(), names.len(), "no name twice: {names:?}");
+    for (i, e) in EXERCISES.iter().enumerate() {
+        assert_eq!(e.number(), i + 1, "{}", e.name);
+    }
+    assert_eq!(find("mean_pooling").unwrap().number(), 18);
+}
+
+#[test]
+fn find_gives_the_exercise_and_an_unknown_name_lists_the_names_in_order() {
+    let e = find("layer_norm").unwrap();
+    assert_eq!(
+        (e.name, e.chapter, e.points, e.homework),
+        ("layer_norm", "05-layer-norm-and-encoder-layer", 5.0, false)
+    );
+    let error = find("softmax").unwrap_err().to_string();
+    let listed = error.strip_prefix("no exercise named \"softmax\": choose one of ").expect(&error);
+    assert!(listed.starts_with(&ORDER.join(", ")), "{listed}");
+    assert_eq!(listed.split(", ").count(), EXERCISES.len(), "{listed}");
+    // The name is matched whole and as written.
+    assert!(find("Layer_Norm").is_err() && find("layer").is_err() && find("").is_err());
+}
+
+#[test]
+fn the_declaration_counts_each_functions_arguments_and_names_what_it_forbids() {
+    assert_eq!(find("split_heads").unwrap().functions, [("split_heads", 2), ("merge_heads", 1)]);
+    assert_eq!(find("causal_mask").unwrap().functions, [("causal_mask", 2), ("masked_softmax", 2)]);
+    assert_eq!(find("decoder_layer").unwrap().functions, [("decoder_layer", 5)]);
+    assert_eq!(find("warmup_schedule").unwrap().functions, [("learning_rate", 3)]);
+    let forbids = |name: &str| -> Vec<&str> { find(name).unwrap().forbids.iter().map(|f| f.what).collect() };
+    assert_eq!(forbids("layer_norm"), [forbidden::NORMS.what]);
+    assert_eq!(forbids("label_smoothed_loss"), [forbidden::CROSS_ENTROPY.what]);
+    assert_eq!(forbids("scaled_dot_product"), [forbidden::ATTENTION.what]);
+    assert!(forbids("split_heads").is_empty());
+    assert_eq!(find("decoder_layer").unwrap().uses, ["exercises::support::DecoderLayerParts", "Attention", "Pass"]);
+    // Of these, one homework, worth 20; every other one 5: 17 × 5 + 20.
+    let first = &EXERCISES[..ORDER.len()];
+    let homework: Vec<&str> = first.iter().filter(|e| e.homework).map(|e| e.name).collect();
+    assert_eq!(homework, ["cross_attention"]);
+    assert_eq!(first.iter().map(|e| e.points).sum::<f64>(), 105.0);
+}
+
+#[test]
+fn each_stub_declares_its_functions_and_is_not_done() {
+    for e in EXERCISES {
+        for (function, _) in e.functions {
+            assert!(e.stub.contains(&format!("pub fn {function}(")), "{}'s stub lacks {function}", e.name);
+        }
+        assert_eq!(e.stub.matches("todo!(").count(), e.functions.len(), "{}: one todo!() per function", e.name);
+    }
+}
+
+#[test]
+fn hint_levels_are_the_numbered_items_with_their_wrapped_lines_joined() {
+    let levels = find("layer_norm").unwrap().hint_levels();
+    assert_eq!(levels.len(), 4);
+    assert_eq!(
+        levels[0],
+        "Work along the last axis and keep it, so the statistics broadcast back: `x.mean_dim(-1, true, \
+         Kind::Float)` has shape `[batch, seq, 1]`."
+    );
+    assert_eq!(levels[2], "ε goes inside the square root: `(variance + eps).sqrt()`.");
+    let made_up = with_hints(
+        "# Title, before any item\nno item yet\n\n1. first\n   wrapped\n\n   after a blank line\n2.no space\n\
+         10. tenth\n1.5. not a number\n a. letters\n 3. indented\n",
+    );
+    assert_eq!(
+        made_up.hint_levels(),
+        ["first wrapped after a blank line 2.no space", "tenth 1.5. not a number a. letters 3. indented"]
+    );
+    assert!(with_hints("").hint_levels().is_empty());
+    assert!(with_hints("no numbered item\nat all\n").hint_levels().is_empty());
+    assert_eq!(with_hints("1. a. b. c").hint_levels(), ["a. b. c"], "split at the first \". \" only");
+}
+
+#[test]
+fn every_exercise_has_hint_levels_none_empty_nor_starting_with_a_space() {
+    for e in EXERCISES {
+        let levels = e.hint_levels();
+        assert!(!levels.is_empty(), "{}: {levels:?}", e.name);
+        assert!(levels.iter().all(|l| !l.trim().is_empty() && !l.starts_with(' ')), "{}: {levels:?}", e.name);
+    }
+}
+
+#[test]
+fn the_markdown_table_has_a_row_per_exercise_with_whole_points_and_the_homework_marked() {
+    let table = markdown_table();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 2 + EXERCISES.len());
+    assert_eq!(lines[0], "| # | exercise | chapter | the task | points |");
+    assert_eq!(lines[1], "| --- | --- | --- | --- | --- |");
+    assert_eq!(
+        lines[2],
+        "| 1 | `scaled_dot_product` | `02-self-attention` | scores q·kᵀ, scaled by √d, softmax over the keys, \
+         weighted sum of the values | 5 |"
+    );
+    assert_eq!(
+        lines[10],
+        "| 9 | `cross_attention` | `08-decoder-and-masking` | **the chapter's homework**: encoder-decoder attention: \
+         queries from the decoder, keys and values from the encoder | 20 |"
+    );
+    assert!(lines[19].starts_with("| 18 | `mean_pooling` | `12-spam-filter` | "), "{}", lines[19]);
+    let homework = EXERCISES.iter().filter(|e| e.homework).count();
+    assert_eq!(table.matches("**the chapter's homework**").count(), homework);
+    assert!(lines.iter().all(|l| l.ends_with(" |") && l.matches(" | ").count() == 4), "five cells a row: {table}");
+}
+
+#[test]
+fn the_files_lie_under_the_project_or_the_folder_the_environment_names() {
+    let root = project_root();
+    assert!(root.join("grader").is_dir(), "{}", root.display());
+    let e = find("causal_mask").unwrap();
+    assert_eq!(e.hint_file(), root.join("exercises/hints/causal_mask.md"));
+    assert_eq!(e.solution_file(), root.join("solutions/causal_mask.rs"));
+    assert_eq!(std::fs::read_to_string(e.hint_file()).unwrap(), e.hints, "the hints compiled in are the file's");
+    // The only test of this crate that reads or sets the variable.
+    std::env::set_var("ANATOMY_EXERCISES_DIR", "/elsewhere/mine");
+    assert_eq!(e.file(), PathBuf::from("/elsewhere/mine/causal_mask.rs"));
+    std::env::set_var("ANATOMY_EXERCISES_DIR", "");
+    assert_eq!(e.file(), root.join("exercises/causal_mask.rs"), "an empty value is no folder");
+    std::env::remove_var("ANATOMY_EXERCISES_DIR");
+    assert_eq!(exercises_dir(), root.join("exercises"));
+}
+
+#[test]
+fn a_status_has_its_words_its_place_in_a_report_and_its_snake_case_name() {
+    use serde::de::{value::Error, IntoDeserializer};
+    let words: Vec<&str> = Status::ALL.iter().map(|s| s.words()).collect();
+    assert_eq!(words, ["passed", "failed", "does not compile", "not done"]);
+    let read = |name: &str| Status::deserialize(IntoDeserializer::<Error>::into_deserializer(name));
+    for (name, status) in [
+        ("passed", Status::Passed),
+        ("not_done", Status::NotDone),
+        ("failed", Status::Failed),
+        ("does_not_compile", Status::DoesNotCompile),
+    ] {
+        assert_eq!(read(name).unwrap(), status);
+    }
+    assert!(read("NotDone").is_err() && read("not done").is_err(), "the JSON name, not the words");
+}
