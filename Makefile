@@ -48,7 +48,6 @@ tour: setup
 # class's memory, the bench's times: `whole_machine::`) run last, with nothing else beside them, also when
 # a lane failed, so that one run shows every failure.
 test: setup
-	scripts/test-grading.sh
 	$(CARGO) test --no-run
 	scripts/lanes.sh pages "$(MAKE) --no-print-directory test-pages" cargo "$(MAKE) --no-print-directory test-cargo"; \
 	  lanes=$$?; $(CARGO) test --no-fail-fast --test grading_hostile --test bench_pytorch -- whole_machine:: && exit $$lanes

@@ -5,9 +5,9 @@
 # The copy holds every file git tracks except what instructors keep back: the reference solutions
 # (solutions/), the instructors' tests of the exercises and of the grader (crates/cli/tests/exercises.rs,
 # tests/exercise-mistakes/, crates/cli/tests/grading_hostile.rs, tests/hostile-class/, the similarity report's
-# crates/cli/tests/similarity.rs and tests/similarity-class/, scripts/test-grading.sh) and this script. It is then built on its own (in target/handout-build/ of this project, so that a second
+# crates/cli/tests/similarity.rs and tests/similarity-class/, the made-up class's crates/cli/tests/class_grading.rs) and this script. It is then built on its own (in target/handout-build/ of this project, so that a second
 # handout reuses the compiled dependencies), must compile nothing when built a second time, and must list
-# all eighteen exercises as "not done" and keep the solutions closed; the homework notebook and its chapter are replaced by their released versions. Nothing
+# every declared exercise as "not done" and keep the solutions closed; the homework notebook and its chapter are replaced by their released versions. Nothing
 # is written when DIR already exists.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,9 +64,12 @@ scratch=$(mktemp -d)
 # The README's own command: `cargo run` must find one program to run.
 list=$(cd "$partial" && ANATOMY_EXERCISES_DIR="$scratch" cargo run --quiet -- exercises list) ||
   die "cargo run -- exercises list fails in the students' copy"
+# As many as the declaration holds: the rows of the copy's own table of exercises.
+declared=$(( $(ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises table | wc -l) - 2 ))
 not_done=$(grep -c ' not done ' <<<"$list" || true)
-[[ $not_done == 18 ]] || die "expected 18 exercises listed as not done in the copy, got $not_done:"$'\n'"$list"
-grep -q '^0 of 18 done' <<<"$list" || die "the copy's list does not start from 0 of 18 done:"$'\n'"$list"
+[[ $declared -gt 0 && $not_done == "$declared" ]] ||
+  die "expected the $declared declared exercises listed as not done in the copy, got $not_done:"$'\n'"$list"
+grep -q "^0 of $declared done" <<<"$list" || die "the copy's list does not start from 0 of $declared done:"$'\n'"$list"
 if ANATOMY_EXERCISES_DIR="$scratch" "$CARGO_TARGET_DIR/debug/anatomy" exercises solution cross_attention 2>"$scratch/err"; then
   die "the copy shows a solution"
 fi
@@ -91,4 +94,4 @@ if [[ ${CLASSROOM:-0} == 1 ]]; then
 fi
 mv "$partial" "$dir"
 trap - EXIT
-say "the students' copy is in $dir: it builds, lists 18 exercises as not done and keeps the solutions back"
+say "the students' copy is in $dir: it builds, lists all $declared exercises as not done and keeps the solutions back"

@@ -210,12 +210,12 @@ fn the_function_length_checker_refuses_81_lines_and_allows_80() {
     assert_eq!(lengths::long_functions(&root, &[root.join("lib.rs")]), ["lib.rs:85 eighty_one (81 lines)"]);
 }
 
-/// The command line only parses and prints (the thin binary, issue 35): at most 2,300 lines in all under
+/// The command line only parses and prints (the thin binary, issue 35): at most 2,350 lines in all under
 /// `crates/cli/src`, and no file above 350. The limit was 2,000 until the gradebook's eight sub-commands,
-/// whose declarations alone are 160 lines, and 2,250 until `check-gpu` and the output module that ends a
-/// command on a closed pipe.
+/// whose declarations alone are 160 lines, 2,250 until `check-gpu` and the output module that ends a
+/// command on a closed pipe, and 2,300 until `exercises new`, whose eight options are 30 lines.
 #[test]
-fn the_command_line_is_at_most_2300_lines_and_no_file_above_350() {
+fn the_command_line_is_at_most_2350_lines_and_no_file_above_350() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let files: Vec<(usize, String)> = imports::rust_files(&root.join("crates/cli/src"))
         .iter()
@@ -226,8 +226,8 @@ fn the_command_line_is_at_most_2300_lines_and_no_file_above_350() {
     let total: usize = files.iter().map(|f| f.0).sum();
     let above: Vec<String> = files.iter().filter(|f| f.0 > 350).map(|(n, name)| format!("{name} ({n})")).collect();
     assert!(
-        total <= 2300 && above.is_empty(),
-        "the command line has {total} lines (at most 2,300), files above 350: {above:?}: it only parses and prints: \
+        total <= 2350 && above.is_empty(),
+        "the command line has {total} lines (at most 2,350), files above 350: {above:?}: it only parses and prints: \
          move the work into a library (see ARCHITECTURE.md)"
     );
 }

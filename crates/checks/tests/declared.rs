@@ -1,7 +1,8 @@
 //! Every exercise the course declares (`anatomy_course::for_each_exercise`) has what it needs, and nothing
 //! exists that no declaration names — as rustlings' `dev check` holds its exercises to `info.toml`: a stub
-//! (compiled in), a solution, hints of at least one level, a check with its named mistakes, and at least
-//! one wrong answer in `tests/exercise-mistakes/NAME/` for a named mistake; no stub, solution, hint file or
+//! (compiled in), a solution, hints of at least one level, a check with its named mistakes, and
+//! `WRONG_ANSWERS_NEEDED` wrong answers in `tests/exercise-mistakes/NAME/`, one at least for a named
+//! mistake; no stub, solution, hint file or
 //! folder of wrong answers for an exercise that is not declared. Instructors' copies only (solutions and
 //! wrong answers are kept back from the students').
 use std::collections::BTreeSet;
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anatomy_checks::checks::CHECKS;
 use anatomy_checks::mistakes::NAMED;
-use anatomy_course::{project_root, EXERCISES};
+use anatomy_course::{project_root, EXERCISES, WRONG_ANSWERS_NEEDED};
 
 /// The stems of the files in `dir` with the extension `ext`, or of its folders when `ext` is empty.
 fn names(dir: &Path, ext: &str) -> BTreeSet<String> {
@@ -53,10 +54,13 @@ fn every_declared_exercise_has_its_files_and_nothing_undeclared_exists() {
             Err(_) => BTreeSet::new(),
         };
         let named = NAMED.iter().filter(|n| n.exercise == e.name).map(|n| n.id.to_string()).collect::<BTreeSet<_>>();
-        if named.is_empty() || wrong.intersection(&named).next().is_none() {
+        if named.is_empty() || wrong.intersection(&named).next().is_none() || wrong.len() < WRONG_ANSWERS_NEEDED {
             problems.push(format!(
-                "{}: no wrong answer for a named mistake in tests/exercise-mistakes/{}/ (named: {named:?})",
-                e.name, e.name
+                "{}: {} wrong answers in tests/exercise-mistakes/{}/, {WRONG_ANSWERS_NEEDED} needed, one at least \
+                 for a named mistake (named: {named:?})",
+                e.name,
+                wrong.len(),
+                e.name
             ));
         }
     }

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use anatomy_class::{check_output_folder, chosen, Class};
 use anatomy_course as exercises;
+use anatomy_course::scaffold;
 use anatomy_grade::grading;
 use anatomy_grade::handin::students;
 use anatomy_grade::points::Assignment;
@@ -96,7 +97,14 @@ enum Command {
         command: crate::autograder::Command,
     },
     /// Print the table of exercises that exercises/README.md shows (from the one list in the crate).
-    Table,
+    Table {
+        /// Write it over the table in exercises/README.md instead (after adding an exercise).
+        #[arg(long)]
+        write: bool,
+    },
+    /// Start a new exercise (instructors): its declaration, stub, solution, hints, check and one wrong
+    /// answer per named mistake, each to be written where it says so (exercises/README.md).
+    New(crate::new_exercise::Args),
 }
 
 // `grade`'s arguments (its help is the variant's, above).
@@ -200,10 +208,15 @@ pub fn run(args: Args) -> Result<bool> {
             Ok(true)
         }
         Command::Autograder { command } => crate::autograder::run(command),
-        Command::Table => {
+        Command::Table { write: false } => {
             print!("{}", exercises::markdown_table());
             Ok(true)
         }
+        Command::Table { write: true } => {
+            println!("{}: the table of exercises written", relative(&scaffold::write_table()?));
+            Ok(true)
+        }
+        Command::New(args) => crate::new_exercise::run(args),
     }
 }
 

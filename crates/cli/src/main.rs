@@ -15,6 +15,7 @@ mod encode;
 mod exercises;
 mod gpt;
 mod gradebook;
+mod new_exercise;
 mod notebooks;
 mod progress;
 mod tokenize;

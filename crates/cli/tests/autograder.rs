@@ -20,7 +20,7 @@ use std::process::Command;
 
 use anatomy_course::{find, EXERCISES};
 use anatomy_grade::grading::project_root;
-use class::hand_in_solutions;
+use class::{full_marks, hand_in_solutions};
 use schema::{schema, schema_of, violations};
 use scratch::Scratch;
 use serde_json::Value;
@@ -90,7 +90,7 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     let honest = work.join("honest");
     hand_in_solutions(&submission(&honest));
     let results = run_autograder(&honest, &[]);
-    assert_eq!(results["score"], 105.0, "{results}");
+    assert_eq!(results["score"], full_marks(), "{results}");
     assert_eq!(results["tests"].as_array().unwrap().len(), EXERCISES.len());
     assert!(results["output"].as_str().unwrap().contains("Graded in the landlock sandbox"), "{results}");
     let homework = test(&results, "cross_attention");
@@ -143,7 +143,7 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     assert!(bomb["output"].as_str().unwrap().contains(BOMB_WORDS), "{bomb}");
     let deep = test(&results, "warmup_schedule")["output"].as_str().unwrap().to_string();
     assert!(deep.contains("warmup_schedule.rs:4: nests brackets more than 64 levels deep"), "{deep}");
-    assert_eq!(results["score"], 105.0 - 5.0 - 5.0 - 5.0 - 5.0 - 5.0, "{results}");
+    assert_eq!(results["score"], full_marks() - 5.0 - 5.0 - 5.0 - 5.0 - 5.0, "{results}");
     let outside_files: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
     assert_eq!(outside_files.len(), 1, "something was written outside the submission");
 
@@ -196,7 +196,7 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     assert!(results["output"].as_str().unwrap().contains("Submitted 2 days late"), "{results}");
     // Without a policy, the same submission keeps every point.
     let results = run_autograder(&late, &[]);
-    assert_eq!(results["score"], 105.0);
+    assert_eq!(results["score"], full_marks());
 
     // Broken: the grader cannot run (no submission folder): still a valid file, with a visible failure.
     let broken = work.join("broken");
@@ -306,7 +306,7 @@ fn prairielearn_results_are_valid_for_every_kind_of_submission() {
     assert!(tests.iter().all(|t| t["points"] == t["max_points"]), "{results}");
     assert!(results["message"].as_str().unwrap().contains("Graded in the landlock sandbox (ABI"), "{results}");
 
-    // Partial: half of split_heads, none of layer_norm: 97.5 of 105 points.
+    // Partial: half of split_heads, none of layer_norm: 7.5 points short of full marks.
     let partial = work.join("partial");
     let folder = student(&partial);
     hand_in_solutions(&folder);
@@ -314,7 +314,7 @@ fn prairielearn_results_are_valid_for_every_kind_of_submission() {
     std::fs::copy(mistakes.join("split_heads/merged_without_transpose.rs"), folder.join("split_heads.rs")).unwrap();
     std::fs::copy(mistakes.join("layer_norm/unbiased_variance.rs"), folder.join("layer_norm.rs")).unwrap();
     let results = run_prairielearn(&partial, &[]);
-    assert!((results["score"].as_f64().unwrap() - 97.5 / 105.0).abs() < 1e-9, "{results}");
+    assert!((results["score"].as_f64().unwrap() - (full_marks() - 7.5) / full_marks()).abs() < 1e-9, "{results}");
     let split = test(&results, "split_heads");
     assert_eq!((split["points"].as_f64(), split["max_points"].as_f64()), (Some(2.5), Some(5.0)));
     let layer_norm = test(&results, "layer_norm")["message"].as_str().unwrap().to_string();
@@ -496,7 +496,10 @@ fn the_classroom_step_gives_the_reporter_points_per_exercise() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "not everything passed: {err}");
-    assert!(err.contains("15 of 18 exercises passed: 92.5 of 105 points (graded in the landlock sandbox)"), "{err}");
+    let (n, most) = (EXERCISES.len(), full_marks());
+    let line =
+        format!("{} of {n} exercises passed: {} of {most} points (graded in the landlock sandbox)", n - 3, most - 12.5);
+    assert!(err.contains(&line), "{err}");
     let text = std::fs::read_to_string(&output).unwrap();
     assert!(text.starts_with("earlier=kept\nresult="), "the step's output is appended: {text}");
     let encoded = text.lines().find_map(|l| l.strip_prefix("result=")).unwrap();
@@ -506,9 +509,9 @@ fn the_classroom_step_gives_the_reporter_points_per_exercise() {
         .unwrap();
     let result: Value = serde_json::from_slice(&decoded.stdout).unwrap();
     assert_eq!((result["version"].as_u64(), result["status"].as_str()), (Some(1), Some("fail")));
-    assert_eq!(result["max_score"], 105.0);
+    assert_eq!(result["max_score"], full_marks());
     let tests = result["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 18);
+    assert_eq!(tests.len(), EXERCISES.len());
     let by_name = |n: &str| tests.iter().find(|t| t["name"].as_str().unwrap().ends_with(&format!(". {n}"))).unwrap();
     assert_eq!(
         (by_name("cross_attention")["status"].as_str(), by_name("cross_attention")["score"].as_f64()),
@@ -525,7 +528,7 @@ fn the_classroom_step_gives_the_reporter_points_per_exercise() {
     assert_eq!(by_name("shift_right")["status"], "error");
     assert_eq!(by_name("layer_norm")["filename"], "exercises/layer_norm.rs");
     let sum: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
-    assert_eq!(sum, 92.5, "the reporter sums the scores");
+    assert_eq!(sum, full_marks() - 12.5, "the reporter sums the scores");
     for t in tests {
         for key in ["name", "status", "score", "message", "test_code", "filename", "line_no", "duration"] {
             assert!(t.get(key).is_some(), "{key} missing in {t}");

@@ -13,18 +13,21 @@ mod class;
 mod scratch;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use anatomy_grade::grading::project_root;
-use class::{anatomy, hand_in_solutions};
+use class::{
+    anatomy, counted_in, grade_with_report, hand_in_solutions, json_lines, report_agrees, report_made_again_the_same,
+    Counted,
+};
 use scratch::Scratch;
 
 const EXERCISES: [&str; 3] = ["layer_norm", "causal_mask", "mean_pooling"];
 
-#[test]
-fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_again() {
-    let dir = Scratch::new("class-report");
-    let class = dir.join("class");
-    let mut made: BTreeMap<(String, String), usize> = BTreeMap::new();
+/// Writes the class into `class`: two students for each wrong answer of `EXERCISES`, each counted under its
+/// name (returned), and one who calls a finished operation the rules forbid.
+fn make_class(class: &Path) -> Counted {
+    let mut made = Counted::new();
     for exercise in EXERCISES {
         let folder = project_root().join("tests/exercise-mistakes").join(exercise);
         let mut files: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|f| f.unwrap().path()).collect();
@@ -43,23 +46,20 @@ fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_
     hand_in_solutions(&cheat);
     std::fs::copy(project_root().join("tests/hostile-class/shortcuts/layer_norm.rs"), cheat.join("layer_norm.rs"))
         .unwrap();
+    made
+}
+
+#[test]
+fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_again() {
+    let dir = Scratch::new("class-report");
+    let class = dir.join("class");
+    let made = make_class(&class);
     let students = made.values().sum::<usize>() + 1;
 
     let report = dir.join("report");
     let csv = dir.join("grades.csv");
     let only = EXERCISES.join(",");
-    let (code, out, err) = anatomy(&[
-        "exercises",
-        "grade",
-        class.to_str().unwrap(),
-        "--only",
-        &only,
-        "--json",
-        "--csv",
-        csv.to_str().unwrap(),
-        "--report",
-        report.to_str().unwrap(),
-    ]);
+    let (code, out, err) = grade_with_report(&class, &csv, &report, &["--only", &only]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("wrote the class report to"), "{err}");
     let summary: serde_json::Value =
@@ -67,71 +67,20 @@ fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_
     assert_eq!(summary["students"], students);
 
     // Each wrong answer: two students, under its own name; nothing else named.
-    let counted: BTreeMap<(String, String), usize> = summary["mistakes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                (m["exercise"].as_str().unwrap().into(), m["mistake"].as_str().unwrap().into()),
-                m["students"].as_u64().unwrap() as usize,
-            )
-        })
-        .collect();
-    assert_eq!(counted, made);
+    assert_eq!(counted_in(&summary["mistakes"]), made);
     for m in summary["mistakes"].as_array().unwrap() {
         assert!((m["share"].as_f64().unwrap() - 2.0 / students as f64).abs() < 1e-3, "{m}");
         assert!(m["hint"].as_str().is_some_and(|h| !h.is_empty()), "{m}");
     }
-    let stops: Vec<(String, String, u64)> = summary["stops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["exercise"].as_str().unwrap().into(),
-                m["mistake"].as_str().unwrap().into(),
-                m["students"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(stops, [("layer_norm".to_string(), "refused_by_rules".to_string(), 1)]);
+    let refused = (("layer_norm".to_string(), "refused_by_rules".to_string()), 1);
+    assert_eq!(counted_in(&summary["stops"]), Counted::from([refused.clone()]));
 
     // The summary agrees with the JSON lines, per exercise and per mistake, and with the CSV's notes.
-    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines = json_lines(&out);
     assert_eq!(lines.len(), students);
-    for (i, exercise) in EXERCISES.iter().enumerate() {
-        let row = &summary["statuses"][i];
-        assert_eq!(row["exercise"], *exercise);
-        for (key, words) in [
-            ("passed", "passed"),
-            ("failed", "failed"),
-            ("does_not_compile", "does not compile"),
-            ("not_done", "not done"),
-        ] {
-            let n = lines.iter().filter(|l| l[exercise] == words).count();
-            assert_eq!(row[key].as_u64().unwrap() as usize, n, "{exercise} {key}");
-        }
-    }
-    let mut from_lines: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for l in &lines {
-        for (exercise, id) in l["mistakes"].as_object().unwrap() {
-            *from_lines.entry((exercise.clone(), id.as_str().unwrap().into())).or_default() += 1;
-        }
-    }
     let mut from_summary = made.clone();
-    from_summary.insert(("layer_norm".into(), "refused_by_rules".into()), 1);
-    assert_eq!(from_lines, from_summary);
-    let mut reader = csv::Reader::from_path(&csv).unwrap();
-    let notes = reader.headers().unwrap().iter().position(|h| h == "notes").expect("a notes column");
-    let mut from_csv: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for record in reader.records() {
-        for note in record.unwrap()[notes].split("; ").filter(|n| !n.is_empty()) {
-            let (exercise, id) = note.split_once(": ").unwrap();
-            *from_csv.entry((exercise.into(), id.into())).or_default() += 1;
-        }
-    }
-    assert_eq!(from_csv, from_summary);
+    from_summary.extend([refused]);
+    assert_eq!(report_agrees(&report, &lines, &csv, &EXERCISES), from_summary);
 
     // One link per student, to a feedback file that exists and names the mistake.
     let page = std::fs::read_to_string(report.join("index.html")).unwrap();
@@ -147,18 +96,7 @@ fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_
     }
 
     // Made again from the JSON lines, without grading: the same summary and the same page.
-    let grades = dir.join("grades.jsonl");
-    std::fs::write(&grades, &out).unwrap();
-    let again = dir.join("again");
-    let (code, _, err) = anatomy(&["exercises", "report", grades.to_str().unwrap(), "--out", again.to_str().unwrap()]);
-    assert_eq!(code, Some(0), "{err}");
-    for file in ["summary.json", "index.html"] {
-        assert_eq!(
-            std::fs::read_to_string(report.join(file)).unwrap(),
-            std::fs::read_to_string(again.join(file)).unwrap(),
-            "{file} made again"
-        );
-    }
+    let grades = report_made_again_the_same(&dir, &out, &report);
     // A file that is not a grading's lines is refused in one line, and nothing is written.
     std::fs::write(&grades, "not json\n").unwrap();
     let nothing = dir.join("nothing");

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anatomy_grade::grading::project_root;
-use class::anatomy;
+use class::{anatomy, full_marks};
 use importers::*;
 use scratch::Scratch;
 
@@ -476,7 +476,7 @@ fn an_instructors_term_from_roster_to_the_platforms_import() {
         assert_eq!(imported.unwrap().grades, grades.into_iter().collect(), "{identify}");
     }
 
-    // The project's own course is one assignment worth 105: Moodle refuses a grade above 100 unless the
+    // The project's own course is one assignment worth more than 100: Moodle refuses a grade above 100 unless the
     // site has Unlimited grades on, so its export is refused unless the instructor says the site has.
     let whole = dir.join("whole-course/course.toml");
     std::fs::create_dir_all(whole.parent().unwrap()).unwrap();
@@ -490,7 +490,8 @@ fn an_instructors_term_from_roster_to_the_platforms_import() {
     let (code, _, err) = on_whole(&moodle);
     assert_eq!(code, Some(1));
     assert!(
-        err.contains("exercises (worth 105) can earn more: give --unlimited-grades") && err.lines().count() == 1,
+        err.contains(&format!("exercises (worth {}) can earn more: give --unlimited-grades", full_marks()))
+            && err.lines().count() == 1,
         "{err}"
     );
     let (code, _, err) = on_whole(&[&moodle[..], &["--unlimited-grades"]].concat());

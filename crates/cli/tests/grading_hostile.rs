@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use anatomy_course::{find, EXERCISES};
 use anatomy_grade::grading::project_root;
-use class::{anatomy, hand_in_solutions};
+use class::{anatomy, full_marks, hand_in_solutions};
 use scratch::Scratch;
 
 struct Attack {
@@ -470,7 +470,7 @@ fn grade_the_hostile_class(tier: &str) {
     assert_eq!(partial["points"]["split_heads"], 2.5);
     assert_eq!(partial["points"]["causal_mask"], 2.5);
     assert_eq!(partial["total_points"], 100.0);
-    assert_eq!(rows["honest"]["total_points"], 105.0);
+    assert_eq!(rows["honest"]["total_points"], full_marks());
     assert_eq!(rows["nothing"]["total_points"], 0.0);
     assert_eq!(rows["link-exercises"]["total_points"], 0.0);
 
@@ -534,13 +534,13 @@ fn grade_the_hostile_class(tier: &str) {
         let label = name.replace('\t', "\\u{9}");
         assert!(records.iter().any(|r| &r[0] == cell), "{name:?} not in the CSV as {cell}");
         assert!(csv_text.contains(&format!("\n\"{}\",", cell.replace('"', "\"\""))), "{cell} not quoted");
-        assert_eq!(rows[&label]["total_points"], 105.0, "{name}");
+        assert_eq!(rows[&label]["total_points"], full_marks(), "{name}");
         assert!(feedback.join(format!("{label}.md")).is_file(), "{name}: no feedback file {label}.md");
     }
     // Every student stays one: the two names that decode alike keep a row, a CSV record and a feedback file
     // each, under labels that say their bytes.
     for (_, label) in latin1 {
-        assert_eq!(rows[label]["total_points"], 105.0, "{label}");
+        assert_eq!(rows[label]["total_points"], full_marks(), "{label}");
         assert_eq!(records.iter().filter(|r| &r[0] == label).count(), 1, "{label} in the CSV");
         assert!(feedback.join(format!("{label}.md")).is_file(), "{label}: no feedback file");
     }
@@ -557,7 +557,7 @@ fn grade_the_hostile_class(tier: &str) {
     assert_eq!(folded.len(), feedback_files.len(), "feedback files that one disk would see as one");
     assert_eq!(rows.len(), rows_count(&class), "a row per student folder");
     let honest_row = lines.iter().find(|l| l.starts_with("\"honest\",")).unwrap();
-    assert!(honest_row.ends_with(",105,"), "full marks and no notes: {honest_row}");
+    assert!(honest_row.ends_with(&format!(",{},", full_marks())), "full marks and no notes: {honest_row}");
     assert!(honest_row.contains(",20,"), "cross_attention weighs 20: {honest_row}");
     let partial_row = lines.iter().find(|l| l.starts_with("\"partial\",")).unwrap();
     assert!(partial_row.contains(",2.50,") && partial_row.contains(",100,\"split_heads: "), "{partial_row}");
@@ -569,7 +569,7 @@ fn grade_the_hostile_class(tier: &str) {
     assert!(looper.contains("timed out after 20 s"), "{looper}");
     let first_hint = find("warmup_schedule").unwrap().hint_levels()[0].clone();
     assert!(looper.contains(&format!("Hint: {first_hint}")), "{looper}");
-    assert!(looper.contains("100 of 105 points"), "{looper}");
+    assert!(looper.contains(&format!("{} of {} points", full_marks() - 5.0, full_marks())), "{looper}");
 
     assert!(err.contains(&format!("each student in a sandbox ({tier}")), "{err}");
     if tier != "bubblewrap" {

@@ -1,114 +1,184 @@
 //! exercises/README.md's "Adding an exercise", followed step by step in a scratch copy of the project with
-//! a toy exercise (`toy_double`: twice its input): the declaration, the stub, the hints, the solution, the
-//! check with its named mistake, a wrong answer. The copy is then built on its own, its declaration check
-//! (`crates/checks/tests/declared.rs`) passes, and its grader grades the toy's solution "passed", its stub
-//! "not done" and the wrong answer "failed" under the mistake's own id. If a step the recipe names is not
-//! enough, or one it does not name is needed, this fails.
+//! a toy exercise (`toy_double`: twice its input): `anatomy exercises new` writes its declaration, stub,
+//! solution, hints, check and two wrong answers; each is then written as an author would (the solution, the
+//! check's body, the wrong answers, the hints), and `exercises table --write` regenerates the README's
+//! table. The copy, built on its own, must then pass every test that counts or lists the exercises — the
+//! declaration check, each check against its solution, stub and wrong answers (in-process), the list,
+//! the table and the documents' counts — and grade the toy's solution "passed", its stub "not done" and a
+//! wrong answer "failed" under the mistake's own id; and no file but the toy's own and that table may
+//! differ from this project's. If a step the recipe names is not enough, or one it does not name is
+//! needed, this fails.
 #![cfg(anatomy_solutions)]
 
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{DefaultHasher, Hasher};
 use std::path::Path;
 use std::process::Command;
 
 use anatomy_grade::grading::project_root;
 
-/// Writes `text` into `file` of the copy, after `anchor` (which must be there once).
-fn insert_after(file: &Path, anchor: &str, text: &str) {
-    let old = std::fs::read_to_string(file).unwrap();
-    assert_eq!(old.matches(anchor).count(), 1, "{}: {anchor:?}", file.display());
-    std::fs::write(file, old.replace(anchor, &format!("{anchor}{text}"))).unwrap();
+/// Replaces the one `old` of `file` in the copy with `new`.
+fn replace(file: &Path, old: &str, new: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    assert_eq!(text.matches(old).count(), 1, "{}: {old:?}", file.display());
+    std::fs::write(file, text.replace(old, new)).unwrap();
 }
 
-#[test]
-fn the_recipe_for_a_new_exercise_adds_one_that_is_graded() {
-    let root = project_root();
-    let copy = std::env::temp_dir().join(format!("anatomy-recipe-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&copy);
-    // The project's tracked files, as a fresh clone has them; LibTorch and the model where set-up put them.
-    let listed = Command::new("git").arg("-C").arg(&root).args(["ls-files", "-z"]).output().unwrap();
+/// The project's tracked files, as a fresh clone has them (less what no step here reads); LibTorch and
+/// the model where set-up put them. Returns the files copied, each with a hash of what was copied.
+fn copy_project(root: &Path, copy: &Path) -> BTreeMap<String, u64> {
+    let listed = Command::new("git").arg("-C").arg(root).args(["ls-files", "-z"]).output().unwrap();
+    let mut copied = BTreeMap::new();
     for name in listed.stdout.split(|&b| b == 0).filter(|n| !n.is_empty()) {
         let name = std::str::from_utf8(name).unwrap();
-        let skip = ["fuzz/", "notebooks/", "chapters/", "tests/hostile-class/", "tests/similarity-class/"];
-        if skip.iter().any(|s| name.starts_with(s)) || !root.join(name).is_file() {
+        let skip = ["fuzz/", "notebooks/", "tests/similarity-class/"];
+        let hostile = name.starts_with("tests/hostile-class/") && !name.starts_with("tests/hostile-class/shortcuts/");
+        if hostile || skip.iter().any(|s| name.starts_with(s)) || !root.join(name).is_file() {
             continue;
         }
         std::fs::create_dir_all(copy.join(name).parent().unwrap()).unwrap();
         std::fs::copy(root.join(name), copy.join(name)).unwrap();
+        copied.insert(name.to_string(), hash(&copy.join(name)));
     }
     for link in [".deps", "models"] {
         std::os::unix::fs::symlink(root.join(link), copy.join(link)).unwrap();
     }
+    copied
+}
 
-    // 1. The declaration: one entry, here after the last exercise.
-    insert_after(
-        &copy.join("crates/course/src/lib.rs"),
-        "                uses: [], forbids: [], check: encoder::MEAN_POOLING,\n            },\n",
-        "            toy_double {\n                chapter: \"00-overview\", homework: false, points: 3,\n                \
-         functions: [toy_double(x)],\n                summary: \"twice its input\",\n                \
-         uses: [], forbids: [], check: encoder::TOY_DOUBLE,\n            },\n",
-    );
-    // 2. The stub.
-    std::fs::write(
-        copy.join("crates/course/src/stubs/toy_double.rs"),
-        "//! A toy exercise: return twice `x`, whatever its shape.\n#![allow(unused_variables)]\nuse tch::Tensor;\n\n\
-         pub fn toy_double(x: &Tensor) -> Tensor {\n    todo!(\"twice x\")\n}\n",
-    )
-    .unwrap();
-    // 3. The hints and the solution.
-    std::fs::write(copy.join("exercises/hints/toy_double.md"), "# Hints: toy\n\n1. Multiply by 2.\n").unwrap();
-    std::fs::write(
-        copy.join("solutions/toy_double.rs"),
-        "use tch::Tensor;\n\npub fn toy_double(x: &Tensor) -> Tensor {\n    x * 2.0\n}\n",
-    )
-    .unwrap();
-    // 4. The check, with its named mistake, beside the other encoder checks.
-    let check = "\n/// The named mistakes of `toy_double`.\npub const TOY_DOUBLE: &[Mistake] = &[TRIPLED];\n\
-                 const TRIPLED: Mistake = Mistake(\"tripled\");\n\n/// `toy_double(x)`: twice x.\n\
-                 pub fn toy_double(f: &dyn Fn(&Tensor) -> Tensor) -> CheckResult {\n    \
-                 let x = randn(&[3, 4]);\n    \
-                 let got = call(|| f(&x), &[Returned::floats(\"doubled\", &[3, 4])], &[])?;\n    \
-                 expect_close_or_name(\"doubled\", &got, &(&x * 2.0), 1e-6, &[(&x * 3.0, named(TRIPLED, \"tripled\"))])\n}\n";
-    let encoder = copy.join("crates/checks/src/checks/encoder.rs");
-    std::fs::write(&encoder, std::fs::read_to_string(&encoder).unwrap() + check).unwrap();
-    // 5. A wrong answer, named after its mistake.
-    std::fs::create_dir_all(copy.join("tests/exercise-mistakes/toy_double")).unwrap();
-    std::fs::write(
-        copy.join("tests/exercise-mistakes/toy_double/tripled.rs"),
-        "//! expect: tripled\nuse tch::Tensor;\n\npub fn toy_double(x: &Tensor) -> Tensor {\n    x * 3.0\n}\n",
-    )
-    .unwrap();
+/// The author's part: what `anatomy exercises new` leaves to write, written for the toy.
+fn write_the_toy(copy: &Path) {
+    let (doubled, wrong) =
+        ("todo!(\"the reference solution of toy_double\")", "written out: the reference solution with this mistake\")");
+    replace(&copy.join("solutions/toy_double.rs"), doubled, "x * 2.0");
+    for (id, body) in [("tripled", "x * 3.0"), ("halved", "x * 0.5")] {
+        let file = copy.join(format!("tests/exercise-mistakes/toy_double/{id}.rs"));
+        replace(&file, &format!("todo!(\"{id}, {wrong}"), body);
+        replace(&file, &format!("the words the check says of {id}"), id);
+    }
+    replace(&copy.join("exercises/hints/toy_double.md"), "The first hint: where to start", "Multiply");
+    let check = "    let _ = f;\n    Err(\"the check of toy_double is not written yet (crates/checks/src/checks/encoder.rs)\".into())\n";
+    let written = "    let x = randn(&[3, 4]);\n    \
+                   let got = call(|| f(&x), &[Returned::floats(\"doubled\", &[3, 4])], &[])?;\n    \
+                   let known = [(&x * 3.0, named(TOY_DOUBLE_TRIPLED, \"tripled\")), (&x * 0.5, named(TOY_DOUBLE_HALVED, \"halved\"))];\n    \
+                   expect_close_or_name(\"doubled\", &got, &(&x * 2.0), 1e-6, &known)\n";
+    replace(&copy.join("crates/checks/src/checks/encoder.rs"), check, written);
+}
 
-    // The copy builds on its own (its own target folder, its dependencies linked from this project's build,
-    // as the handout's are), its declaration check passes, and its grader grades the toy. No `-p`: cargo
-    // chooses features for the packages it is given, and with the whole workspace it chooses this project's
-    // (crates/cli/Cargo.toml), so that the linked dependencies are found fresh instead of compiled again.
-    let grading = "use anatomy_grade::grading::{grade, stub_file, Submission};\nuse anatomy_course::{find, Status};\n\n\
-                   #[test]\nfn the_toy_is_graded() {\n    let e = find(\"toy_double\").unwrap();\n    \
-                   let root = anatomy_course::project_root();\n    \
-                   let files = [root.join(\"solutions/toy_double.rs\"), stub_file(e).unwrap(), \
-                   root.join(\"tests/exercise-mistakes/toy_double/tripled.rs\")];\n    \
-                   let plan: Vec<Submission> = files.iter().enumerate().map(|(i, f)| Submission { label: i.to_string(), \
-                   exercise: e, file: f.clone() }).collect();\n    let o = grade(&plan).unwrap();\n    \
-                   assert_eq!(o[0].status, Status::Passed, \"{}\", o[0].message);\n    \
-                   assert_eq!(o[1].status, Status::NotDone, \"{}\", o[1].message);\n    \
-                   assert_eq!((o[2].status, o[2].mistake.as_deref()), (Status::Failed, Some(\"tripled\")), \"{}\", o[2].message);\n    \
-                   assert_eq!(e.points, 3.0);\n}\n";
-    std::fs::create_dir_all(copy.join("crates/grade/tests")).unwrap();
-    std::fs::write(copy.join("crates/grade/tests/toy.rs"), grading).unwrap();
+/// Runs cargo in the copy (its own target folder, its dependencies linked from this project's build, as
+/// the handout's are) and returns its output, failing the test with it when cargo fails. No `-p`: cargo
+/// chooses features for the packages it is given, and with the whole workspace it chooses this project's
+/// (crates/cli/Cargo.toml), so that the linked dependencies are found fresh instead of compiled again.
+fn cargo_in(copy: &Path, args: &[&str]) -> String {
+    let root = project_root();
     let target = root.join("target/recipe-build");
     link_dependencies(&root.join("target/debug"), &target.join("debug"));
     let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["test", "--quiet", "--test", "declared", "--test", "toy"])
-        .current_dir(&copy)
+        .args(args)
+        .current_dir(copy)
         .env("CARGO_TARGET_DIR", &target)
         .env("LIBTORCH", root.join(".deps/libtorch/torch"))
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the copy with the toy exercise:\n{text}");
-    assert_eq!(text.matches("test result: ok. 1 passed").count(), 2, "{text}");
-    let _ = std::fs::remove_dir_all(&copy);
+    assert!(out.status.success(), "cargo {args:?} in the copy with the toy exercise:\n{text}");
+    text
 }
+
+#[test]
+fn the_recipe_for_a_new_exercise_adds_one_that_is_graded_and_touches_nothing_else() {
+    let root = project_root();
+    let copy = scratch::Scratch::new("recipe");
+    let copied = copy_project(&root, &copy);
+
+    // 1-5. `anatomy exercises new` (this project's binary, told the copy's root), then the author's part.
+    let new = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "new", "toy_double", "--chapter", "00-overview", "--summary", "twice its input"])
+        .args(["--module", "encoder", "--mistakes", "tripled,halved", "--points", "3", "--root"])
+        .arg(&*copy)
+        .output()
+        .unwrap();
+    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    write_the_toy(&copy);
+    // 6. The table, regenerated by the copy's own binary (which knows the toy).
+    cargo_in(&copy, &["run", "--quiet", "--bin", "anatomy", "--", "exercises", "table", "--write"]);
+
+    // Every test that counts or lists the exercises, and the toy graded through the grader.
+    std::fs::create_dir_all(copy.join("crates/grade/tests")).unwrap();
+    std::fs::write(copy.join("crates/grade/tests/toy.rs"), TOY_GRADED).unwrap();
+    let text = cargo_in(&copy, &["test", "--quiet", "--test", "declared", "--test", "in_process", "--test", "toy"]);
+    assert_eq!(text.matches("test result: ok.").count(), 3, "{text}");
+    let filter = ["list_check_reset", "the_instructors_table", "no_document_counts"];
+    let text = cargo_in(&copy, &[&["test", "--quiet", "--test", "exercises", "--"][..], &filter].concat());
+    assert!(text.contains("test result: ok. 3 passed"), "{text}");
+
+    // Nothing but the toy's own files and the generated table differs from this project's.
+    let mut changed = BTreeSet::new();
+    for entry in walk(&copy) {
+        let name = entry.strip_prefix(&*copy).unwrap().to_string_lossy().to_string();
+        let same = copied.get(&name) == Some(&hash(&entry));
+        // The test's own grading file, and what building and grading leave (the grader's build, target/).
+        let ours = ["crates/grade/tests/toy.rs", "Cargo.lock"].contains(&name.as_str()) || name.starts_with("target/");
+        if !same && !ours {
+            changed.insert(name);
+        }
+    }
+    let expected = [
+        "crates/checks/src/checks/encoder.rs",
+        "crates/course/src/lib.rs",
+        "crates/course/src/stubs/toy_double.rs",
+        "exercises/README.md",
+        "exercises/hints/toy_double.md",
+        "solutions/toy_double.rs",
+        "tests/exercise-mistakes/toy_double/halved.rs",
+        "tests/exercise-mistakes/toy_double/tripled.rs",
+    ];
+    assert_eq!(changed, expected.iter().map(|s| s.to_string()).collect(), "the files the new exercise touched");
+}
+
+/// A hash of a file's bytes.
+fn hash(file: &Path) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    hasher.write(&std::fs::read(file).unwrap());
+    hasher.finish()
+}
+
+/// Every file under `dir`, not following links (the copy's links to LibTorch and the model).
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            files.extend(walk(&entry.path()));
+        } else if kind.is_file() {
+            files.push(entry.path());
+        }
+    }
+    files
+}
+
+/// The toy graded through the grader: its solution passes, its stub is not done, a wrong answer fails
+/// under its mistake's id, and it is worth the points it was declared with.
+const TOY_GRADED: &str = r#"use anatomy_grade::grading::{grade, stub_file, Submission};
+use anatomy_course::{find, Status};
+
+#[test]
+fn the_toy_is_graded() {
+    let e = find("toy_double").unwrap();
+    let root = anatomy_course::project_root();
+    let files = [root.join("solutions/toy_double.rs"), stub_file(e).unwrap(), root.join("tests/exercise-mistakes/toy_double/tripled.rs")];
+    let plan: Vec<Submission> = files.iter().enumerate().map(|(i, f)| Submission { label: i.to_string(), exercise: e, file: f.clone() }).collect();
+    let o = grade(&plan).unwrap();
+    assert_eq!(o[0].status, Status::Passed, "{}", o[0].message);
+    assert_eq!(o[1].status, Status::NotDone, "{}", o[1].message);
+    assert_eq!((o[2].status, o[2].mistake.as_deref()), (Status::Failed, Some("tripled")), "{}", o[2].message);
+    assert_eq!(e.points, 3.0);
+}
+"#;
 
 /// The copy's dependencies are this project's, built the same way: its target folder starts from hard
 /// links to what is built here (as `make handout`'s does), so that cargo compiles only the copy's own

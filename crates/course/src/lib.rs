@@ -16,7 +16,13 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod forbidden;
+pub mod scaffold;
 pub mod wire;
+
+/// How many wrong answers an exercise needs in `tests/exercise-mistakes/NAME/`, each named after a mistake
+/// its check names (or saying `//! mistake: unnamed`): the one rule that `crates/checks/tests/declared.rs`
+/// holds every exercise to, and that `anatomy exercises new` scaffolds.
+pub const WRONG_ANSWERS_NEEDED: usize = 2;
 
 /// The project's root: the folder that holds `grader/` (found once, by this crate's build script).
 pub fn project_root() -> PathBuf {
@@ -178,6 +184,7 @@ macro_rules! for_each_exercise {
                 summary: "one vector per text for chapter 12's head: the mean over the real tokens, padding left out",
                 uses: [], forbids: [], check: encoder::MEAN_POOLING,
             },
+            // `anatomy exercises new` declares the next exercise above this line.
         }
     };
 }
