@@ -30,6 +30,9 @@ pub struct AttentionHead {
 impl AttentionHead {
     /// A head that maps `embed_dim` inputs to `head_dim` outputs. `dropout` drops attention weights while
     /// training, as BERT does (the chapter's listing has no dropout here; in eval mode it changes nothing).
+    /// Unlike every other model part, it takes raw sizes rather than a configuration: it is the chapter's
+    /// first step, written as the book writes `AttentionHead(embed_dim, head_dim)`, and
+    /// [`MultiHeadAttention::new`](crate::MultiHeadAttention::new) reads the sizes from a `LayerConfig`.
     pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, embed_dim: i64, head_dim: i64, dropout: f64) -> Self {
         let p = p.borrow();
         AttentionHead {

@@ -15,7 +15,6 @@ use tch::{IndexOp, Tensor};
 
 use crate::config::BertConfig;
 use crate::encoder::TransformerEncoder;
-use crate::encoder_layer::EncoderOptions;
 use crate::init;
 
 /// An encoder (at `bert`) and a linear classifier (at `classifier`) reading the first token, named as in
@@ -28,10 +27,12 @@ pub struct TransformerForSequenceClassification {
 }
 
 impl TransformerForSequenceClassification {
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig, options: EncoderOptions) -> Result<Self> {
+    /// The encoder `config` describes (built as its `options` say) and a head for `config.num_labels`
+    /// classes; fails when the configuration does not describe a buildable model.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Result<Self> {
         let p = p.borrow();
         Ok(TransformerForSequenceClassification {
-            encoder: TransformerEncoder::new(p / "bert", config, options)?,
+            encoder: TransformerEncoder::new(p / "bert", config)?,
             classifier: init::linear(p / "classifier", config.hidden_size, config.num_labels),
             dropout: config.hidden_dropout_prob,
         })

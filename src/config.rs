@@ -5,7 +5,10 @@
 //! file with clear errors, and checks that they fit together (for instance that the hidden size splits
 //! evenly across the heads) before any tensor is made. Names are parsed into types when the file is read
 //! (an unknown `hidden_act` fails there, not later), and the sizes one layer needs travel as a
-//! [`LayerConfig`], which the encoder-decoder's configuration produces too. This file depends on no
+//! [`LayerConfig`], which the encoder-decoder's configuration produces too. Each model part is built
+//! from one reference to one configuration: a layer's parts from a [`LayerConfig`], a stack from a
+//! [`StackConfig`], a whole encoder from a [`BertConfig`], which carries the [`EncoderOptions`] (the
+//! chapter's choices or BERT's) that `config.json` does not. This file depends on no
 //! model file: the arrows run from the modules to the configuration, never back.
 //!
 //! Chapter section: [`chapters/01-tokenize.md`](../chapters/01-tokenize.md) ·
@@ -16,7 +19,10 @@ use std::path::Path;
 use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
 
-/// The hyper-parameters of a BERT-style encoder, named exactly as in Hugging Face's `config.json`.
+/// The hyper-parameters of a BERT-style encoder, named exactly as in Hugging Face's `config.json`, and
+/// the [`EncoderOptions`] that say how to build it (the chapter's way or BERT's). `config.json` does not
+/// hold those options, so every constructor ([`BertConfig::from_file`], [`BertConfig::from_json_str`],
+/// [`BertConfig::bert_base_uncased`], [`BertConfig::tiny`]) takes them: there is no default, say which.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BertConfig {
     /// How many different token ids the embedding table has rows for.
@@ -51,6 +57,11 @@ pub struct BertConfig {
     /// approximation) or `relu`.
     #[serde(default)]
     pub hidden_act: Activation,
+    /// How to build the encoder: layer-norm placement, attention implementation, token type table. Not
+    /// part of `config.json`; a bare serde read puts in a placeholder that [`BertConfig::from_json_str`]
+    /// replaces at once with the options it was given.
+    #[serde(skip, default = "EncoderOptions::book")]
+    pub options: EncoderOptions,
 }
 
 /// The non-linearity between the feed-forward layer's two linear maps, as `hidden_act` names it in
@@ -80,9 +91,44 @@ pub enum LayerNormPlacement {
     Post,
 }
 
-/// What one encoder or decoder layer needs to know: its sizes, its activation and its dropout rates.
-/// [`BertConfig::layer`] and the encoder-decoder's configuration both produce one, so the layers never
-/// see a field that does not concern them.
+/// Which implementation of multi-head attention a layer uses. Both compute the same function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttentionKind {
+    /// The chapter's list of [`AttentionHead`](crate::AttentionHead)s
+    /// ([`MultiHeadAttention`](crate::MultiHeadAttention)).
+    PerHead,
+    /// One projection for all heads ([`FusedMultiHeadAttention`](crate::FusedMultiHeadAttention)); faster,
+    /// and the layout of checkpoints.
+    Fused,
+}
+
+/// The choices that the chapter and BERT make differently. There is no default on purpose: say which.
+/// A [`BertConfig`] carries them, and its [`BertConfig::layer`] hands placement and attention on to
+/// every layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncoderOptions {
+    pub placement: LayerNormPlacement,
+    pub attention: AttentionKind,
+    /// Whether the embeddings add BERT's token type (segment) embeddings; the chapter's do not.
+    pub token_types: bool,
+}
+
+impl EncoderOptions {
+    /// The chapter's encoder: pre-LN, per-head attention.
+    pub fn book() -> Self {
+        EncoderOptions { placement: LayerNormPlacement::Pre, attention: AttentionKind::PerHead, token_types: false }
+    }
+
+    /// BERT's encoder: post-LN, fused attention, token type embeddings (the layout of pretrained checkpoints).
+    pub fn bert() -> Self {
+        EncoderOptions { placement: LayerNormPlacement::Post, attention: AttentionKind::Fused, token_types: true }
+    }
+}
+
+/// What one encoder or decoder layer needs to know: its sizes, its activation, its dropout rates, where
+/// its LayerNorms sit and which attention it uses. [`BertConfig::layer`], the encoder-decoder's and the
+/// GPT's configurations all produce one, so every part of a layer is built from this one value and never
+/// sees a field that does not concern it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LayerConfig {
     /// `d_model`: the width of every token vector.
@@ -96,6 +142,21 @@ pub struct LayerConfig {
     /// Dropout on the attention weights.
     pub attention_probs_dropout_prob: f64,
     pub layer_norm_eps: f64,
+    /// Where each sub-layer's LayerNorm sits relative to its skip connection.
+    pub placement: LayerNormPlacement,
+    /// Which self-attention an encoder layer builds. Decoder layers always use the fused one.
+    pub attention: AttentionKind,
+}
+
+/// What a stack of layers (an [`EncoderStack`](crate::EncoderStack) or a
+/// [`TransformerDecoder`](crate::TransformerDecoder)) needs: one layer's configuration, how many layers,
+/// and whether a final LayerNorm closes the stack (pre-LN stacks in the 2017 model's annotated
+/// implementations have one; BERT and the book do not).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackConfig {
+    pub layer: LayerConfig,
+    pub num_layers: i64,
+    pub final_layer_norm: bool,
 }
 
 impl LayerConfig {
@@ -132,18 +193,6 @@ impl LayerConfig {
     }
 }
 
-impl From<&BertConfig> for LayerConfig {
-    fn from(config: &BertConfig) -> Self {
-        config.layer()
-    }
-}
-
-impl From<&LayerConfig> for LayerConfig {
-    fn from(config: &LayerConfig) -> Self {
-        config.clone()
-    }
-}
-
 fn default_dropout() -> f64 {
     0.1
 }
@@ -165,8 +214,9 @@ struct LabelFields {
 }
 
 impl BertConfig {
-    /// The configuration of `bert-base-uncased`, the checkpoint the chapter loads with `AutoConfig`.
-    pub fn bert_base_uncased() -> Self {
+    /// The configuration of `bert-base-uncased`, the checkpoint the chapter loads with `AutoConfig`, built
+    /// with `options` (the chapter's [`EncoderOptions::book`] or [`EncoderOptions::bert`]).
+    pub fn bert_base_uncased(options: EncoderOptions) -> Self {
         BertConfig {
             vocab_size: 30522,
             hidden_size: 768,
@@ -180,11 +230,12 @@ impl BertConfig {
             layer_norm_eps: 1e-12,
             num_labels: 2,
             hidden_act: Activation::Gelu,
+            options,
         }
     }
 
     /// A very small configuration (hidden 32, 4 heads, 2 layers) for fast tests and experiments.
-    pub fn tiny() -> Self {
+    pub fn tiny(options: EncoderOptions) -> Self {
         BertConfig {
             vocab_size: 100,
             hidden_size: 32,
@@ -192,14 +243,16 @@ impl BertConfig {
             num_hidden_layers: 2,
             intermediate_size: 64,
             max_position_embeddings: 16,
-            ..Self::bert_base_uncased()
+            ..Self::bert_base_uncased(options)
         }
     }
 
-    /// Parses a `config.json` text and checks it with [`BertConfig::validate`].
-    pub fn from_json_str(text: &str) -> Result<Self> {
+    /// Parses a `config.json` text, adds the `options` to build it with, and checks it with
+    /// [`BertConfig::validate`].
+    pub fn from_json_str(text: &str, options: EncoderOptions) -> Result<Self> {
         let mut config: BertConfig = serde_json::from_str(text)
             .map_err(|e| anyhow::anyhow!("config.json is not a valid BERT configuration: {e}"))?;
+        config.options = options;
         let labels: LabelFields = serde_json::from_str(text)?;
         if let Some(n) = labels.num_labels {
             config.num_labels = n;
@@ -210,8 +263,8 @@ impl BertConfig {
         Ok(config)
     }
 
-    /// Reads `config.json` from a file, or from a model folder that holds one.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Self> {
+    /// Reads `config.json` from a file, or from a model folder that holds one, to build with `options`.
+    pub fn from_file(path: impl AsRef<Path>, options: EncoderOptions) -> Result<Self> {
         let mut path = path.as_ref().to_path_buf();
         if path.is_dir() {
             path = path.join("config.json");
@@ -219,7 +272,7 @@ impl BertConfig {
         let text = std::fs::read_to_string(&path).with_context(|| {
             format!("cannot read {}: run `make setup` or pass --model DIR with a config.json", path.display())
         })?;
-        Self::from_json_str(&text).with_context(|| format!("in {}", path.display()))
+        Self::from_json_str(&text, options).with_context(|| format!("in {}", path.display()))
     }
 
     /// Each head's share of the hidden size (see [`LayerConfig::head_dim`]).
@@ -227,7 +280,8 @@ impl BertConfig {
         self.layer().head_dim()
     }
 
-    /// The part of the configuration that one encoder layer needs.
+    /// The part of the configuration that one encoder layer needs, with the placement and attention of
+    /// its [`EncoderOptions`].
     pub fn layer(&self) -> LayerConfig {
         LayerConfig {
             hidden_size: self.hidden_size,
@@ -237,17 +291,26 @@ impl BertConfig {
             hidden_dropout_prob: self.hidden_dropout_prob,
             attention_probs_dropout_prob: self.attention_probs_dropout_prob,
             layer_norm_eps: self.layer_norm_eps,
+            placement: self.options.placement,
+            attention: self.options.attention,
         }
+    }
+
+    /// The encoder's stack of `num_hidden_layers` layers; BERT's and the book's end without a final
+    /// LayerNorm.
+    pub fn stack(&self) -> StackConfig {
+        StackConfig { layer: self.layer(), num_layers: self.num_hidden_layers, final_layer_norm: false }
     }
 
     /// Checks that the numbers make a model that can be built: positive sizes, a hidden size that the
     /// heads divide evenly and probabilities in `[0, 1)` (the activation was checked when it was read).
     ///
     /// ```
-    /// use transformer_anatomy::BertConfig;
+    /// use transformer_anatomy::{BertConfig, EncoderOptions};
     ///
-    /// assert!(BertConfig::bert_base_uncased().validate().is_ok());
-    /// let odd = BertConfig { hidden_size: 770, ..BertConfig::bert_base_uncased() };
+    /// let base = BertConfig::bert_base_uncased(EncoderOptions::book());
+    /// assert!(base.validate().is_ok());
+    /// let odd = BertConfig { hidden_size: 770, ..base };
     /// assert!(odd.validate().unwrap_err().to_string().contains("not divisible"));
     /// ```
     pub fn validate(&self) -> Result<()> {

@@ -3,7 +3,7 @@
 //! A stack of [`TransformerDecoderLayer`]s, each reading the target states and the same encoder output.
 //! With pre-layer-norm the stack's output has never been normalized, so a final LayerNorm closes it (as
 //! in the annotated implementations of the 2017 model); with post-layer-norm every layer already ends in
-//! one.
+//! one. [`StackConfig::final_layer_norm`] says which.
 //!
 //! Chapter section: [`chapters/08-decoder-and-masking.md`](../chapters/08-decoder-and-masking.md).
 use std::borrow::Borrow;
@@ -12,11 +12,12 @@ use tch::nn::{self, Module};
 use tch::Tensor;
 
 use crate::attention::Pass;
-use crate::config::{LayerConfig, LayerNormPlacement};
+use crate::config::StackConfig;
 use crate::decoder_layer::{LayerCache, TransformerDecoderLayer};
+use crate::encoder::final_layer_norm;
 
-/// Decoder layers at `layer.{i}` and, for pre-LN, a final `layer_norm`; the counterpart of the encoder's
-/// [`EncoderStack`](crate::EncoderStack).
+/// Decoder layers at `layer.{i}` and, when the config asks (pre-LN), a final `layer_norm`; the
+/// counterpart of the encoder's [`EncoderStack`](crate::EncoderStack).
 #[derive(Debug)]
 pub struct TransformerDecoder {
     pub layers: Vec<TransformerDecoderLayer>,
@@ -35,19 +36,17 @@ pub struct DecoderOutput {
 }
 
 impl TransformerDecoder {
-    pub fn new<'a>(
-        p: impl Borrow<nn::Path<'a>>,
-        config: &LayerConfig,
-        num_layers: i64,
-        placement: LayerNormPlacement,
-    ) -> Self {
+    /// `config.num_layers` layers built from `config.layer`, and a final LayerNorm if
+    /// `config.final_layer_norm` (the encoder-decoder's [`Seq2SeqConfig::stack`](crate::Seq2SeqConfig::stack)
+    /// sets it for pre-LN).
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &StackConfig) -> Self {
         let p = p.borrow();
-        let layers =
-            (0..num_layers).map(|i| TransformerDecoderLayer::new(p / "layer" / i, config, placement)).collect();
-        let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
-        let final_layer_norm = (placement == LayerNormPlacement::Pre)
-            .then(|| nn::layer_norm(p / "layer_norm", vec![config.hidden_size], ln));
-        TransformerDecoder { layers, final_layer_norm }
+        TransformerDecoder {
+            layers: (0..config.num_layers)
+                .map(|i| TransformerDecoderLayer::new(p / "layer" / i, &config.layer))
+                .collect(),
+            final_layer_norm: final_layer_norm(p, config),
+        }
     }
 
     /// Target states `[batch, t, hidden]` and encoder output `[batch, s, hidden]` → `[batch, t, hidden]`.

@@ -5,7 +5,7 @@
 //! chapter's homework — takes its queries from the decoder and its keys and values from the encoder's
 //! output, so every target position can consult the whole source sentence; its weights are rectangular,
 //! `[batch, target_len, source_len]`. A feed-forward layer finishes, as in the encoder. Each sub-layer
-//! sits in a [`Residual`] block (skip connection and LayerNorm, placed as [`LayerNormPlacement`] says),
+//! sits in a [`Residual`] block (skip connection and LayerNorm, placed as [`LayerConfig::placement`] says),
 //! the same block the encoder layer uses.
 //!
 //! Chapter section: [`chapters/08-decoder-and-masking.md`](../chapters/08-decoder-and-masking.md).
@@ -15,7 +15,7 @@ use tch::nn::{self, Module};
 use tch::Tensor;
 
 use crate::attention::{AttentionOutput, Pass};
-use crate::config::{LayerConfig, LayerNormPlacement};
+use crate::config::LayerConfig;
 use crate::feed_forward::FeedForward;
 use crate::fused_attention::FusedMultiHeadAttention;
 use crate::residual::Residual;
@@ -106,20 +106,17 @@ pub fn masked_self_attention(
 }
 
 impl TransformerDecoderLayer {
-    /// `config` gives the sizes (a [`LayerConfig`], or a [`BertConfig`](crate::BertConfig)).
-    pub fn new<'a>(
-        p: impl Borrow<nn::Path<'a>>,
-        config: impl Into<LayerConfig>,
-        placement: LayerNormPlacement,
-    ) -> Self {
-        let (p, config) = (p.borrow(), config.into());
+    /// Builds every part from the one `config`: its sizes and its `placement`. Both attentions are the
+    /// fused kind whatever `config.attention` says, since the decoder's cache works on fused projections.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig) -> Self {
+        let p = p.borrow();
         TransformerDecoderLayer {
-            self_attention: FusedMultiHeadAttention::new(p / "self_attn", &config),
-            self_attention_residual: Residual::new(p / "self_attn_layer_norm", &config, placement),
-            cross_attention: FusedMultiHeadAttention::new(p / "cross_attn", &config),
-            cross_attention_residual: Residual::new(p / "cross_attn_layer_norm", &config, placement),
-            feed_forward: FeedForward::new(p, &config),
-            feed_forward_residual: Residual::new(p / "final_layer_norm", &config, placement),
+            self_attention: FusedMultiHeadAttention::new(p / "self_attn", config),
+            self_attention_residual: Residual::new(p / "self_attn_layer_norm", config),
+            cross_attention: FusedMultiHeadAttention::new(p / "cross_attn", config),
+            cross_attention_residual: Residual::new(p / "cross_attn_layer_norm", config),
+            feed_forward: FeedForward::new(p, config),
+            feed_forward_residual: Residual::new(p / "final_layer_norm", config),
         }
     }
 

@@ -62,8 +62,8 @@ pub fn check_ids(ids: &Tensor, vocab_size: i64, max_len: i64, positions: &str) -
 ///
 /// Parameters at `word_embeddings`, `position_embeddings` and `LayerNorm` under the given path (Hugging
 /// Face BERT keeps them under `embeddings`). Real BERT checkpoints add a third table,
-/// `token_type_embeddings`, that tells the first and second text of a pair apart: see
-/// [`Embeddings::with_token_types`].
+/// `token_type_embeddings`, that tells the first and second text of a pair apart; it is built when the
+/// config's [`EncoderOptions::token_types`](crate::EncoderOptions::token_types) says so.
 #[derive(Debug)]
 pub struct Embeddings {
     pub token_embeddings: nn::Embedding,
@@ -74,9 +74,15 @@ pub struct Embeddings {
 }
 
 impl Embeddings {
+    /// The token and position tables, LayerNorm and dropout of `config`, plus BERT's token type table
+    /// (`token_type_embeddings`, `type_vocab_size × hidden`) when `config.options.token_types`.
     pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
         let p = p.borrow();
         let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
+        let token_type_embeddings = config
+            .options
+            .token_types
+            .then(|| init::embedding(p / "token_type_embeddings", config.type_vocab_size, config.hidden_size));
         Embeddings {
             token_embeddings: token_embedding(p, config),
             position_embeddings: init::embedding(
@@ -84,18 +90,10 @@ impl Embeddings {
                 config.max_position_embeddings,
                 config.hidden_size,
             ),
-            token_type_embeddings: None,
+            token_type_embeddings,
             layer_norm: nn::layer_norm(p / "LayerNorm", vec![config.hidden_size], ln),
             dropout: config.hidden_dropout_prob,
         }
-    }
-
-    /// The chapter's embeddings plus BERT's token type table (`token_type_embeddings`,
-    /// `type_vocab_size × hidden`), as pretrained checkpoints have them.
-    pub fn with_token_types<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Self {
-        let p = p.borrow();
-        let table = init::embedding(p / "token_type_embeddings", config.type_vocab_size, config.hidden_size);
-        Embeddings { token_type_embeddings: Some(table), ..Self::new(p, config) }
     }
 
     /// Like `forward_t`, with token type ids `[batch, seq]` (all 0 when `None`, as in Hugging Face).

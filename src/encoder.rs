@@ -14,9 +14,9 @@ use tch::nn::{self, Module};
 use tch::Tensor;
 
 use crate::attention::{broadcasts_to, Pass};
-use crate::config::{BertConfig, LayerConfig};
+use crate::config::{BertConfig, StackConfig};
 use crate::embeddings::{check_input_ids, Embeddings};
-use crate::encoder_layer::{EncoderOptions, TransformerEncoderLayer};
+use crate::encoder_layer::TransformerEncoderLayer;
 
 /// What an encoder returns.
 #[derive(Debug)]
@@ -38,18 +38,15 @@ pub struct EncoderStack {
 }
 
 impl EncoderStack {
-    pub fn new<'a>(
-        p: impl Borrow<nn::Path<'a>>,
-        config: &LayerConfig,
-        num_layers: i64,
-        options: EncoderOptions,
-        final_layer_norm: bool,
-    ) -> Self {
+    /// `config.num_layers` layers built from `config.layer`, and a final LayerNorm if
+    /// `config.final_layer_norm` (a BERT model's [`BertConfig::stack`] has none).
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &StackConfig) -> Self {
         let p = p.borrow();
-        let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
         EncoderStack {
-            layers: (0..num_layers).map(|i| TransformerEncoderLayer::new(p / "layer" / i, config, options)).collect(),
-            final_layer_norm: final_layer_norm.then(|| nn::layer_norm(p / "layer_norm", vec![config.hidden_size], ln)),
+            layers: (0..config.num_layers)
+                .map(|i| TransformerEncoderLayer::new(p / "layer" / i, &config.layer))
+                .collect(),
+            final_layer_norm: final_layer_norm(p, config),
         }
     }
 
@@ -70,6 +67,12 @@ impl EncoderStack {
     }
 }
 
+/// The LayerNorm at `layer_norm` that closes a stack (encoder or decoder) when `config.final_layer_norm`.
+pub(crate) fn final_layer_norm(p: &nn::Path, config: &StackConfig) -> Option<nn::LayerNorm> {
+    let ln = nn::LayerNormConfig { eps: config.layer.layer_norm_eps, ..Default::default() };
+    config.final_layer_norm.then(|| nn::layer_norm(p / "layer_norm", vec![config.layer.hidden_size], ln))
+}
+
 /// Embeddings and a stack of encoder layers, at `embeddings` and `encoder.layer.{i}` under the given
 /// path, as in Hugging Face's `BertModel`.
 #[derive(Debug)]
@@ -80,17 +83,14 @@ pub struct TransformerEncoder {
 }
 
 impl TransformerEncoder {
-    /// Builds the encoder; fails when the configuration does not describe a buildable model.
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig, options: EncoderOptions) -> Result<Self> {
+    /// Builds the encoder the way `config.options` says (the chapter's or BERT's); fails when the
+    /// configuration does not describe a buildable model.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &BertConfig) -> Result<Self> {
         config.validate()?;
         let p = p.borrow();
         Ok(TransformerEncoder {
-            embeddings: if options.token_types {
-                Embeddings::with_token_types(p / "embeddings", config)
-            } else {
-                Embeddings::new(p / "embeddings", config)
-            },
-            stack: EncoderStack::new(p / "encoder", &config.layer(), config.num_hidden_layers, options, false),
+            embeddings: Embeddings::new(p / "embeddings", config),
+            stack: EncoderStack::new(p / "encoder", &config.stack()),
             config: config.clone(),
         })
     }
@@ -103,9 +103,9 @@ impl TransformerEncoder {
     /// use tch::{nn, Device, Kind, Tensor};
     /// use transformer_anatomy::{BertConfig, EncoderOptions, Pass, TransformerEncoder};
     ///
-    /// let config = BertConfig::tiny(); // 16 positions, 100 tokens
+    /// let config = BertConfig::tiny(EncoderOptions::book()); // 16 positions, 100 tokens
     /// let vs = nn::VarStore::new(Device::Cpu);
-    /// let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book())?;
+    /// let encoder = TransformerEncoder::new(vs.root(), &config)?;
     /// let ids = Tensor::from_slice(&[5i64, 17, 42]).view([1, 3]);
     /// let out = encoder.try_forward(&ids, None, None, Pass::WEIGHTS)?;
     /// assert_eq!(out.last_hidden_state.size(), [1, 3, 32]);

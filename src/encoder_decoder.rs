@@ -17,11 +17,10 @@ use tch::nn::{self, Module, ModuleT};
 use tch::{Kind, Tensor};
 
 use crate::attention::Pass;
-use crate::config::{Activation, LayerConfig, LayerNormPlacement};
+use crate::config::{Activation, AttentionKind, LayerConfig, LayerNormPlacement, StackConfig};
 use crate::decoder::{DecoderOutput, TransformerDecoder};
 use crate::embeddings::check_ids;
 use crate::encoder::EncoderStack;
-use crate::encoder_layer::{AttentionKind, EncoderOptions};
 use crate::init;
 use crate::masks::{decoder_mask, padding_mask};
 use crate::positional_encoding::sinusoidal_positions;
@@ -79,7 +78,8 @@ impl Seq2SeqConfig {
         }
     }
 
-    /// What each encoder and decoder layer needs: the sizes, a ReLU feed-forward, the dropout.
+    /// What each encoder and decoder layer needs: the sizes, a ReLU feed-forward, the dropout, the
+    /// configured placement and fused attention.
     pub fn layer(&self) -> LayerConfig {
         LayerConfig {
             hidden_size: self.d_model,
@@ -89,7 +89,16 @@ impl Seq2SeqConfig {
             hidden_dropout_prob: self.dropout,
             attention_probs_dropout_prob: self.dropout,
             layer_norm_eps: 1e-6,
+            placement: self.placement,
+            attention: AttentionKind::Fused,
         }
+    }
+
+    /// The encoder's stack and, again, the decoder's: `num_layers` layers, closed by a final LayerNorm
+    /// when they are pre-LN (every post-LN layer already ends in one).
+    pub fn stack(&self) -> StackConfig {
+        let final_layer_norm = self.placement == LayerNormPlacement::Pre;
+        StackConfig { layer: self.layer(), num_layers: self.num_layers, final_layer_norm }
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -160,15 +169,12 @@ impl EncoderDecoder {
     pub fn new(vs: &nn::VarStore, config: &Seq2SeqConfig) -> Result<Self> {
         config.validate()?;
         let root = vs.root();
-        let layer = config.layer();
-        let options =
-            EncoderOptions { placement: config.placement, attention: AttentionKind::Fused, token_types: false };
-        let pre = config.placement == LayerNormPlacement::Pre;
+        let stack = config.stack();
         let model = EncoderDecoder {
             source_embedding: ScaledEmbedding::new(&root / "encoder", config.source_vocab_size, config),
             target_embedding: ScaledEmbedding::new(&root / "decoder", config.target_vocab_size, config),
-            encoder: EncoderStack::new(&root / "encoder", &layer, config.num_layers, options, pre),
-            decoder: TransformerDecoder::new(&root / "decoder", &layer, config.num_layers, config.placement),
+            encoder: EncoderStack::new(&root / "encoder", &stack),
+            decoder: TransformerDecoder::new(&root / "decoder", &stack),
             generator: init::linear(&root / "generator", config.d_model, config.target_vocab_size),
             config: config.clone(),
         };

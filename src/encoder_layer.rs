@@ -5,7 +5,7 @@
 //! vector rescaled to mean 0 and variance 1, then given a learned scale and shift). Where the LayerNorm
 //! goes matters: the 2017 paper and BERT normalize after the addition (post-LN); the chapter, like most
 //! recent models, normalizes the sub-layer's input (pre-LN), which trains more stably. Both are here,
-//! chosen explicitly with [`LayerNormPlacement`]; each sub-layer sits in one [`Residual`] block.
+//! chosen explicitly with [`LayerConfig::placement`]; each sub-layer sits in one [`Residual`] block.
 //!
 //! Chapter section: [`chapters/05-layer-norm-and-encoder-layer.md`](../chapters/05-layer-norm-and-encoder-layer.md) ·
 //! notebook `notebooks/05-layer-norm-and-encoder-layer.ipynb`.
@@ -15,41 +15,12 @@ use tch::nn::{self, Module};
 use tch::Tensor;
 
 use crate::attention::{Attention, Pass};
-use crate::config::{LayerConfig, LayerNormPlacement};
+use crate::config::LayerConfig;
+pub use crate::config::{AttentionKind, EncoderOptions};
 use crate::feed_forward::FeedForward;
 use crate::fused_attention::FusedMultiHeadAttention;
 use crate::multi_head_attention::MultiHeadAttention;
 use crate::residual::Residual;
-
-/// Which implementation of multi-head attention a layer uses. Both compute the same function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AttentionKind {
-    /// The chapter's list of [`AttentionHead`](crate::AttentionHead)s ([`MultiHeadAttention`]).
-    PerHead,
-    /// One projection for all heads ([`FusedMultiHeadAttention`]); faster, and the layout of checkpoints.
-    Fused,
-}
-
-/// The choices that the chapter and BERT make differently. There is no default on purpose: say which.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EncoderOptions {
-    pub placement: LayerNormPlacement,
-    pub attention: AttentionKind,
-    /// Whether the embeddings add BERT's token type (segment) embeddings; the chapter's do not.
-    pub token_types: bool,
-}
-
-impl EncoderOptions {
-    /// The chapter's encoder: pre-LN, per-head attention.
-    pub fn book() -> Self {
-        EncoderOptions { placement: LayerNormPlacement::Pre, attention: AttentionKind::PerHead, token_types: false }
-    }
-
-    /// BERT's encoder: post-LN, fused attention, token type embeddings (the layout of pretrained checkpoints).
-    pub fn bert() -> Self {
-        EncoderOptions { placement: LayerNormPlacement::Post, attention: AttentionKind::Fused, token_types: true }
-    }
-}
 
 /// The attention block of a layer, in either implementation. It dereferences to `dyn Attention`, so
 /// `layer.attention.forward(..)` runs whichever it holds.
@@ -60,8 +31,9 @@ pub enum AttentionBlock {
 }
 
 impl AttentionBlock {
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig, kind: AttentionKind) -> Self {
-        match kind {
+    /// The implementation that `config.attention` names, built from the layer's sizes.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig) -> Self {
+        match config.attention {
             AttentionKind::PerHead => AttentionBlock::PerHead(MultiHeadAttention::new(p, config)),
             AttentionKind::Fused => AttentionBlock::Fused(FusedMultiHeadAttention::new(p, config)),
         }
@@ -110,14 +82,15 @@ pub struct TransformerEncoderLayer {
 }
 
 impl TransformerEncoderLayer {
-    /// `config` is a [`BertConfig`](crate::BertConfig) or a [`LayerConfig`].
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: impl Into<LayerConfig>, options: EncoderOptions) -> Self {
-        let (p, config) = (p.borrow(), config.into());
+    /// Builds every part from the one `config` (for a BERT model, [`BertConfig::layer`](crate::BertConfig::layer)),
+    /// whose `placement` and `attention` say where the LayerNorms sit and which attention runs.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig) -> Self {
+        let p = p.borrow();
         TransformerEncoderLayer {
-            attention: AttentionBlock::new(p / "attention", &config, options.attention),
-            attention_residual: Residual::new(p / "attention" / "output" / "LayerNorm", &config, options.placement),
-            feed_forward: FeedForward::new(p, &config),
-            feed_forward_residual: Residual::new(p / "output" / "LayerNorm", &config, options.placement),
+            attention: AttentionBlock::new(p / "attention", config),
+            attention_residual: Residual::new(p / "attention" / "output" / "LayerNorm", config),
+            feed_forward: FeedForward::new(p, config),
+            feed_forward_residual: Residual::new(p / "output" / "LayerNorm", config),
         }
     }
 

@@ -41,9 +41,10 @@ pub struct FeedForward {
 }
 
 impl FeedForward {
-    /// `config` is a [`BertConfig`](crate::BertConfig) or a [`LayerConfig`].
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: impl Into<LayerConfig>) -> Self {
-        let (p, config) = (p.borrow(), config.into());
+    /// The two linear maps and the activation of one layer's `config` (for a BERT model,
+    /// [`BertConfig::layer`](crate::BertConfig::layer)).
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig) -> Self {
+        let p = p.borrow();
         FeedForward {
             linear_1: init::linear(p / "intermediate" / "dense", config.hidden_size, config.intermediate_size),
             linear_2: init::linear(p / "output" / "dense", config.intermediate_size, config.hidden_size),

@@ -41,10 +41,10 @@ pub struct FusedMultiHeadAttention {
 }
 
 impl FusedMultiHeadAttention {
-    /// `config` is a [`BertConfig`](crate::BertConfig) or a [`LayerConfig`]: only the sizes of one
-    /// layer are used.
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: impl Into<LayerConfig>) -> Self {
-        let (p, config) = (p.borrow(), config.into());
+    /// The projections of one layer's `config` (for a BERT model,
+    /// [`BertConfig::layer`](crate::BertConfig::layer)); only its sizes and attention dropout are used.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig) -> Self {
+        let p = p.borrow();
         let h = config.hidden_size;
         let self_path = p / "self";
         let kind = (p.kind(), p.device());
@@ -232,13 +232,14 @@ mod tests {
     use tch::{nn, Device, Kind, Tensor};
 
     use super::*;
-    use crate::BertConfig;
+    use crate::{BertConfig, EncoderOptions};
 
     fn attention() -> (nn::VarStore, FusedMultiHeadAttention, Tensor) {
         tch::manual_seed(3);
         let vs = nn::VarStore::new(Device::Cpu);
-        let fused = FusedMultiHeadAttention::new(vs.root(), &BertConfig::tiny());
-        let x = Tensor::randn([2, 5, BertConfig::tiny().hidden_size], (Kind::Float, Device::Cpu));
+        let config = BertConfig::tiny(EncoderOptions::bert()).layer();
+        let fused = FusedMultiHeadAttention::new(vs.root(), &config);
+        let x = Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu));
         (vs, fused, x)
     }
 

@@ -20,7 +20,7 @@
 //! let tokenizer = Tokenizer::from_model_dir("models/all-MiniLM-L6-v2")?;
 //! let ids = tokenizer.encode("time flies like an arrow", false)?.ids_tensor(Device::Cpu); // [1, 5]
 //! let vs = nn::VarStore::new(Device::Cpu);
-//! let encoder = TransformerEncoder::new(vs.root(), &BertConfig::bert_base_uncased(), EncoderOptions::book())?;
+//! let encoder = TransformerEncoder::new(vs.root(), &BertConfig::bert_base_uncased(EncoderOptions::book()))?;
 //! let hidden = encoder.try_forward(&ids, None, None, false)?.last_hidden_state; // [1, 5, 768]
 //! # Ok::<(), anyhow::Error>(())
 //! ```
@@ -82,13 +82,13 @@ pub mod model_dir;
 pub use attention::{Attention, AttentionOutput, Pass};
 pub use attention_head::AttentionHead;
 pub use classifier::TransformerForSequenceClassification;
-pub use config::{Activation, BertConfig, LayerConfig, LayerNormPlacement};
+pub use config::{Activation, AttentionKind, BertConfig, EncoderOptions, LayerConfig, LayerNormPlacement, StackConfig};
 pub use decoder::{DecoderOutput, TransformerDecoder};
 pub use decoder_layer::{DecoderLayerOutput, LayerCache, TransformerDecoderLayer};
 pub use embeddings::{check_input_ids, token_embedding, Embeddings};
 pub use encoder::{EncoderOutput, EncoderStack, TransformerEncoder};
 pub use encoder_decoder::{EncoderDecoder, ScaledEmbedding, Seq2SeqConfig};
-pub use encoder_layer::{AttentionBlock, AttentionKind, EncoderOptions, LayerOutput, TransformerEncoderLayer};
+pub use encoder_layer::{AttentionBlock, LayerOutput, TransformerEncoderLayer};
 pub use feed_forward::FeedForward;
 pub use fused_attention::FusedMultiHeadAttention;
 #[cfg(feature = "pictures")]

@@ -30,10 +30,10 @@ pub struct MultiHeadAttention {
 }
 
 impl MultiHeadAttention {
-    /// `config` is a [`BertConfig`](crate::BertConfig) or a [`LayerConfig`]: only the sizes of one
-    /// layer are used.
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: impl Into<LayerConfig>) -> Self {
-        let (p, config) = (p.borrow(), config.into());
+    /// The heads and output projection of one layer's `config` (for a BERT model,
+    /// [`BertConfig::layer`](crate::BertConfig::layer)); only its sizes and attention dropout are used.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig) -> Self {
+        let p = p.borrow();
         let (embed_dim, head_dim) = (config.hidden_size, config.head_dim());
         let heads_path = p / "self" / "heads";
         let heads = (0..config.num_attention_heads)
@@ -50,9 +50,9 @@ impl MultiHeadAttention {
     /// ```
     /// use tch::{nn, Device, Kind, Tensor};
     /// use tch::nn::ModuleT;
-    /// use transformer_anatomy::{BertConfig, FusedMultiHeadAttention, MultiHeadAttention};
+    /// use transformer_anatomy::{BertConfig, EncoderOptions, FusedMultiHeadAttention, MultiHeadAttention};
     ///
-    /// let config = BertConfig::tiny();
+    /// let config = BertConfig::tiny(EncoderOptions::book()).layer();
     /// let vs = nn::VarStore::new(Device::Cpu);
     /// let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
     /// let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);

@@ -9,7 +9,7 @@ pub fn ready_line() -> String {
     let device = if tch::Cuda::is_available() { "CUDA" } else { "CPU" };
     let model = crate::model_dir::resolve_model_dir(None)
         .and_then(|dir| {
-            let c = crate::config::BertConfig::from_file(&dir)?;
+            let c = crate::config::BertConfig::from_file(&dir, crate::config::EncoderOptions::bert())?;
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             Ok(format!(
                 "{name} (hidden {}, {} heads, {} layers)",

@@ -16,9 +16,8 @@ use tch::nn::{self, Module};
 use tch::{Device, IndexOp, Tensor};
 
 use crate::attention::Pass;
-use crate::config::BertConfig;
+use crate::config::{AttentionKind, BertConfig, EncoderOptions};
 use crate::encoder::TransformerEncoder;
-use crate::encoder_layer::{AttentionKind, EncoderOptions};
 use crate::init;
 use crate::tokenize::{Encoding, Tokenizer};
 
@@ -59,22 +58,24 @@ impl BertModel {
     /// the fused layout of the checkpoint or the chapter's per-head one (the weights are sliced).
     pub fn from_pretrained(dir: impl AsRef<Path>, attention: AttentionKind, device: Device) -> Result<Self> {
         let dir = dir.as_ref();
-        let config = BertConfig::from_file(dir)?;
+        let config = BertConfig::from_file(dir, EncoderOptions::bert())?;
         let weights = dir.join("model.safetensors");
         Self::from_config_and_weights(&config, &weights, attention, device)
     }
 
-    /// Builds the model for `config` and reads its parameters from a safetensors file.
+    /// Builds the model for `config` and reads its parameters from a safetensors file. A checkpoint has
+    /// BERT's layout, so the model is built with [`EncoderOptions::bert`] whatever `config.options` says,
+    /// except that `attention` picks the implementation; the returned `config` carries those options.
     pub fn from_config_and_weights(
         config: &BertConfig,
         weights: &Path,
         attention: AttentionKind,
         device: Device,
     ) -> Result<Self> {
+        let config = &BertConfig { options: EncoderOptions { attention, ..EncoderOptions::bert() }, ..config.clone() };
         config.validate()?;
         let mut vs = nn::VarStore::new(device);
-        let options = EncoderOptions { attention, ..EncoderOptions::bert() };
-        let encoder = TransformerEncoder::new(vs.root(), config, options)?;
+        let encoder = TransformerEncoder::new(vs.root(), config)?;
         let pooler = init::linear(vs.root() / "pooler" / "dense", config.hidden_size, config.hidden_size);
         let load_report = load_safetensors(&mut vs, weights, config.head_dim())?;
         Ok(BertModel { encoder, pooler, config: config.clone(), load_report, vs })

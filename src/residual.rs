@@ -26,12 +26,13 @@ pub struct Residual {
 }
 
 impl Residual {
-    /// A block for vectors of `config.hidden_size`, with its epsilon and `hidden_dropout_prob`.
-    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig, placement: LayerNormPlacement) -> Self {
+    /// A block for vectors of `config.hidden_size`, with its epsilon, its `hidden_dropout_prob` and its
+    /// LayerNorm `placement`: everything the block needs comes from the layer's one configuration.
+    pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig) -> Self {
         let ln = nn::LayerNormConfig { eps: config.layer_norm_eps, ..Default::default() };
         Residual {
             layer_norm: nn::layer_norm(p, vec![config.hidden_size], ln),
-            placement,
+            placement: config.placement,
             dropout: config.hidden_dropout_prob,
         }
     }
@@ -43,10 +44,11 @@ impl Residual {
     ///
     /// ```
     /// use tch::{nn, Device, Kind, Tensor};
-    /// use transformer_anatomy::{BertConfig, LayerNormPlacement, Residual};
+    /// use transformer_anatomy::{BertConfig, EncoderOptions, Residual};
     ///
     /// let vs = nn::VarStore::new(Device::Cpu);
-    /// let block = Residual::new(vs.root() / "ln", &BertConfig::tiny().layer(), LayerNormPlacement::Pre);
+    /// let config = BertConfig::tiny(EncoderOptions::book()).layer(); // pre-LN
+    /// let block = Residual::new(vs.root() / "ln", &config);
     /// let x = Tensor::randn([1, 3, 32], (Kind::Float, Device::Cpu));
     /// // A sub-layer that returns zeros leaves a pre-LN block's input unchanged: the skip path is clean.
     /// let y = block.apply(&x, false, |h| h.zeros_like());

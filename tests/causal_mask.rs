@@ -7,7 +7,8 @@ use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::{shape, values};
 use transformer_anatomy::scaled_dot_product::{apply_mask, attention_with_weights};
 use transformer_anatomy::{
-    attention_scores, attention_weights, causal_mask, Attention, BertConfig, FusedMultiHeadAttention, Pass,
+    attention_scores, attention_weights, causal_mask, Attention, BertConfig, EncoderOptions, FusedMultiHeadAttention,
+    Pass,
 };
 
 #[test]
@@ -49,9 +50,9 @@ fn masked_scores_are_minus_infinity_above_the_diagonal_only() {
 #[test]
 fn an_output_does_not_depend_on_later_tokens() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let attention = FusedMultiHeadAttention::new(vs.root(), &config);
+    let attention = FusedMultiHeadAttention::new(vs.root(), &config.layer());
     let x = Tensor::randn([1, 6, config.hidden_size], (Kind::Float, Device::Cpu));
     let changed =
         Tensor::cat(&[x.narrow(1, 0, 3), Tensor::randn([1, 3, config.hidden_size], (Kind::Float, Device::Cpu))], 1);

@@ -230,7 +230,7 @@ fn one_fine_tuning_step_matches_hugging_face() {
     use transformer_anatomy::classify::fine_tune::train_step;
     use transformer_anatomy::model_dir::resolve_model_dir;
     use transformer_anatomy::training::fused_adamw::FusedAdamW;
-    use transformer_anatomy::{AttentionKind, BertConfig, BertModel, Pass, Tokenizer};
+    use transformer_anatomy::{AttentionKind, BertConfig, BertModel, EncoderOptions, Pass, Tokenizer};
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/spam_step_reference.json");
     let reference: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let dir = resolve_model_dir(None).unwrap();
@@ -238,7 +238,7 @@ fn one_fine_tuning_step_matches_hugging_face() {
     let config = BertConfig {
         hidden_dropout_prob: 0.0,
         attention_probs_dropout_prob: 0.0,
-        ..BertConfig::from_file(&dir).unwrap()
+        ..BertConfig::from_file(&dir, EncoderOptions::bert()).unwrap()
     };
     let model =
         BertModel::from_config_and_weights(&config, &dir.join("model.safetensors"), AttentionKind::Fused, Device::Cpu)

@@ -9,7 +9,8 @@ use transformer_anatomy::decoding::{beam_search, greedy, BeamOptions};
 use transformer_anatomy::inspect::{shape, values};
 use transformer_anatomy::{
     causal_mask, decoder_mask, padding_mask, sinusoidal_positions, Activation, Attention, BertConfig, EncoderDecoder,
-    FusedMultiHeadAttention, LayerNormPlacement, MultiHeadAttention, Pass, Seq2SeqConfig, TransformerDecoderLayer,
+    EncoderOptions, FusedMultiHeadAttention, LayerConfig, LayerNormPlacement, MultiHeadAttention, Pass, Seq2SeqConfig,
+    TransformerDecoderLayer,
 };
 
 fn randn(shape: &[i64]) -> Tensor {
@@ -55,10 +56,10 @@ fn cross_attention_weights_are_rectangular(
 ) {
     let _generator = common::seed();
     let (target_len, source_len) = lengths;
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
-    let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
+    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config.layer());
+    let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", &config.layer());
     per_head.copy_from_fused(&fused);
     let (decoder_states, memory) = (randn(&[batch, target_len, 32]), randn(&[batch, source_len, 32]));
     let out = fused.forward(&decoder_states, &memory, None, Pass::WEIGHTS);
@@ -86,10 +87,10 @@ fn wrong_cross_attention_inputs_are_errors(
     #[case] expected: &str,
 ) {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
-    let per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
+    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config.layer());
+    let per_head = MultiHeadAttention::new(vs.root() / "per_head", &config.layer());
     let mask = mask.map(|m| Tensor::ones(m, (Kind::Float, Device::Cpu)));
     let (q, m) = (randn(query), randn(memory));
     for err in [
@@ -111,9 +112,9 @@ fn wrong_cross_attention_inputs_are_errors(
 #[test]
 fn padded_source_tokens_get_exactly_zero_weight() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let attention = FusedMultiHeadAttention::new(vs.root(), &config);
+    let attention = FusedMultiHeadAttention::new(vs.root(), &config.layer());
     let source = Tensor::from_slice(&[4i64, 5, 6, 0, 0, 9, 9, 9, 9, 9]).view([2, 5]);
     let mask = padding_mask(&source, 0);
     let weights =
@@ -129,9 +130,9 @@ fn decoder_layer_shapes_and_causality(
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
 ) {
     let _generator = common::seed();
-    let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny() };
+    let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny(EncoderOptions::book()) };
     let vs = nn::VarStore::new(Device::Cpu);
-    let layer = TransformerDecoderLayer::new(vs.root(), &config, placement);
+    let layer = TransformerDecoderLayer::new(vs.root(), &LayerConfig { placement, ..config.layer() });
     let (x, memory) = (randn(&[2, 6, 32]), randn(&[2, 9, 32]));
     let mask = causal_mask(6, Device::Cpu);
     let out = layer.forward(&x, &memory, Some(&mask), None, Pass::WEIGHTS, None);

@@ -7,7 +7,7 @@ use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::max_abs_diff;
 use transformer_anatomy::{
     decoder_mask, masked_attention_weights, padding_mask, sinusoidal_positions, BertConfig, EncoderDecoder,
-    EncoderOptions, EncoderStack, Seq2SeqConfig, TransformerEncoder,
+    EncoderOptions, EncoderStack, Seq2SeqConfig, StackConfig, TransformerEncoder,
 };
 
 /// LibTorch's layer norm divides the variance by n and puts ε under the root; the notes' version (σ with
@@ -65,9 +65,9 @@ fn a_row_that_may_see_nothing_gets_zeros_not_an_average() {
 #[test]
 fn the_first_pre_ln_norm_meets_already_normalized_embeddings() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book()).unwrap();
+    let encoder = TransformerEncoder::new(vs.root(), &config).unwrap();
     let ids = Tensor::from_slice(&[5i64, 17, 42, 7]).view([1, 4]);
     let embedded = encoder.embeddings.forward_t(&ids, false); // [1, 4, 32]
     let again = encoder.stack.layers[0].attention_residual.layer_norm.forward(&embedded);
@@ -79,11 +79,12 @@ fn the_first_pre_ln_norm_meets_already_normalized_embeddings() {
 #[test]
 fn only_a_final_layer_norm_normalizes_a_pre_ln_stack() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
     let x = Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu)) * 3.0;
-    let without = EncoderStack::new(vs.root() / "without", &config.layer(), 2, EncoderOptions::book(), false);
-    let with_norm = EncoderStack::new(vs.root() / "with", &config.layer(), 2, EncoderOptions::book(), true);
+    let stack = |final_layer_norm| StackConfig { layer: config.layer(), num_layers: 2, final_layer_norm };
+    let without = EncoderStack::new(vs.root() / "without", &stack(false));
+    let with_norm = EncoderStack::new(vs.root() / "with", &stack(true));
     let variance = |t: &Tensor| t.var_correction(-1, 0, true); // [2, 5, 1]
     let normalized = variance(&with_norm.forward(&x, None, false).last_hidden_state);
     assert!(max_abs_diff(&normalized, &normalized.ones_like()) < 1e-3);

@@ -14,9 +14,9 @@ fn the_encoder_keeps_one_vector_per_token(
     #[values(EncoderOptions::book(), EncoderOptions::bert())] options: EncoderOptions,
 ) {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(options);
     let vs = nn::VarStore::new(Device::Cpu);
-    let encoder = TransformerEncoder::new(vs.root(), &config, options).unwrap();
+    let encoder = TransformerEncoder::new(vs.root(), &config).unwrap();
     assert_eq!(encoder.stack.layers.len(), 2);
     let ids = Tensor::randint(config.vocab_size, [batch, seq], (Kind::Int64, Device::Cpu));
     let out = encoder.try_forward(&ids, None, None, false).unwrap().last_hidden_state;
@@ -27,9 +27,9 @@ fn the_encoder_keeps_one_vector_per_token(
 #[test]
 fn the_encoder_is_its_layers_applied_in_turn() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book()).unwrap();
+    let encoder = TransformerEncoder::new(vs.root(), &config).unwrap();
     let ids = Tensor::randint(config.vocab_size, [1, 5], (Kind::Int64, Device::Cpu));
     let mut x = encoder.embeddings.forward_t(&ids, false);
     for layer in &encoder.stack.layers {
@@ -45,9 +45,9 @@ fn the_encoder_is_its_layers_applied_in_turn() {
 #[rstest]
 fn the_classifier_gives_one_score_per_label(#[values(1, 4)] batch: i64, #[values(2, 3)] num_labels: i64) {
     let _generator = common::seed();
-    let config = BertConfig { num_labels, ..BertConfig::tiny() };
+    let config = BertConfig { num_labels, ..BertConfig::tiny(EncoderOptions::book()) };
     let vs = nn::VarStore::new(Device::Cpu);
-    let model = TransformerForSequenceClassification::new(vs.root(), &config, EncoderOptions::book()).unwrap();
+    let model = TransformerForSequenceClassification::new(vs.root(), &config).unwrap();
     let ids = Tensor::randint(config.vocab_size, [batch, 5], (Kind::Int64, Device::Cpu));
     assert_eq!(model.try_forward(&ids, false).unwrap().size(), [batch, num_labels]);
 }
@@ -55,9 +55,9 @@ fn the_classifier_gives_one_score_per_label(#[values(1, 4)] batch: i64, #[values
 #[test]
 fn the_classifier_reads_only_the_first_token() {
     let _generator = common::seed();
-    let config = BertConfig { num_labels: 3, ..BertConfig::tiny() };
+    let config = BertConfig { num_labels: 3, ..BertConfig::tiny(EncoderOptions::book()) };
     let vs = nn::VarStore::new(Device::Cpu);
-    let model = TransformerForSequenceClassification::new(vs.root(), &config, EncoderOptions::book()).unwrap();
+    let model = TransformerForSequenceClassification::new(vs.root(), &config).unwrap();
     let hidden = Tensor::randn([2, 6, config.hidden_size], (Kind::Float, Device::Cpu));
     let logits = model.head(&hidden, false);
     // Changing every token but the first leaves the logits alone...
@@ -78,7 +78,7 @@ fn the_classifier_reads_only_the_first_token() {
 fn the_classifier_has_hugging_face_names() {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
-    TransformerForSequenceClassification::new(vs.root(), &BertConfig::tiny(), EncoderOptions::bert()).unwrap();
+    TransformerForSequenceClassification::new(vs.root(), &BertConfig::tiny(EncoderOptions::bert())).unwrap();
     let names = vs.variables();
     for name in [
         "bert.embeddings.word_embeddings.weight",
@@ -94,9 +94,9 @@ fn the_classifier_has_hugging_face_names() {
 #[test]
 fn eval_mode_is_deterministic_and_training_mode_is_not() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let encoder = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book()).unwrap();
+    let encoder = TransformerEncoder::new(vs.root(), &config).unwrap();
     let ids = Tensor::randint(config.vocab_size, [2, 8], (Kind::Int64, Device::Cpu));
     common::assert_close(&encoder.forward_t(&ids, false), &encoder.forward_t(&ids, false), 0.0);
     assert!(common::max_abs_diff(&encoder.forward_t(&ids, true), &encoder.forward_t(&ids, false)) > 1e-4);
@@ -104,7 +104,7 @@ fn eval_mode_is_deterministic_and_training_mode_is_not() {
 
 fn error_of(ids: Tensor, mask: Option<Tensor>) -> String {
     let vs = nn::VarStore::new(Device::Cpu);
-    let encoder = TransformerEncoder::new(vs.root(), &BertConfig::tiny(), EncoderOptions::book()).unwrap();
+    let encoder = TransformerEncoder::new(vs.root(), &BertConfig::tiny(EncoderOptions::book())).unwrap();
     format!("{:#}", encoder.try_forward(&ids, None, mask.as_ref(), false).unwrap_err())
 }
 
@@ -134,18 +134,18 @@ fn a_mask_of_the_wrong_shape_is_a_clear_error() {
 #[test]
 fn a_hidden_size_the_heads_do_not_divide_is_refused() {
     let _generator = common::seed();
-    let config = BertConfig { hidden_size: 30, num_attention_heads: 4, ..BertConfig::tiny() };
+    let config = BertConfig { hidden_size: 30, num_attention_heads: 4, ..BertConfig::tiny(EncoderOptions::book()) };
     let vs = nn::VarStore::new(Device::Cpu);
-    let err = TransformerEncoder::new(vs.root(), &config, EncoderOptions::book()).unwrap_err().to_string();
+    let err = TransformerEncoder::new(vs.root(), &config).unwrap_err().to_string();
     assert!(err.contains("not divisible by num_attention_heads"), "unexpected error: {err}");
 }
 
 #[test]
 fn encoder_and_classifier_shapes_snapshot() {
     let _generator = common::seed();
-    let config = BertConfig { num_labels: 3, ..BertConfig::bert_base_uncased() };
+    let config = BertConfig { num_labels: 3, ..BertConfig::bert_base_uncased(EncoderOptions::book()) };
     let vs = nn::VarStore::new(Device::Cpu);
-    let model = TransformerForSequenceClassification::new(vs.root(), &config, EncoderOptions::book()).unwrap();
+    let model = TransformerForSequenceClassification::new(vs.root(), &config).unwrap();
     let ids = common::tokenizer().encode("time flies like an arrow", false).unwrap().ids_tensor(Device::Cpu);
     let hidden = model.encoder.try_forward(&ids, None, None, false).unwrap().last_hidden_state;
     snapshot!(

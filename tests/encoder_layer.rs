@@ -6,11 +6,12 @@ use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::{shape, values};
 use transformer_anatomy::{
-    AttentionKind, BertConfig, EncoderOptions, LayerNormPlacement, Pass, Residual, TransformerEncoderLayer,
+    AttentionKind, BertConfig, EncoderOptions, LayerConfig, LayerNormPlacement, Pass, Residual, TransformerEncoderLayer,
 };
 
-fn options(placement: LayerNormPlacement, attention: AttentionKind) -> EncoderOptions {
-    EncoderOptions { placement, attention, token_types: false }
+/// One layer of `config` with the given placement and attention.
+fn layer_config(config: &BertConfig, placement: LayerNormPlacement, attention: AttentionKind) -> LayerConfig {
+    LayerConfig { placement, attention, ..config.layer() }
 }
 
 #[test]
@@ -29,12 +30,13 @@ fn layer_norm_has_known_values() {
 fn the_layer_keeps_the_shape(
     #[values(1, 2)] batch: i64,
     #[values(1, 5)] seq: i64,
-    #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
+    #[values(BertConfig::bert_base_uncased(EncoderOptions::book()), BertConfig::tiny(EncoderOptions::book()))]
+    config: BertConfig,
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
 ) {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
-    let layer = TransformerEncoderLayer::new(vs.root(), &config, options(placement, AttentionKind::PerHead));
+    let layer = TransformerEncoderLayer::new(vs.root(), &layer_config(&config, placement, AttentionKind::PerHead));
     let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
     let out = layer.forward(&x, None, Pass::WEIGHTS);
     assert_eq!(out.hidden_state.size(), [batch, seq, config.hidden_size]);
@@ -66,9 +68,9 @@ fn placements_follow_their_formulas(
     #[values(AttentionKind::PerHead, AttentionKind::Fused)] attention: AttentionKind,
 ) {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let layer = TransformerEncoderLayer::new(vs.root(), &config, options(placement, attention));
+    let layer = TransformerEncoderLayer::new(vs.root(), &layer_config(&config, placement, attention));
     let x = Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu));
     common::assert_close(&layer.forward(&x, None, false).hidden_state, &by_hand(&layer, &x), 1e-5);
 }
@@ -76,10 +78,10 @@ fn placements_follow_their_formulas(
 #[test]
 fn pre_and_post_layer_norm_differ_with_the_same_weights() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let mut layer =
-        TransformerEncoderLayer::new(vs.root(), &config, options(LayerNormPlacement::Pre, AttentionKind::Fused));
+    let pre_ln = layer_config(&config, LayerNormPlacement::Pre, AttentionKind::Fused);
+    let mut layer = TransformerEncoderLayer::new(vs.root(), &pre_ln);
     let x = Tensor::randn([1, 5, config.hidden_size], (Kind::Float, Device::Cpu)) * 3;
     let pre = layer.forward_t(&x, false);
     layer.attention_residual.placement = LayerNormPlacement::Post;
@@ -90,9 +92,9 @@ fn pre_and_post_layer_norm_differ_with_the_same_weights() {
 #[test]
 fn post_layer_norm_output_is_normalized_per_token() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::bert());
     let vs = nn::VarStore::new(Device::Cpu);
-    let layer = TransformerEncoderLayer::new(vs.root(), &config, EncoderOptions::bert());
+    let layer = TransformerEncoderLayer::new(vs.root(), &config.layer());
     let out = layer.forward_t(&(Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu)) * 10), false);
     let mean = out.mean_dim(-1, false, Kind::Float);
     let var = out.var_dim(-1, false, false);
@@ -104,8 +106,8 @@ fn post_layer_norm_output_is_normalized_per_token() {
 fn parameters_have_hugging_face_names() {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
-    let layer =
-        TransformerEncoderLayer::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny(), EncoderOptions::bert());
+    let config = BertConfig::tiny(EncoderOptions::bert()).layer();
+    let layer = TransformerEncoderLayer::new(vs.root() / "encoder" / "layer" / 0, &config);
     assert_eq!(layer.attention.kind(), AttentionKind::Fused);
     let mut names: Vec<String> =
         vs.variables().into_keys().map(|n| n.trim_start_matches("encoder.layer.0.").to_string()).collect();
@@ -116,9 +118,9 @@ fn parameters_have_hugging_face_names() {
 #[test]
 fn encoder_layer_shapes_snapshot() {
     let _generator = common::seed();
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let layer = TransformerEncoderLayer::new(vs.root(), &config, EncoderOptions::book());
+    let layer = TransformerEncoderLayer::new(vs.root(), &config.layer());
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
     let out = layer.forward(&x, None, Pass::WEIGHTS);
     let (out, weights) = (out.hidden_state, out.weights.unwrap());
@@ -135,9 +137,9 @@ fn the_residual_block_follows_its_formula(
     #[values(LayerNormPlacement::Pre, LayerNormPlacement::Post)] placement: LayerNormPlacement,
 ) {
     let _generator = common::seed();
-    let config = BertConfig::tiny().layer();
+    let config = LayerConfig { placement, ..BertConfig::tiny(EncoderOptions::book()).layer() };
     let vs = nn::VarStore::new(Device::Cpu);
-    let block = Residual::new(vs.root() / "ln", &config, placement);
+    let block = Residual::new(vs.root() / "ln", &config);
     let x = Tensor::randn([2, 3, config.hidden_size], (Kind::Float, Device::Cpu)) * 4 + 1;
     let f = |h: &Tensor| h * 2.0 + 1.0;
     let ln = |h: &Tensor| {
@@ -161,9 +163,9 @@ fn the_residual_block_follows_its_formula(
 #[test]
 fn the_residual_block_drops_out_the_sublayer_only_in_training() {
     let _generator = common::seed();
-    let config = BertConfig { hidden_dropout_prob: 0.5, ..BertConfig::tiny() }.layer();
+    let config = BertConfig { hidden_dropout_prob: 0.5, ..BertConfig::tiny(EncoderOptions::book()) }.layer();
     let vs = nn::VarStore::new(Device::Cpu);
-    let block = Residual::new(vs.root() / "ln", &config, LayerNormPlacement::Pre);
+    let block = Residual::new(vs.root() / "ln", &config); // the book's: pre-LN
     let x = Tensor::randn([2, 3, config.hidden_size], (Kind::Float, Device::Cpu));
     let ones = |h: &Tensor| h.ones_like();
     common::assert_close(&block.apply(&x, false, ones), &(&x + 1.0), 0.0);

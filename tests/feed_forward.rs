@@ -5,7 +5,7 @@ use rstest::rstest;
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::{shape, values};
-use transformer_anatomy::{Activation, BertConfig, FeedForward};
+use transformer_anatomy::{Activation, BertConfig, EncoderOptions, FeedForward};
 
 #[test]
 fn exact_gelu_has_known_values() {
@@ -25,11 +25,12 @@ fn exact_gelu_has_known_values() {
 fn feed_forward_keeps_the_shape(
     #[values(1, 4)] batch: i64,
     #[values(1, 5, 20)] seq: i64,
-    #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
+    #[values(BertConfig::bert_base_uncased(EncoderOptions::book()), BertConfig::tiny(EncoderOptions::book()))]
+    config: BertConfig,
 ) {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
-    let ff = FeedForward::new(vs.root(), &config);
+    let ff = FeedForward::new(vs.root(), &config.layer());
     let x = Tensor::randn([batch, seq, config.hidden_size], (Kind::Float, Device::Cpu));
     assert_eq!(ff.forward_t(&x, false).size(), [batch, seq, config.hidden_size]);
     assert_eq!(ff.linear_1.ws.size(), [config.intermediate_size, config.hidden_size]);
@@ -38,9 +39,9 @@ fn feed_forward_keeps_the_shape(
 #[test]
 fn feed_forward_is_linear_gelu_linear() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let ff = FeedForward::new(vs.root(), &config);
+    let ff = FeedForward::new(vs.root(), &config.layer());
     let x = Tensor::randn([2, 3, config.hidden_size], (Kind::Float, Device::Cpu));
     let by_hand = ff.linear_2.forward(&ff.linear_1.forward(&x).gelu("none"));
     common::assert_close(&ff.forward_t(&x, false), &by_hand, 1e-6);
@@ -52,9 +53,9 @@ fn feed_forward_is_linear_gelu_linear() {
 #[test]
 fn feed_forward_treats_positions_independently() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let ff = FeedForward::new(vs.root(), &config);
+    let ff = FeedForward::new(vs.root(), &config.layer());
     let x = Tensor::randn([1, 6, config.hidden_size], (Kind::Float, Device::Cpu));
     let whole = ff.forward_t(&x, false);
     let alone = ff.forward_t(&x.narrow(1, 2, 1), false);
@@ -65,7 +66,7 @@ fn feed_forward_treats_positions_independently() {
 fn parameters_have_hugging_face_names() {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
-    FeedForward::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny());
+    FeedForward::new(vs.root() / "encoder" / "layer" / 0, &BertConfig::tiny(EncoderOptions::book()).layer());
     let mut names: Vec<String> = vs.variables().into_keys().collect();
     names.sort();
     assert_eq!(
@@ -82,9 +83,9 @@ fn parameters_have_hugging_face_names() {
 #[test]
 fn feed_forward_shapes_snapshot() {
     let _generator = common::seed();
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let ff = FeedForward::new(vs.root(), &config);
+    let ff = FeedForward::new(vs.root(), &config.layer());
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
     let wide = ff.linear_1.forward(&x);
     snapshot!(

@@ -6,17 +6,18 @@ use tch::nn::{self, ModuleT};
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::shape;
 use transformer_anatomy::{
-    causal_mask, padding_mask, Attention, AttentionHead, BertConfig, FusedMultiHeadAttention, MultiHeadAttention, Pass,
+    causal_mask, padding_mask, Attention, AttentionHead, BertConfig, EncoderOptions, FusedMultiHeadAttention,
+    MultiHeadAttention, Pass,
 };
 
 fn configs() -> [BertConfig; 2] {
-    [BertConfig::bert_base_uncased(), BertConfig::tiny()]
+    [BertConfig::bert_base_uncased(EncoderOptions::book()), BertConfig::tiny(EncoderOptions::book())]
 }
 
 /// A per-head and a fused block holding the same weights.
 fn same_weights(vs: &nn::VarStore, config: &BertConfig) -> (MultiHeadAttention, FusedMultiHeadAttention) {
-    let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", config);
-    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", config);
+    let mut per_head = MultiHeadAttention::new(vs.root() / "per_head", &config.layer());
+    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config.layer());
     per_head.copy_from_fused(&fused);
     (per_head, fused)
 }
@@ -65,9 +66,9 @@ fn per_head_equals_fused(
 #[test]
 fn the_kernel_and_the_chapter_steps_agree_on_padding_and_on_a_query_that_sees_nothing() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let fused = FusedMultiHeadAttention::new(vs.root(), &config);
+    let fused = FusedMultiHeadAttention::new(vs.root(), &config.layer());
     let x = Tensor::randn([3, 6, config.hidden_size], (Kind::Float, Device::Cpu));
     // Sequence 0 is whole, sequence 1 has two pad positions, sequence 2 is all padding (no key to see).
     let ids = Tensor::from_slice(&[5i64, 6, 7, 8, 9, 10, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0]).view([3, 6]);
@@ -90,9 +91,13 @@ fn training_without_dropout_runs_the_kernel_with_the_same_outputs_and_gradients(
     // With no dropout to apply, a training pass that does not ask for the weights also runs libtorch's
     // kernel (chapter 11's GPT trains this way). Its outputs and every gradient must match the chapter's
     // steps, which a pass asking for the weights still takes, under the causal mask of a decoder.
-    let config = BertConfig { attention_probs_dropout_prob: 0.0, hidden_dropout_prob: 0.0, ..BertConfig::tiny() };
+    let config = BertConfig {
+        attention_probs_dropout_prob: 0.0,
+        hidden_dropout_prob: 0.0,
+        ..BertConfig::tiny(EncoderOptions::book())
+    };
     let vs = nn::VarStore::new(Device::Cpu);
-    let fused = FusedMultiHeadAttention::new(vs.root(), &config);
+    let fused = FusedMultiHeadAttention::new(vs.root(), &config.layer());
     let mask = causal_mask(5, Device::Cpu);
     let run = |pass: Pass| {
         let x = Tensor::randn([2, 5, config.hidden_size], (Kind::Float, Device::Cpu)).set_requires_grad(true);
@@ -124,10 +129,10 @@ fn training_without_dropout_runs_the_kernel_with_the_same_outputs_and_gradients(
 fn without_copying_the_weights_the_two_differ() {
     let _generator = common::seed();
     // Guards the test above: it passes because of the copy, not because both ignore their weights.
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    let per_head = MultiHeadAttention::new(vs.root() / "a", &config);
-    let fused = FusedMultiHeadAttention::new(vs.root() / "b", &config);
+    let per_head = MultiHeadAttention::new(vs.root() / "a", &config.layer());
+    let fused = FusedMultiHeadAttention::new(vs.root() / "b", &config.layer());
     let x = Tensor::randn([1, 5, config.hidden_size], (Kind::Float, Device::Cpu));
     assert!(common::max_abs_diff(&per_head.forward_t(&x, false), &fused.forward_t(&x, false)) > 1e-3);
 }
@@ -135,7 +140,7 @@ fn without_copying_the_weights_the_two_differ() {
 #[test]
 fn each_head_sees_only_its_slice_of_the_fused_weights() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, fused) = same_weights(&vs, &config);
     let x = Tensor::randn([2, 4, config.hidden_size], (Kind::Float, Device::Cpu));
@@ -150,7 +155,7 @@ fn each_head_sees_only_its_slice_of_the_fused_weights() {
 #[test]
 fn weights_rows_sum_to_one_per_head() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, _) = same_weights(&vs, &config);
     let x = Tensor::randn([2, 6, config.hidden_size], (Kind::Float, Device::Cpu));
@@ -162,7 +167,7 @@ fn weights_rows_sum_to_one_per_head() {
 #[test]
 fn dropout_only_acts_in_training() {
     let _generator = common::seed();
-    let config = BertConfig { attention_probs_dropout_prob: 0.5, ..BertConfig::tiny() };
+    let config = BertConfig { attention_probs_dropout_prob: 0.5, ..BertConfig::tiny(EncoderOptions::book()) };
     let vs = nn::VarStore::new(Device::Cpu);
     let (_, fused) = same_weights(&vs, &config);
     let x = Tensor::randn([2, 8, config.hidden_size], (Kind::Float, Device::Cpu));
@@ -173,9 +178,9 @@ fn dropout_only_acts_in_training() {
 #[test]
 fn parameters_have_hugging_face_names() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
-    FusedMultiHeadAttention::new(vs.root() / "attention", &config);
+    FusedMultiHeadAttention::new(vs.root() / "attention", &config.layer());
     let mut names: Vec<String> = vs.variables().into_keys().collect();
     names.sort();
     assert_eq!(
@@ -196,7 +201,7 @@ fn parameters_have_hugging_face_names() {
 #[test]
 fn multi_head_attention_shapes_snapshot() {
     let _generator = common::seed();
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
     let (per_head, fused) = same_weights(&vs, &config);
     let x = Tensor::randn([1, 5, 768], (Kind::Float, Device::Cpu));
@@ -218,15 +223,14 @@ fn multi_head_attention_shapes_snapshot() {
 #[test]
 fn parameters_start_from_pytorchs_default_initialisation() {
     let _generator = common::seed();
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
     let classifier = transformer_anatomy::TransformerForSequenceClassification::new(
         vs.root(),
         &BertConfig { num_hidden_layers: 1, ..config.clone() },
-        transformer_anatomy::EncoderOptions::book(),
     )
     .unwrap();
-    FusedMultiHeadAttention::new(vs.root() / "fused", &config);
+    FusedMultiHeadAttention::new(vs.root() / "fused", &config.layer());
     let mut linear_weights = 0;
     for (name, t) in vs.variables() {
         let size = t.size();

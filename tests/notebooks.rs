@@ -4,7 +4,7 @@ mod common;
 
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::display::{attention_heatmap, cross_attention_heatmap, mask_grid, transformer_families, Rich};
-use transformer_anatomy::{causal_mask, BertConfig};
+use transformer_anatomy::{causal_mask, BertConfig, EncoderOptions};
 
 #[test]
 fn rich_display_of_tensors_configs_attention_and_masks() {
@@ -14,7 +14,7 @@ fn rich_display_of_tensors_configs_attention_and_masks() {
     let big = Tensor::zeros([2, 20, 30], (Kind::Float, Device::Cpu)).to_html();
     assert!(big.contains('…') && big.contains('⋮'), "large tensors are cut to a window");
 
-    let config = BertConfig::bert_base_uncased().to_html();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book()).to_html();
     assert!(config.contains("<td") && config.contains("hidden_size") && config.contains("768"));
 
     let tokens: Vec<String> = ["time", "flies", "<b>"].iter().map(|s| s.to_string()).collect();

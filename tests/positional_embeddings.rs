@@ -15,7 +15,8 @@ fn random_ids(config: &BertConfig, batch: i64, seq: i64) -> Tensor {
 fn embeddings_give_one_vector_per_token(
     #[values(1, 3)] batch: i64,
     #[values(1, 5, 16)] seq: i64,
-    #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
+    #[values(BertConfig::bert_base_uncased(EncoderOptions::book()), BertConfig::tiny(EncoderOptions::book()))]
+    config: BertConfig,
 ) {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
@@ -27,7 +28,7 @@ fn embeddings_give_one_vector_per_token(
 #[test]
 fn embeddings_are_layer_norm_of_token_plus_position() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
     let e = Embeddings::new(vs.root(), &config);
     let ids = random_ids(&config, 2, 6);
@@ -39,7 +40,7 @@ fn embeddings_are_layer_norm_of_token_plus_position() {
 #[test]
 fn the_same_token_at_two_positions_gets_two_vectors() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
     let e = Embeddings::new(vs.root(), &config);
     let out = e.forward_t(&Tensor::from_slice(&[7i64, 7]).view([1, 2]), false);
@@ -61,9 +62,9 @@ fn without_positions_the_encoder_cannot_tell_the_order(
     #[values(EncoderOptions::book(), EncoderOptions::bert())] options: EncoderOptions,
 ) {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(options);
     let vs = nn::VarStore::new(Device::Cpu);
-    let encoder = TransformerEncoder::new(vs.root(), &config, options).unwrap();
+    let encoder = TransformerEncoder::new(vs.root(), &config).unwrap();
     let ids = Tensor::from_slice(&[11i64, 22, 33, 44, 55]).view([1, 5]);
     let order = Tensor::from_slice(&[3i64, 0, 4, 1, 2]);
     let shuffled = ids.index_select(1, &order);
@@ -81,7 +82,7 @@ fn without_positions_the_encoder_cannot_tell_the_order(
 fn parameters_have_hugging_face_names() {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
-    Embeddings::new(vs.root() / "embeddings", &BertConfig::tiny());
+    Embeddings::new(vs.root() / "embeddings", &BertConfig::tiny(EncoderOptions::book()));
     let mut names: Vec<(String, Vec<i64>)> = vs.variables().into_iter().map(|(n, t)| (n, t.size())).collect();
     names.sort();
     let listed: Vec<String> = names.iter().map(|(n, s)| format!("{n} {s:?}")).collect();
@@ -99,7 +100,7 @@ fn parameters_have_hugging_face_names() {
 #[test]
 fn positional_embeddings_shapes_snapshot() {
     let _generator = common::seed();
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
     let vs = nn::VarStore::new(Device::Cpu);
     let e = Embeddings::new(vs.root(), &config);
     let ids = common::tokenizer().encode("time flies like an arrow", false).unwrap().ids_tensor(Device::Cpu);

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tch::{Device, Kind, Tensor};
 use transformer_anatomy::inspect::values;
 use transformer_anatomy::model_dir::resolve_model_dir;
-use transformer_anatomy::{mean_pooled_embedding, AttentionKind, BertConfig, BertModel, Pass};
+use transformer_anatomy::{mean_pooled_embedding, AttentionKind, BertConfig, BertModel, EncoderOptions, Pass};
 
 fn reference() -> &'static Value {
     static REFERENCE: OnceLock<Value> = OnceLock::new();
@@ -243,7 +243,7 @@ fn a_pair_longer_than_512_tokens_is_a_clear_error() {
 #[test]
 fn bert_prefix_gamma_beta_and_extra_tensors_are_handled() {
     let _generator = common::seed();
-    let config = BertConfig::tiny();
+    let config = BertConfig::tiny(EncoderOptions::book());
     let dir = common::Scratch::new("old-layout");
     let original = BertModel::from_config_and_weights(
         &config,
@@ -281,8 +281,8 @@ fn write_tiny_checkpoint(
     keep: impl Fn(&str) -> bool,
 ) -> std::path::PathBuf {
     let vs = tch::nn::VarStore::new(Device::Cpu);
-    let options = transformer_anatomy::EncoderOptions::bert();
-    transformer_anatomy::TransformerEncoder::new(vs.root(), config, options).unwrap();
+    let config = &BertConfig { options: EncoderOptions::bert(), ..config.clone() }; // a checkpoint's layout
+    transformer_anatomy::TransformerEncoder::new(vs.root(), config).unwrap();
     tch::nn::linear(vs.root() / "pooler" / "dense", config.hidden_size, config.hidden_size, Default::default());
     let mut named: Vec<(String, Tensor)> = vs
         .variables()

@@ -5,7 +5,7 @@ use rstest::rstest;
 use tch::nn::{self, Module};
 use tch::Device;
 use transformer_anatomy::inspect::shape;
-use transformer_anatomy::{model_dir::resolve_model_dir, token_embedding, Activation, BertConfig};
+use transformer_anatomy::{model_dir::resolve_model_dir, token_embedding, Activation, BertConfig, EncoderOptions};
 
 const TEXT: &str = "time flies like an arrow";
 
@@ -89,7 +89,7 @@ fn a_missing_tokenizer_is_a_clear_error() {
 #[test]
 fn bert_base_uncased_preset_has_the_published_sizes() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    let c = BertConfig::bert_base_uncased();
+    let c = BertConfig::bert_base_uncased(EncoderOptions::book());
     assert_eq!(
         (
             c.vocab_size,
@@ -110,7 +110,7 @@ fn bert_base_uncased_preset_has_the_published_sizes() {
 #[test]
 fn the_model_folders_config_is_minilm() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    let c = BertConfig::from_file(resolve_model_dir(None).unwrap()).unwrap();
+    let c = BertConfig::from_file(resolve_model_dir(None).unwrap(), EncoderOptions::bert()).unwrap();
     assert_eq!((c.vocab_size, c.hidden_size, c.num_attention_heads, c.num_hidden_layers), (30522, 384, 12, 6));
     assert_eq!((c.intermediate_size, c.max_position_embeddings, c.hidden_act), (1536, 512, Activation::Gelu));
     assert_eq!(c.type_vocab_size, 2);
@@ -134,7 +134,7 @@ fn bad_configs_are_clear_errors(#[case] json: &str, #[case] expected: &str) {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
     let dir = common::Scratch::new("bad-config");
     let path = write_in(&dir, "config.json", json);
-    let err = format!("{:#}", BertConfig::from_file(&path).unwrap_err());
+    let err = format!("{:#}", BertConfig::from_file(&path, EncoderOptions::bert()).unwrap_err());
     assert!(err.contains(expected), "expected {expected:?} in: {err}");
 }
 
@@ -147,7 +147,7 @@ fn an_unknown_activation_names_the_accepted_ones() {
         "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#;
     let dir = common::Scratch::new("activation-config");
     let path = write_in(&dir, "activation-config.json", json);
-    let err = format!("{:#}", BertConfig::from_file(&path).unwrap_err());
+    let err = format!("{:#}", BertConfig::from_file(&path, EncoderOptions::bert()).unwrap_err());
     assert!(!err.contains('\n'), "one line: {err}");
     for needed in ["activation-config.json", "swish", "`gelu`", "`gelu_new`", "`gelu_pytorch_tanh`", "`relu`"] {
         assert!(err.contains(needed), "expected {needed:?} in: {err}");
@@ -160,14 +160,14 @@ fn an_unknown_activation_names_the_accepted_ones() {
         ("relu", Activation::Relu),
     ] {
         let json = json.replace("swish", name);
-        assert_eq!(BertConfig::from_json_str(&json).unwrap().hidden_act, activation);
+        assert_eq!(BertConfig::from_json_str(&json, EncoderOptions::bert()).unwrap().hidden_act, activation);
     }
 }
 
 #[test]
 fn a_missing_config_names_the_fix() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    let err = format!("{:#}", BertConfig::from_file("/nonexistent/config.json").unwrap_err());
+    let err = format!("{:#}", BertConfig::from_file("/nonexistent/config.json", EncoderOptions::bert()).unwrap_err());
     assert!(err.contains("make setup"), "unexpected error: {err}");
 }
 
@@ -176,14 +176,15 @@ fn num_labels_comes_from_id2label() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
     let json = r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1,
         "intermediate_size": 8, "max_position_embeddings": 8, "id2label": {"0": "a", "1": "b", "2": "c"}}"#;
-    assert_eq!(BertConfig::from_json_str(json).unwrap().num_labels, 3);
+    assert_eq!(BertConfig::from_json_str(json, EncoderOptions::bert()).unwrap().num_labels, 3);
 }
 
 #[rstest]
 fn token_embedding_maps_ids_to_vectors(
     #[values(1, 3)] batch: i64,
     #[values(1, 5, 17)] seq: i64,
-    #[values(BertConfig::bert_base_uncased(), BertConfig::tiny())] config: BertConfig,
+    #[values(BertConfig::bert_base_uncased(EncoderOptions::book()), BertConfig::tiny(EncoderOptions::book()))]
+    config: BertConfig,
 ) {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
@@ -201,7 +202,7 @@ fn token_embedding_maps_ids_to_vectors(
 fn token_embedding_shapes_snapshot() {
     let _generator = common::seed();
     let vs = nn::VarStore::new(Device::Cpu);
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
     let embedding = token_embedding(vs.root(), &config);
     let ids = common::tokenizer().encode(TEXT, false).unwrap().ids_tensor(Device::Cpu);
     let x = embedding.forward(&ids);

@@ -10,7 +10,7 @@ use tch::nn::{self, Module};
 use tch::{Kind, Tensor};
 
 use crate::attention::Pass;
-use crate::config::{Activation, LayerConfig, LayerNormPlacement};
+use crate::config::{Activation, AttentionKind, LayerConfig, LayerNormPlacement};
 use crate::decoder_layer::{masked_self_attention, LayerCache};
 use crate::feed_forward::FeedForward;
 use crate::fused_attention::FusedMultiHeadAttention;
@@ -33,7 +33,8 @@ impl GptConfig {
     /// The sizes of one block: feed-forward 4 × d_model wide with GPT-2's GELU, the tanh approximation
     /// (BERT's is the exact one). Besides being GPT-2's, it is quick on one position: LibTorch hands the
     /// exact GELU to oneDNN, whose set-up costs about 9 µs a call however short the vector, five times the
-    /// tanh form's cost on 512 numbers — and sampling makes 4 such calls per character.
+    /// tanh form's cost on 512 numbers — and sampling makes 4 such calls per character. Its blocks are
+    /// pre-LN, with fused attention.
     pub fn layer(&self) -> LayerConfig {
         LayerConfig {
             hidden_size: self.d_model,
@@ -43,6 +44,8 @@ impl GptConfig {
             hidden_dropout_prob: self.dropout,
             attention_probs_dropout_prob: self.dropout,
             layer_norm_eps: 1e-5,
+            placement: LayerNormPlacement::Pre,
+            attention: AttentionKind::Fused,
         }
     }
 
@@ -81,13 +84,15 @@ pub struct BlockOutput {
 }
 
 impl GptBlock {
+    /// The block of one layer's `config` ([`GptConfig::layer`]: pre-LN); its attention is always fused,
+    /// as the key/value cache needs.
     pub fn new<'a>(p: impl Borrow<nn::Path<'a>>, config: &LayerConfig) -> Self {
         let p = p.borrow();
         GptBlock {
             self_attention: FusedMultiHeadAttention::new(p / "attention", config),
-            self_attention_residual: Residual::new(p / "attention_layer_norm", config, LayerNormPlacement::Pre),
+            self_attention_residual: Residual::new(p / "attention_layer_norm", config),
             feed_forward: FeedForward::new(p, config),
-            feed_forward_residual: Residual::new(p / "output_layer_norm", config, LayerNormPlacement::Pre),
+            feed_forward_residual: Residual::new(p / "output_layer_norm", config),
         }
     }
 

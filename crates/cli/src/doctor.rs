@@ -28,7 +28,7 @@ pub fn run(args: Args) -> Result<()> {
     match resolve_model_dir(args.model.model) {
         Ok(dir) => {
             println!("model folder    {}", dir.display());
-            match BertConfig::from_file(&dir) {
+            match BertConfig::from_file(&dir, transformer_anatomy::EncoderOptions::bert()) {
                 Ok(c) => println!(
                     "config.json     hidden {}, {} heads, {} layers, vocab {}",
                     c.hidden_size, c.num_attention_heads, c.num_hidden_layers, c.vocab_size

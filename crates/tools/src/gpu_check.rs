@@ -21,8 +21,8 @@ use transformer_anatomy::training::data::{Task, BOS, EOS};
 use transformer_anatomy::training::{train, TrainOptions};
 use transformer_anatomy::{
     causal_mask, AttentionHead, AttentionKind, BertConfig, BertModel, EncoderOptions, FeedForward,
-    FusedMultiHeadAttention, LayerNormPlacement, MultiHeadAttention, Pass, Tokenizer, TransformerDecoderLayer,
-    TransformerEncoder, TransformerEncoderLayer, TransformerForSequenceClassification,
+    FusedMultiHeadAttention, MultiHeadAttention, Pass, Tokenizer, TransformerDecoderLayer, TransformerEncoder,
+    TransformerEncoderLayer, TransformerForSequenceClassification,
 };
 
 use crate::bench::{self, BenchOptions};
@@ -117,36 +117,36 @@ fn modules(device: Device) -> Result<Vec<Check>> {
             Ok(Box::new(move |x: &Tensor| head.forward(x, x, None, Pass::EVAL).output))
         }),
         ("multi-head attention, per head", false, |p, c| {
-            let mha = MultiHeadAttention::new(p, c);
+            let mha = MultiHeadAttention::new(p, &c.layer());
             Ok(Box::new(move |x: &Tensor| mha.forward_t(x, false)))
         }),
         ("fused attention, the chapter's steps", false, |p, c| {
-            let mha = FusedMultiHeadAttention::new(p, c);
+            let mha = FusedMultiHeadAttention::new(p, &c.layer());
             Ok(Box::new(move |x: &Tensor| {
                 transformer_anatomy::Attention::forward(&mha, x, x, None, Pass::WEIGHTS).output
             }))
         }),
         ("fused attention, libtorch's kernel", false, |p, c| {
-            let mha = FusedMultiHeadAttention::new(p, c);
+            let mha = FusedMultiHeadAttention::new(p, &c.layer());
             Ok(Box::new(move |x: &Tensor| mha.forward_t(x, false)))
         }),
         ("fused attention, causal mask", false, |p, c| {
-            let mha = FusedMultiHeadAttention::new(p, c);
+            let mha = FusedMultiHeadAttention::new(p, &c.layer());
             Ok(Box::new(move |x: &Tensor| {
                 let mask = causal_mask(x.size()[1], x.device());
                 transformer_anatomy::Attention::forward(&mha, x, x, Some(&mask), Pass::EVAL).output
             }))
         }),
         ("feed-forward", false, |p, c| {
-            let ff = FeedForward::new(p, c);
+            let ff = FeedForward::new(p, &c.layer());
             Ok(Box::new(move |x: &Tensor| ff.forward(x)))
         }),
         ("encoder layer, pre-LN", false, |p, c| {
-            let layer = TransformerEncoderLayer::new(p, c, EncoderOptions::book());
+            let layer = TransformerEncoderLayer::new(p, &c.layer());
             Ok(Box::new(move |x: &Tensor| layer.forward(x, None, false).hidden_state))
         }),
         ("decoder layer, causal", false, |p, c| {
-            let layer = TransformerDecoderLayer::new(p, c, LayerNormPlacement::Pre);
+            let layer = TransformerDecoderLayer::new(p, &c.layer());
             let memory = randn(&[2, 9, c.hidden_size], p.device());
             Ok(Box::new(move |x: &Tensor| {
                 let mask = causal_mask(x.size()[1], x.device());
@@ -154,12 +154,12 @@ fn modules(device: Device) -> Result<Vec<Check>> {
             }))
         }),
         ("encoder, 12 layers, BERT's", true, |p, c| {
-            let encoder = TransformerEncoder::new(p, c, EncoderOptions::bert())?;
+            let encoder = TransformerEncoder::new(p, &BertConfig { options: EncoderOptions::bert(), ..c.clone() })?;
             Ok(Box::new(move |ids: &Tensor| encoder.forward_t(ids, false)))
         }),
         ("classifier", true, |p, c| {
             let config = BertConfig { num_labels: 3, num_hidden_layers: 2, ..c.clone() };
-            let classifier = TransformerForSequenceClassification::new(p, &config, EncoderOptions::book())?;
+            let classifier = TransformerForSequenceClassification::new(p, &config)?;
             Ok(Box::new(move |ids: &Tensor| classifier.try_forward(ids, false).expect("ids in range")))
         }),
         ("GPT, 4 blocks", true, |p, c| {
@@ -172,7 +172,7 @@ fn modules(device: Device) -> Result<Vec<Check>> {
             }))
         }),
     ];
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
     cases.iter().map(|(name, reads_ids, build)| compare_module(name, *reads_ids, *build, &config, device)).collect()
 }
 

@@ -48,7 +48,7 @@ pub fn tour(
 ) -> Result<()> {
     tch::manual_seed(seed);
     let _guard = tch::no_grad_guard();
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
     let ids = tokenize_with_config(out, tokenizer, text, &config, device)?;
     let vs = nn::VarStore::new(device);
     let root = vs.root();
@@ -133,8 +133,9 @@ fn heads_and_layer(out: &mut dyn Write, root: &nn::Path, config: &BertConfig, x:
     heading(out, "8", "attention head and multi-head attention")?;
     let head = AttentionHead::new(root / "step8" / "head", config.hidden_size, config.head_dim(), 0.0);
     show(out, "AttentionHead(768 → 64)(x)", &head.forward(x, x, None, Pass::EVAL).output)?;
-    let mut per_head = MultiHeadAttention::new(root / "step8" / "per_head", config);
-    let fused = FusedMultiHeadAttention::new(root / "step8" / "fused", config);
+    let layer_config = config.layer(); // the book's: pre-LN, per-head attention
+    let mut per_head = MultiHeadAttention::new(root / "step8" / "per_head", &layer_config);
+    let fused = FusedMultiHeadAttention::new(root / "step8" / "fused", &layer_config);
     per_head.copy_from_fused(&fused);
     let attn_output = per_head.forward(x, x, None, Pass::EVAL).output;
     show(out, "MultiHeadAttention: 12 heads, concat, output linear", &attn_output)?;
@@ -145,11 +146,11 @@ fn heads_and_layer(out: &mut dyn Write, root: &nn::Path, config: &BertConfig, x:
     )?;
 
     heading(out, "9", "feed-forward")?;
-    let feed_forward = FeedForward::new(root / "step9", config);
+    let feed_forward = FeedForward::new(root / "step9", &layer_config);
     show(out, "linear(768 → 3072), GELU, linear(3072 → 768)", &feed_forward.forward(&attn_output))?;
 
     heading(out, "10", "encoder layer (pre-layer-norm, as in the chapter)")?;
-    let layer = TransformerEncoderLayer::new(root / "step10", config, EncoderOptions::book());
+    let layer = TransformerEncoderLayer::new(root / "step10", &layer_config);
     show(out, "x + attention(LN(x)); x + feed_forward(LN(x))", &layer.forward(x, None, false).hidden_state)?;
     Ok(())
 }
@@ -157,7 +158,7 @@ fn heads_and_layer(out: &mut dyn Write, root: &nn::Path, config: &BertConfig, x:
 /// The embeddings with positions, the whole encoder and a classification head, on the token ids.
 fn encoder_and_classifier(out: &mut dyn Write, root: &nn::Path, config: &BertConfig, ids: &Tensor) -> Result<()> {
     heading(out, "11", "embeddings with positions")?;
-    let encoder = TransformerEncoder::new(root / "step12", config, EncoderOptions::book())?;
+    let encoder = TransformerEncoder::new(root / "step12", config)?;
     show(out, "LayerNorm(token_emb(ids) + position_emb(arange(seq)))", &encoder.embeddings.forward_t(ids, false))?;
 
     heading(out, "12", "transformer encoder")?;
@@ -165,8 +166,7 @@ fn encoder_and_classifier(out: &mut dyn Write, root: &nn::Path, config: &BertCon
 
     heading(out, "13", "classification head (num_labels = 3)")?;
     let classifier_config = BertConfig { num_labels: 3, num_hidden_layers: 1, ..config.clone() };
-    let classifier =
-        TransformerForSequenceClassification::new(root / "step13", &classifier_config, EncoderOptions::book())?;
+    let classifier = TransformerForSequenceClassification::new(root / "step13", &classifier_config)?;
     show(out, "linear(dropout(hidden_state[:, 0, :]))", &classifier.try_forward(ids, false)?)?;
     Ok(())
 }
@@ -204,7 +204,7 @@ fn cross_attention(
 ) -> Result<()> {
     heading(out, "15", "encoder-decoder attention")?;
     let seq = x.size()[1];
-    let cross = FusedMultiHeadAttention::new(root / "step15", config);
+    let cross = FusedMultiHeadAttention::new(root / "step15", &config.layer());
     let target_len = 3;
     let decoder_states = transformer_anatomy::init::randn(&[1, target_len, config.hidden_size], device);
     let attended = cross.forward(&decoder_states, x, None, Pass::WEIGHTS);

@@ -8,7 +8,7 @@ use super::{
     Failure, Mistake, Returned, Said, KEYS_NOT_TRANSPOSED, TRANSPOSE, ZEROS_AND_ONES,
 };
 use transformer_anatomy::attention::Pass;
-use transformer_anatomy::config::{Activation, BertConfig, LayerNormPlacement};
+use transformer_anatomy::config::{Activation, BertConfig, EncoderOptions};
 use transformer_anatomy::exercises::support::{DecoderLayerParts, Projections};
 use transformer_anatomy::inspect::max_abs_diff;
 use transformer_anatomy::masks::{decoder_mask, padding_mask};
@@ -278,9 +278,10 @@ fn cross_attention_at(
 pub fn decoder_layer(
     decoder_layer: &dyn Fn(&Tensor, &Tensor, &DecoderLayerParts, &Tensor, Option<&Tensor>) -> Tensor,
 ) -> CheckResult {
-    let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny() };
+    // The book's options: a pre-LN layer.
+    let config = BertConfig { hidden_act: Activation::Relu, ..BertConfig::tiny(EncoderOptions::book()) }.layer();
     let vs = nn::VarStore::new(Device::Cpu);
-    let layer = TransformerDecoderLayer::new(vs.root(), &config, LayerNormPlacement::Pre);
+    let layer = TransformerDecoderLayer::new(vs.root(), &config);
     let parts = DecoderLayerParts {
         self_attention: &layer.self_attention,
         cross_attention: &layer.cross_attention,

@@ -96,13 +96,14 @@ fn timing(name: &str, batch: i64, seq: i64, ours: &[Run], theirs: &[(f64, Option
 /// Chapter 3: per-head and fused multi-head attention and libtorch's kernel at every batch and length, and
 /// the BERT-base encoder as the book builds it and as BERT does.
 fn attention_and_encoders(bench: &mut Bench, device: Device) -> Result<()> {
-    let config = BertConfig::bert_base_uncased();
+    let config = BertConfig::bert_base_uncased(EncoderOptions::book());
+    let bert_config = BertConfig { options: EncoderOptions::bert(), ..config.clone() };
     let vs = nn::VarStore::new(device);
-    let per_head = MultiHeadAttention::new(vs.root() / "per_head", &config);
-    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config);
+    let per_head = MultiHeadAttention::new(vs.root() / "per_head", &config.layer());
+    let fused = FusedMultiHeadAttention::new(vs.root() / "fused", &config.layer());
     let encoders = [
-        ("encoder_bert_base_book", TransformerEncoder::new(vs.root() / "book", &config, EncoderOptions::book())?),
-        ("encoder_bert_base_bert", TransformerEncoder::new(vs.root() / "bert", &config, EncoderOptions::bert())?),
+        ("encoder_bert_base_book", TransformerEncoder::new(vs.root() / "book", &config)?),
+        ("encoder_bert_base_bert", TransformerEncoder::new(vs.root() / "bert", &bert_config)?),
     ];
     let quick = bench.args.quick;
     let (batches, seqs): (&[i64], &[i64]) = if quick { (&[1], &[5]) } else { (&[1, 8], &[5, 128, 512]) };
