@@ -105,6 +105,13 @@ enum Command {
     /// Start a new exercise (instructors): its declaration, stub, solution, hints, check and one wrong
     /// answer per named mistake, each to be written where it says so (exercises/README.md).
     New(crate::new_exercise::Args),
+    /// Write the students' copy into DIR, a new folder, and check it (`make handout DIR=…`).
+    Handout {
+        dir: String,
+        /// As a GitHub Classroom template, graded on every push.
+        #[arg(long)]
+        classroom: bool,
+    },
 }
 
 // `grade`'s arguments (its help is the variant's, above).
@@ -217,6 +224,15 @@ pub fn run(args: Args) -> Result<bool> {
             Ok(true)
         }
         Command::New(args) => crate::new_exercise::run(args),
+        Command::Handout { dir, classroom } => {
+            let mut say = |line: &str| println!("\x1b[1m[handout]\x1b[0m {line}");
+            let written = anatomy_platforms::handout::write(Path::new(&dir), classroom, &mut say);
+            match &written {
+                Ok(last) => say(&last),
+                Err(e) => eprintln!("\x1b[1;31m[handout] error:\x1b[0m {e:#}"),
+            }
+            Ok(written.is_ok())
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! `make handout DIR=…` writes the students' copy: everything but the solutions and the instructors' tests,
-//! built on its own, every exercise "not done", the solutions closed. The script checks the build and the
-//! list itself; this test runs it through make and checks what was kept back.
+//! built on its own, every exercise "not done", the solutions closed. The handout checks the build and the
+//! list itself (`anatomy exercises handout`, crates/platforms/src/handout.rs); this test runs it through
+//! make, as documented, and checks what was kept back.
 #![cfg(anatomy_solutions)]
 
 use std::process::Command;

@@ -75,7 +75,7 @@ fn write_the_toy(copy: &Path) {
 fn cargo_in(copy: &Path, args: &[&str]) -> String {
     let root = project_root();
     let target = root.join("target/recipe-build");
-    link_dependencies(&root.join("target/debug"), &target.join("debug"));
+    anatomy_platforms::handout::link_dependencies(&root.join("target/debug"), &target.join("debug"));
     let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .args(args)
         .current_dir(copy)
@@ -179,26 +179,3 @@ fn the_toy_is_graded() {
     assert_eq!(e.points, 3.0);
 }
 "#;
-
-/// The copy's dependencies are this project's, built the same way: its target folder starts from hard
-/// links to what is built here (as `make handout`'s does), so that cargo compiles only the copy's own
-/// packages. Those are never linked: cargo may give a package the same file name wherever it lives, and
-/// the copy's build would then write over this project's files through the links.
-fn link_dependencies(built: &Path, target: &Path) {
-    if target.is_dir() {
-        return;
-    }
-    for part in ["deps", "build", ".fingerprint"] {
-        std::fs::create_dir_all(target.join(part)).unwrap();
-        for entry in std::fs::read_dir(built.join(part)).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let bare = name.trim_start_matches("lib");
-            let own = bare.starts_with("anatomy") || bare.starts_with("transformer");
-            // Test binaries of this project carry their own names: only libraries and build outputs.
-            if own || (part == "deps" && !name.starts_with("lib")) {
-                continue;
-            }
-            let _ = Command::new("cp").arg("-al").arg(entry.path()).arg(target.join(part)).status();
-        }
-    }
-}

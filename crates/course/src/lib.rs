@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod forbidden;
+pub mod kept_back;
 pub mod scaffold;
 pub mod wire;
 

@@ -186,3 +186,32 @@ fn a_status_has_its_words_its_place_in_a_report_and_its_snake_case_name() {
     }
     assert!(read("NotDone").is_err() && read("not done").is_err(), "the JSON name, not the words");
 }
+
+#[test]
+fn what_is_kept_back_is_a_listed_file_exactly_or_anything_under_a_listed_folder() {
+    let kept = kept_back::KeptBack::read(&project_root()).unwrap();
+    for listed in [
+        "solutions/layer_norm.rs",
+        "solutions/",
+        "tests/exercise-mistakes/layer_norm/unbiased_variance.rs",
+        "fuzz/corpus/x",
+    ] {
+        assert!(kept.holds(listed), "{listed}");
+    }
+    for given in [
+        "solutions",
+        "src/solutions/x.rs",
+        "exercises/layer_norm.rs",
+        "exercises/kept-back",
+        "tests/exercise-mistakes",
+        "fuzzy/x",
+    ] {
+        assert!(!kept.holds(given), "{given}");
+    }
+    // A listed file is kept back as named, and nothing that only starts with its name.
+    let file = kept.paths().iter().find(|l| l.ends_with(".rs")).expect("a file in the list");
+    assert!(kept.holds(file) && !kept.holds(&format!("{file}.orig")), "{file}");
+    assert!(!kept.holds(file.rsplit_once('/').unwrap().0), "{file}'s folder");
+    let parsed = kept_back::KeptBack::parse("# a comment\n\n  solutions/  \nscripts/x.sh\n");
+    assert_eq!(parsed.paths(), ["solutions/", "scripts/x.sh"]);
+}

@@ -17,6 +17,7 @@ pub(crate) use anatomy_report::sheet;
 
 pub mod classroom;
 pub mod gradescope;
+pub mod handout;
 pub mod nbgrader;
 pub mod prairielearn;
 
@@ -29,6 +30,7 @@ use serde_json::{json, Value};
 
 use crate::points::CourseFile;
 use crate::sandbox::{Tier, Wanted};
+use anatomy_course::kept_back::KeptBack;
 
 /// The platforms whose grading containers [`run`] serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,17 +130,6 @@ fn feedback(o: &Outcome) -> String {
     }
 }
 
-/// What instructors keep back from the zip, as from a handout (`exercises/kept-back`, one path or folder
-/// a line, read by `scripts/handout.sh` too): the solutions and their own tests.
-fn kept_back(file: &Path) -> bool {
-    let name = file.to_string_lossy();
-    include_str!("../../../exercises/kept-back")
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .any(|k| if k.ends_with('/') { name.starts_with(k) } else { name == k })
-}
-
 /// ` --only a,b` for the command lines the platforms run, or nothing.
 fn only_args(only: &[String]) -> String {
     if only.is_empty() {
@@ -159,6 +150,7 @@ fn course_files(course: &Path) -> Result<(PathBuf, Vec<PathBuf>, String)> {
         std::fs::read_to_string(course).with_context(|| format!("cannot read the course file {}", course.display()))?;
     CourseFile::load(course)?;
     let root = grading::project_root();
+    let kept = KeptBack::read(&root).with_context(|| format!("cannot read {}", anatomy_course::kept_back::FILE))?;
     let listed = Command::new("git")
         .arg("-C")
         .arg(&root)
@@ -173,7 +165,7 @@ fn course_files(course: &Path) -> Result<(PathBuf, Vec<PathBuf>, String)> {
         .split(|&b| b == 0)
         .filter(|f| !f.is_empty())
         .map(|f| PathBuf::from(String::from_utf8_lossy(f).into_owned()))
-        .filter(|f| !kept_back(f))
+        .filter(|f| !kept.holds(&f.to_string_lossy()))
         .filter(|f| std::fs::symlink_metadata(root.join(f)).is_ok_and(|m| m.is_file()))
         .collect();
     Ok((root, files, course_text))
@@ -280,10 +272,8 @@ mod tests {
 
 #[cfg(test)]
 mod helpers {
-    //! The small pieces every platform shares: names, the sandbox's line, rounding, feedback, what is kept
-    //! back, the `--only` arguments and the folders.
-    use std::path::Path;
-
+    //! The small pieces every platform shares: names, the sandbox's line, rounding, feedback, the `--only`
+    //! arguments and the folders (what is kept back: `anatomy_course::kept_back`).
     use super::*;
     use crate::sandbox::Tier;
 
@@ -336,33 +326,6 @@ mod helpers {
         let expected = format!("**does not compile**\n\n~~~~text\nrow 0 sees row 1\n~~~~\n\nHint: {hint}\n");
         assert_eq!(feedback(&outcome(Status::DoesNotCompile)), expected);
         assert!(feedback(&outcome(Status::NotDone)).starts_with("**not done**\n\n~~~~text\n"));
-    }
-
-    #[test]
-    fn what_is_kept_back_is_a_listed_file_exactly_or_anything_under_a_listed_folder() {
-        for kept in [
-            "solutions/layer_norm.rs",
-            "solutions/",
-            "tests/exercise-mistakes/layer_norm/unbiased_variance.rs",
-            "fuzz/corpus/x",
-        ] {
-            assert!(kept_back(Path::new(kept)), "{kept}");
-        }
-        for given in [
-            "solutions",
-            "src/solutions/x.rs",
-            "exercises/layer_norm.rs",
-            "exercises/kept-back",
-            "tests/exercise-mistakes",
-            "fuzzy/x",
-        ] {
-            assert!(!kept_back(Path::new(given)), "{given}");
-        }
-        // A listed file is kept back as named, and nothing that only starts with its name.
-        let list = include_str!("../../../exercises/kept-back");
-        let file = list.lines().find(|l| !l.starts_with('#') && l.ends_with(".rs")).expect("a file in the list");
-        assert!(kept_back(Path::new(file)) && !kept_back(Path::new(&format!("{file}.orig"))), "{file}");
-        assert!(!kept_back(Path::new(file.rsplit_once('/').unwrap().0)), "{file}'s folder");
     }
 
     #[test]
