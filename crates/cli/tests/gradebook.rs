@@ -17,6 +17,8 @@
 
 #[path = "../../../tests/common/class.rs"]
 mod class;
+#[path = "../../gradebook/tests/platforms/canvas_course.rs"]
+mod canvas_course;
 #[path = "../../gradebook/tests/platforms/importers.rs"]
 mod importers;
 #[path = "../../../tests/common/scratch.rs"]
@@ -26,6 +28,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anatomy_grade::grading::project_root;
+use canvas_course::canvas_course;
 use class::{anatomy, full_marks};
 use importers::*;
 use scratch::Scratch;
@@ -66,30 +69,6 @@ fn rows_by(text: &str, column: &str) -> BTreeMap<String, BTreeMap<String, String
             (r[at].to_string(), header.iter().cloned().zip(r.iter().map(String::from)).collect())
         })
         .collect()
-}
-
-/// The Canvas course the exports go back to: the roster's students and assignments, with a score entered by
-/// hand for Alan in the decoder and for Bri in the encoder (neither ever graded by us).
-fn canvas_course() -> CanvasCourse {
-    let user = |id, name: &str, sortable: &str, sis: &str, login: &str| CanvasUser {
-        id,
-        name: name.into(),
-        sortable_name: sortable.into(),
-        sis_user_id: sis.into(),
-        login: login.into(),
-    };
-    CanvasCourse {
-        users: vec![
-            user(48999, "Test Student", "Student, Test", "", "5f1e0c2a9b7d4e3f8a6c1b0d2e4f6a8c9b7d5e3f"),
-            user(101, "Ada Lovelace", "Lovelace, Ada", "S-101", "ada"),
-            user(102, "Grace Hopper", "Hopper, Grace", "S-102", "grace"),
-            user(103, "Eve", "=HYPERLINK(\"http://example.com\"), Eve", "S-103", "eve"),
-            user(104, "Brígida Núñez", "Núñez \"Bri\", Brígida", "", "bri"),
-            user(105, "Alan Turing", "Turing, Alan", "S-105", "alan"),
-        ],
-        assignments: vec![(48213, "Encoder".into()), (48214, "Homework 2: Decoder".into())],
-        scores: [((105, 48214), "15".to_string()), ((104, 48213), "9".to_string())].into(),
-    }
 }
 
 /// A Moodle course's users (id, username, ID number, e-mail) with one grade item, and a grade already
@@ -295,14 +274,18 @@ fn an_instructors_term_from_roster_to_the_platforms_import() {
     ));
     assert_eq!(rows[""]["Student"], "    Points Possible");
     assert!(rows["103"]["Student"].starts_with("'="), "a formula in a name is quoted");
-    let imported = canvas_import(&canvas_course(), &text).unwrap();
+    let imported = canvas_import(&canvas_course("5f1e0c2a9b7d4e3f8a6c1b0d2e4f6a8c9b7d5e3f"), &text).unwrap();
     assert_eq!((imported.new_assignments.len(), imported.unknown_students.len()), (0, 0), "{imported:?}");
     assert_eq!(imported.points_possible, [(48213, "10".to_string()), (48214, "20".to_string())].into());
     let (code, _, err) =
         gradebook(&["export", "--format", "canvas", "--assignment", "decoder", "--out", &file("canvas-decoder.csv")]);
     assert_eq!(code, Some(0), "{err}");
     let decoder = std::fs::read_to_string(dir.join("canvas-decoder.csv")).unwrap();
-    let imported = canvas_import(&CanvasCourse { scores: imported.scores, ..canvas_course() }, &decoder).unwrap();
+    let imported = canvas_import(
+        &CanvasCourse { scores: imported.scores, ..canvas_course("5f1e0c2a9b7d4e3f8a6c1b0d2e4f6a8c9b7d5e3f") },
+        &decoder,
+    )
+    .unwrap();
     let expected: BTreeMap<(u64, u64), String> = [
         ((101, 48213), "7"),
         ((102, 48213), "8"),

@@ -16,8 +16,11 @@ use crate::export::{Format, MoodleId, Wanted};
 use crate::location::Location;
 use crate::*;
 
+#[path = "../../tests/platforms/canvas_course.rs"]
+mod canvas_course;
 #[path = "../../tests/platforms/importers.rs"]
 mod importers;
+use canvas_course::canvas_course;
 use importers::*;
 
 /// Canvas's gradebook export as Canvas writes it (`tests/rosters/canvas.csv`).
@@ -341,30 +344,6 @@ fn a_late_penalty_that_cannot_be_counted_is_refused_in_one_line_that_names_the_f
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The Canvas course our exports go back to: its students and two assignments, with a score entered by hand
-/// for Alan (whom we never grade) and for Bri in the encoder.
-fn canvas_course() -> CanvasCourse {
-    let user = |id, name: &str, sortable: &str, sis: &str, login: &str| CanvasUser {
-        id,
-        name: name.into(),
-        sortable_name: sortable.into(),
-        sis_user_id: sis.into(),
-        login: login.into(),
-    };
-    CanvasCourse {
-        users: vec![
-            user(48999, "Test Student", "Student, Test", "", ""),
-            user(101, "Ada Lovelace", "Lovelace, Ada", "S-101", "ada"),
-            user(102, "Grace Hopper", "Hopper, Grace", "S-102", "grace"),
-            user(103, "Eve", "=HYPERLINK(\"http://example.com\"), Eve", "S-103", "eve"),
-            user(104, "Brígida Núñez", "Núñez \"Bri\", Brígida", "", "bri"),
-            user(105, "Alan Turing", "Turing, Alan", "S-105", "alan"),
-        ],
-        assignments: vec![(48213, "Encoder".into()), (48214, "Homework 2: Decoder".into())],
-        scores: [((105, 48214), "15".to_string()), ((104, 48213), "9".to_string())].into(),
-    }
-}
-
 #[test]
 fn canvas_s_import_fills_its_own_columns_by_id_and_clears_no_grade_it_holds() {
     let dir = scratch("canvas-import");
@@ -386,7 +365,7 @@ fn canvas_s_import_fills_its_own_columns_by_id_and_clears_no_grade_it_holds() {
     assert!(all.text.starts_with(
         "\"Student\",\"ID\",\"SIS User ID\",\"SIS Login ID\",\"Section\",\"Homework 2: Decoder (48214)\",\"Encoder (48213)\"\n"
     ));
-    let canvas = canvas_course();
+    let canvas = canvas_course("");
     let imported = canvas_import(&canvas, &all.text).unwrap();
     assert_eq!((imported.new_assignments.len(), imported.unknown_students.len(), imported.removed.len()), (0, 0, 0));
     assert_eq!(imported.points_possible, [(48213, "10".to_string()), (48214, "20".to_string())].into());
@@ -412,7 +391,7 @@ fn canvas_s_import_fills_its_own_columns_by_id_and_clears_no_grade_it_holds() {
     assert_eq!(imported.scores, expected, "every grade on its student, Alan's and Bri's own kept");
     // The importer clears a score under an empty cell, as a file with Alan's row would have done.
     let with_alan = format!("{}\"Turing, Alan\",\"105\",\"S-105\",\"alan\",\"x\",\n", decoder_alone.text);
-    assert_eq!(canvas_import(&canvas_course(), &with_alan).unwrap().removed, [(105, 48214)]);
+    assert_eq!(canvas_import(&canvas_course(""), &with_alan).unwrap().removed, [(105, 48214)]);
     // A title renamed in Canvas follows the id; a title alone that two columns share is said.
     let mut renamed = canvas_roster();
     renamed.assignment_columns[1] = "Homework 2: The Decoder (48214)".into();
