@@ -227,6 +227,15 @@ macro_rules! exercise_list {
 
 for_each_exercise!(exercise_list);
 
+/// Writes a file whole (a partial file, then a rename), so that an interrupted run leaves no half of it:
+/// the reports, the exports and the new exercise's changed files all go through it.
+pub fn write_whole(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, text).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// The folder of the student's files: `exercises/`, or the folder named by `ANATOMY_EXERCISES_DIR` (a
 /// second set of files, say, or a test's scratch folder). Progress is kept there too.
 pub fn exercises_dir() -> PathBuf {

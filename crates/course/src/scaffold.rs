@@ -190,9 +190,7 @@ pub fn new_exercise(root: &Path, new: &NewExercise) -> Result<Vec<PathBuf>> {
         }
         // The two changed files last, each replaced whole (a rename), so that neither is half-written.
         for (path, text) in &changed {
-            let partial = path.with_extension("rs.new");
-            std::fs::write(&partial, text).with_context(|| format!("writing {}", partial.display()))?;
-            std::fs::rename(&partial, path).with_context(|| format!("replacing {}", path.display()))?;
+            crate::write_whole(path, text)?;
         }
         Ok(())
     })();
@@ -213,9 +211,7 @@ pub fn write_table() -> Result<PathBuf> {
     let Some(new) = replace_table(&text, &crate::markdown_table()) else {
         bail!("{} has no table of exercises: paste `anatomy exercises table` into it", path.display());
     };
-    let partial = path.with_extension("md.new");
-    std::fs::write(&partial, new).with_context(|| format!("writing {}", partial.display()))?;
-    std::fs::rename(&partial, &path).with_context(|| format!("replacing {}", path.display()))?;
+    crate::write_whole(&path, &new)?;
     Ok(path)
 }
 

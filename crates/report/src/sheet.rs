@@ -2,7 +2,6 @@
 //! table, the JSON lines, the grades' CSV, each student's feedback, the points as a gradebook shows
 //! them, and the check's message with its first hint. Each output is a string, written whole.
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -322,11 +321,7 @@ pub fn points(p: f64) -> String {
 }
 
 /// Writes a file whole (a partial file, then a rename), so that an interrupted run leaves no half of it.
-pub fn write_whole(path: &Path, text: &str) -> Result<()> {
-    let partial = path.with_extension("partial");
-    std::fs::write(&partial, text).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
-}
+pub use anatomy_course::write_whole;
 
 /// Where a spreadsheet may cut a cell's text into cells of its own: the separators of the CSV dialects
 /// (`,`, and `;` in the locales whose decimal mark is a comma), a tab, and a line's end.
