@@ -42,13 +42,15 @@ tour: setup
 	@$(CARGO) build --bin anatomy
 	$(CARGO) run --quiet --bin anatomy -- tour "$(TEXT)"
 
-# After the build (the tests' too, so that neither lane waits on cargo's lock), two lanes side by side
-# (scripts/lanes.sh): the pages a learner sees, which wait on a kernel or a browser for much of their time,
-# and `cargo test`, which keeps the cores busy. The tests that measure the whole machine (the hostile
-# class's memory, the bench's times: `whole_machine::`) run last, with nothing else beside them, also when
-# a lane failed, so that one run shows every failure.
+# Two lanes side by side from the start (scripts/lanes.sh): the pages a learner sees, which wait on a
+# network, a kernel or a browser for much of their time, and `cargo test` (its build, then its tests), which
+# keeps the cores busy. The pages lane first fetches and builds what needs nothing of this project's build
+# (JupyterLab, the kernel, its warm-up: `notebooks.sh prepare`), so that on a fresh machine the kernel's
+# build runs beside cargo's instead of after it; its first use of the anatomy command comes after that, when
+# cargo's build is done. The tests that measure the whole machine (the hostile class's memory, the bench's
+# times: `whole_machine::`) run last, with nothing else beside them, also when a lane failed, so that one
+# run shows every failure.
 test: setup
-	$(CARGO) test --no-run
 	scripts/lanes.sh pages "$(MAKE) --no-print-directory test-pages" cargo "$(MAKE) --no-print-directory test-cargo"; \
 	  lanes=$$?; $(CARGO) test --no-fail-fast --test grading_hostile --test bench_pytorch -- whole_machine:: && exit $$lanes
 
@@ -62,11 +64,12 @@ test test-pages test-cargo: export GOMP_SPINCOUNT ?= 1000
 endif
 
 # `make test`'s two lanes; each can be run alone once `make test` has set up (`test-cargo` leaves out the
-# `whole_machine::` tests, which `make test` runs after both). The first JupyterLab check, which waits on
-# the browser the most, comes first, beside cargo test's busiest part. The second (the attention views'
-# pictures, and Stop in chapter 02) waits on the browser too, and runs beside the book's checks, which need
-# the executed notebooks.
+# `whole_machine::` tests, which `make test` runs after both). After `prepare`, the first JupyterLab check,
+# which waits on the browser the most, comes first. The second (the attention views' pictures, and Stop in
+# chapter 02) waits on the browser too, and runs beside the book's checks, which need the executed
+# notebooks.
 test-pages:
+	scripts/notebooks.sh prepare
 	scripts/browser-check.sh
 	scripts/notebooks.sh lab-check
 	scripts/notebooks.sh run

@@ -13,6 +13,8 @@
 #                      side by side
 #   .deps/spam-assassin/examples.jsonl  chapter 12's labelled examples, prepared once from the corpus
 #
+#   scripts/notebooks.sh prepare  fetch JupyterLab, the browser and the checks' npm packages, then build
+#                                 and warm the kernel (the first step of `make test`'s pages lane)
 #   scripts/notebooks.sh run      execute every notebook in order and check its outputs
 #   scripts/notebooks.sh launch   start JupyterLab on localhost with the Rust kernel
 #   scripts/notebooks.sh book     target/book/: the executed notebooks as static pages (after `run`)
@@ -44,7 +46,8 @@ evcxr_root="${ANATOMY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-anatomy
 evcxr="$evcxr_root/bin/evcxr_jupyter"
 say() { printf '[notebooks] %s\n' "$*"; }
 
-if [[ ! -f $evcxr_root/.complete ]]; then
+build_kernel() {
+  [[ -f $evcxr_root/.complete ]] && return
   say "building evcxr_jupyter $evcxr_version ($evcxr_build) into $evcxr_root (compiles from source once: about five minutes on 2 cores)"
   src=$(mktemp -d)
   trap 'rm -rf "$src"' EXIT
@@ -72,7 +75,7 @@ if [[ ! -f $evcxr_root/.complete ]]; then
   touch "$evcxr_root/.complete"
   rm -rf "$src"
   trap - EXIT
-fi
+}
 
 if ! python3 -c "import ensurepip, venv" 2>/dev/null; then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
@@ -98,6 +101,7 @@ fi
 libtorch="${LIBTORCH:-$deps/libtorch/torch}"
 export JUPYTER_DATA_DIR="$deps/jupyter" JUPYTER_PATH="$deps/jupyter"
 mkdir -p "$deps/jupyter/kernels/rust" "$deps/evcxr-config" "$deps/evcxr-tmp"
+kernel_spec() {
 # evcxr's own kernelspec first (it also writes version.txt: without it, every kernel start "updates" the
 # spec and drops our environment), then ours on top with the environment the kernel needs.
 "$evcxr" --install >/dev/null
@@ -123,14 +127,23 @@ preserve_vars_on_panic = false
 # Unoptimized notebook code builds twice as fast; the work happens inside LibTorch anyway.
 opt_level = "0"
 TOML
+}
+# `prepare` builds the kernel after what it fetches; everything else needs the kernel first.
+if [[ ${1:-run} != prepare ]]; then
+  build_kernel
+  kernel_spec
+fi
 
 # Chapter 12 reads the spam corpus as labelled examples; decoding the mail needs crates the kernel does not
-# build, so the anatomy command prepares them once (seconds) if set-up fetched the corpus.
-spam="${ANATOMY_SPAM_DIR:-$deps/spam-assassin}"
-if [[ ${1:-run} != book && -f $spam/raw.jsonl && ! -f $spam/examples.jsonl ]]; then
-  say "preparing chapter 12's examples (anatomy classify prepare)"
-  (cd "$root" && cargo run --quiet --bin anatomy -- classify prepare --dir "$spam")
-fi
+# build, so the anatomy command prepares them once (seconds) if set-up fetched the corpus. Only `run` and
+# `launch` do it: it builds the anatomy command, which in `make test` waits for the other lane's cargo.
+spam_examples() {
+  local spam="${ANATOMY_SPAM_DIR:-$deps/spam-assassin}"
+  if [[ -f $spam/raw.jsonl && ! -f $spam/examples.jsonl ]]; then
+    say "preparing chapter 12's examples (anatomy classify prepare)"
+    (cd "$root" && cargo run --quiet --bin anatomy -- classify prepare --dir "$spam")
+  fi
+}
 
 jupyterlab() {
   if [[ ! -f $venv/.complete-jupyterlab4.6.6 ]]; then
@@ -202,13 +215,27 @@ lab_check() {
 }
 
 case "${1:-run}" in
+  prepare)
+    # The first step of `make test`'s pages lane, while the other lane compiles: what is fetched (JupyterLab,
+    # the browser, the checks' npm packages) first, as it leaves the cores to cargo, then the kernel's build
+    # and its warm-up, which compile. Nothing here waits on this project's own cargo build.
+    jupyterlab
+    source "$root/scripts/chromium.sh"
+    ensure_chromium
+    node_packages "$root/scripts/jupyterlab" "$deps/jupyterlab-check"
+    node_packages "$root/scripts/a11y" "$deps/a11y-check"
+    build_kernel
+    kernel_spec
+    "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks" ;;
   run)
     shift || true
+    spam_examples
     "$venv/bin/python" "$root/scripts/run_notebooks.py" "$root/notebooks" "$@" ;;
   book)
     "$venv/bin/python" "$root/scripts/book.py" ;;
   launch)
     jupyterlab
+    spam_examples
     "$venv/bin/python" "$root/scripts/run_notebooks.py" --warm "$root/notebooks"
     # The learner's working copies: made from notebooks/ on first use, never overwritten (a chapter added
     # later gets its copy the next time); `anatomy notebooks reset NAME` brings one back as generated.
@@ -235,5 +262,5 @@ case "${1:-run}" in
   connections)
     shift || true
     "$venv/bin/python" "$root/scripts/kernel-connections.py" "$evcxr" "$@" ;;
-  *) echo "usage: scripts/notebooks.sh run|launch|book|lab-check [--no-stop] [NOTEBOOK...]|stress [OPTIONS]|connections [OPTIONS]" >&2; exit 2 ;;
+  *) echo "usage: scripts/notebooks.sh prepare|run|launch|book|lab-check [--no-stop] [NOTEBOOK...]|stress [OPTIONS]|connections [OPTIONS]" >&2; exit 2 ;;
 esac
