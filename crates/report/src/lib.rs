@@ -15,3 +15,12 @@ pub(crate) use anatomy_grade::{handin, sandbox};
 pub mod sheet;
 pub mod report;
 pub mod similarity;
+
+/// `n` things in words, one or many: "1 student", "2 students", "0 students".
+pub(crate) fn counted(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}

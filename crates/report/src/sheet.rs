@@ -116,9 +116,9 @@ impl Sheet<'_> {
             _ => format!(", each student in a sandbox ({})", self.tier.words()),
         };
         format!(
-            "graded {} students × {} exercises in {seconds:.1} s: {passed} of {cells} passed{sandbox}",
-            rows.len(),
-            self.chosen.len()
+            "graded {} × {} in {seconds:.1} s: {passed} of {cells} passed{sandbox}",
+            crate::counted(rows.len(), "student"),
+            crate::counted(self.chosen.len(), "exercise")
         )
     }
 
@@ -692,6 +692,12 @@ mod tests {
         assert_eq!(
             open.closing_line(&[], 0.04),
             "graded 0 students × 2 exercises in 0.0 s: 0 of 0 passed (no sandbox)"
+        );
+        let one = [chosen[0]];
+        let single = Sheet { chosen: &one, ..open };
+        assert_eq!(
+            single.closing_line(&rows[..1], 1.0),
+            "graded 1 student × 1 exercise in 1.0 s: 1 of 1 passed (no sandbox)"
         );
     }
 

@@ -97,9 +97,10 @@ impl Report {
             ),
         };
         format!(
-            "compared {} students × {exercises} exercises: {} pairs at or above {threshold:.2}{weak}",
-            self.students,
-            self.pairs.len()
+            "compared {} × {}: {} at or above {threshold:.2}{weak}",
+            crate::counted(self.students, "student"),
+            crate::counted(exercises, "exercise"),
+            crate::counted(self.pairs.len(), "pair")
         )
     }
 
