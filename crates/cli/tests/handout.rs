@@ -4,7 +4,9 @@
 //! make, as documented, and checks what was kept back.
 #![cfg(anatomy_solutions)]
 
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
 
 use anatomy_grade::grading::project_root;
 
@@ -83,5 +85,38 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
     let ignore = std::fs::read_to_string(classroom.join(".gitignore")).unwrap();
     assert!(!ignore.contains("/exercises/*.rs") && ignore.contains("/target/"), "{ignore}");
     assert!(!classroom.join("exercises/.progress.json").exists());
+    let _ = std::fs::remove_dir_all(&parent);
+}
+
+/// Stopped with Ctrl+C while it builds (SIGINT to its whole process group, as a terminal sends it), the
+/// handout leaves nothing behind: neither the folder it was asked for nor the partial copy it was building
+/// beside it, which the grader's cleanup removes on SIGINT, SIGTERM and SIGHUP.
+#[test]
+fn a_handout_stopped_while_it_builds_leaves_nothing_behind() {
+    let parent = std::env::temp_dir().join(format!("anatomy-handout-stopped-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&parent);
+    std::fs::create_dir_all(&parent).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["exercises", "handout"])
+        .arg(parent.join("students"))
+        .current_dir(project_root())
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let building = lines.by_ref().map_while(Result::ok).find(|l| l.contains("building the copy on its own"));
+    assert!(building.is_some(), "the handout never said it was building");
+    let partial: Vec<_> = std::fs::read_dir(&parent).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(
+        partial.len() == 1 && partial[0].to_string_lossy().starts_with("students.partial-"),
+        "{partial:?}"
+    );
+    let group = format!("-{}", child.id());
+    assert!(Command::new("kill").args(["-INT", "--", &group]).status().unwrap().success());
+    assert_eq!(child.wait().unwrap().code(), Some(130), "stopped by SIGINT: 128 + 2");
+    let left: Vec<_> = std::fs::read_dir(&parent).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
     let _ = std::fs::remove_dir_all(&parent);
 }

@@ -18,7 +18,7 @@ use std::process::{Command, Output, Stdio};
 use anatomy_course::kept_back::{self, KeptBack};
 use anyhow::{bail, Context, Result};
 
-use crate::grading::project_root;
+use crate::grading::{project_root, Scratch};
 
 /// Writes the students' copy into `dir`, telling `say` each step; returns the line it ends with.
 pub fn write(dir: &Path, classroom: bool, say: &mut dyn FnMut(&str)) -> Result<String> {
@@ -34,10 +34,11 @@ pub fn write(dir: &Path, classroom: bool, say: &mut dyn FnMut(&str)) -> Result<S
     }
     let mut partial: OsString = dir.as_os_str().to_owned();
     partial.push(format!(".partial-{}", std::process::id()));
-    let partial = Removed(PathBuf::from(partial));
-    let count = copy_tracked(&root, &partial.0)?;
+    // Removed on a failure, and when `make handout` is stopped (Ctrl+C) while it builds.
+    let partial = Scratch::new(PathBuf::from(partial));
+    let count = copy_tracked(&root, partial.path())?;
     say(&format!("copied {count} files; kept back solutions/ and the instructors' tests"));
-    let copy = Copy { target: root.join("target/handout-build"), dir: partial.0.clone(), root };
+    let copy = Copy { target: root.join("target/handout-build"), dir: partial.path().to_path_buf(), root };
     say("building the copy on its own (its dependencies start from this project's build)");
     copy.build()?;
     say("built; building it again must compile nothing");
@@ -49,21 +50,12 @@ pub fn write(dir: &Path, classroom: bool, say: &mut dyn FnMut(&str)) -> Result<S
         copy.classroom()?;
         say("GitHub Classroom: .github/workflows/classroom.yml grades every push; the stubs are the students' files");
     }
-    std::fs::rename(&partial.0, dir).with_context(|| format!("cannot rename the copy into {}", dir.display()))?;
-    std::mem::forget(partial);
+    std::fs::rename(partial.path(), dir).with_context(|| format!("cannot rename the copy into {}", dir.display()))?;
+    partial.keep();
     Ok(format!(
         "the students' copy is in {}: it builds, lists all {declared} exercises as not done and keeps the solutions back",
         dir.display()
     ))
-}
-
-/// A folder removed when this is dropped: the partial copy on a failure, the list's scratch folder.
-struct Removed(PathBuf);
-
-impl Drop for Removed {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Copies the files git tracks at `root`, less the kept-back ones, into `into` (modes and times kept, as
@@ -140,9 +132,9 @@ impl Copy {
     /// The README's own `cargo run -- exercises list` lists every exercise the copy's table declares as
     /// "not done", from "0 of N done", and the solution command is refused; returns N.
     fn starts_from_nothing_done(&self) -> Result<usize> {
-        let scratch = Removed(std::env::temp_dir().join(format!("anatomy-handout-{}", std::process::id())));
-        std::fs::create_dir_all(&scratch.0).context("cannot make a scratch folder: free some disk space")?;
-        let run = |c: &mut Command| c.env("ANATOMY_EXERCISES_DIR", &scratch.0).output();
+        let scratch = Scratch::new(std::env::temp_dir().join(format!("anatomy-handout-{}", std::process::id())));
+        std::fs::create_dir_all(scratch.path()).context("cannot make a scratch folder: free some disk space")?;
+        let run = |c: &mut Command| c.env("ANATOMY_EXERCISES_DIR", scratch.path()).output();
         let list = match run(self.cargo().args(["run", "--quiet", "--", "exercises", "list"])) {
             Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
             o => bail!("cargo run -- exercises list fails in the students' copy: {}", first_line(o)),
@@ -307,8 +299,8 @@ mod tests {
 
     #[test]
     fn the_dependencies_are_linked_once_and_never_the_workspace_s_own() {
-        let scratch = Removed(std::env::temp_dir().join(format!("anatomy-platforms-links-{}", std::process::id())));
-        let (built, target) = (scratch.0.join("built"), scratch.0.join("target"));
+        let scratch = Scratch::new(std::env::temp_dir().join(format!("anatomy-platforms-links-{}", std::process::id())));
+        let (built, target) = (scratch.path().join("built"), scratch.path().join("target"));
         for file in [
             "deps/libserde-1.rlib",
             "deps/serde-1.d",

@@ -1,6 +1,7 @@
 //! Nothing left behind when the grader is stopped: a SIGTERM, SIGINT or SIGHUP in the middle of a class
 //! kills the compilers and probes still running (their process groups) and removes every scratch folder,
-//! then ends the grader with the usual status (128 + the signal). Without it, each stopped grading left its
+//! then ends the grader with the usual status (128 + the signal). The handout's partial copy is a
+//! [`Scratch`] too. Without it, each stopped grading left its
 //! students' copies and probes (tens of megabytes each) in `target/exercise-grader/`.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -9,18 +10,26 @@ use std::sync::{Mutex, Once};
 static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
-/// A scratch folder removed when dropped, or when the grader is stopped by a signal.
-pub(super) struct Scratch(PathBuf);
+/// A scratch folder removed when dropped, or when the process is stopped by a signal (the grader's
+/// students' copies, the handout's partial copy).
+pub struct Scratch(PathBuf);
 
 impl Scratch {
-    pub(super) fn new(folder: PathBuf) -> Scratch {
+    pub fn new(folder: PathBuf) -> Scratch {
         install();
         FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).push(folder.clone());
         Scratch(folder)
     }
 
-    pub(super) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.0
+    }
+
+    /// The folder is no longer scratch (it was renamed into place): neither the drop nor a signal removes
+    /// anything at its path any more.
+    pub fn keep(self) {
+        FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).retain(|f| f != &self.0);
+        std::mem::forget(self);
     }
 }
 

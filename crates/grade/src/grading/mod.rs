@@ -38,7 +38,7 @@ mod cleanup;
 mod run;
 
 use build::{compile, Compiled, Plan, Recipe};
-use cleanup::Scratch;
+pub use cleanup::Scratch;
 
 /// One file to grade as one exercise. The label names it in the results ("ada/causal_mask").
 #[derive(Debug, Clone)]
