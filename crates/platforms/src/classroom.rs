@@ -9,7 +9,8 @@ use serde_json::json;
 
 use super::{grade_folder, round};
 use crate::points::CourseFile;
-use crate::{Exercise, Status};
+use crate::sandbox::Tier;
+use crate::{Exercise, Outcome, Status};
 
 /// What the step gives: the reporter's base64 JSON, whether every exercise passed, and a line for people.
 pub struct Report {
@@ -31,9 +32,30 @@ pub fn report(
 ) -> Result<Report> {
     let started = Instant::now();
     let (outcomes, tier) = grade_folder(folder, chosen)?;
-    let seconds = started.elapsed().as_millis() as u64;
+    let report = report_of(&outcomes, &tier, chosen, course, started.elapsed().as_millis() as u64)?;
+    if let Some(path) = github_output {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot write the step's output to {}", path.display()))?;
+        writeln!(file, "result={}", report.encoded)?;
+    }
+    Ok(report)
+}
+
+/// The step's result from a grading's outcomes (`millis`: how long it took, shared out over the
+/// exercises): a test per exercise named "N. name", "pass", "error" (does not compile) or "fail", with its
+/// points and the status's words and message.
+pub(crate) fn report_of(
+    outcomes: &[Outcome],
+    tier: &Tier,
+    chosen: &[&'static Exercise],
+    course: &CourseFile,
+    millis: u64,
+) -> Result<Report> {
     let mut tests = Vec::new();
-    for (e, o) in chosen.iter().zip(&outcomes) {
+    for (e, o) in chosen.iter().zip(outcomes) {
         let status = match o.status {
             Status::Passed => "pass",
             Status::DoesNotCompile => "error",
@@ -47,21 +69,13 @@ pub fn report(
             "test_code": format!("anatomy exercises check {}", e.name),
             "filename": format!("exercises/{}.rs", e.name),
             "line_no": 0,
-            "duration": seconds / chosen.len().max(1) as u64,
+            "duration": millis / chosen.len().max(1) as u64,
         }));
     }
     let max: f64 = chosen.iter().map(|e| course.max(e.name)).sum();
     let all = outcomes.iter().all(|o| o.status == Status::Passed);
     let result = json!({"version": 1, "status": if all { "pass" } else { "fail" }, "max_score": max, "tests": tests});
     let encoded = base64::encode(serde_json::to_string(&result)?);
-    if let Some(path) = github_output {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot write the step's output to {}", path.display()))?;
-        writeln!(file, "result={encoded}")?;
-    }
     let earned: f64 = outcomes.iter().map(|o| course.earned(o)).sum();
     let summary = format!(
         "{} of {} exercises passed: {} of {max} points (graded in the {} sandbox)",

@@ -207,7 +207,7 @@ mod schema;
 #[cfg(test)]
 mod tests {
     //! The platforms' formats against their schemas, from outcomes made here: no grading, no binary.
-    use super::{gradescope, prairielearn, schema};
+    use super::{classroom, gradescope, prairielearn, schema};
     use crate::points::{self, CourseFile, Late};
     use crate::sandbox::Tier;
     use crate::{Outcome, Status, EXERCISES};
@@ -267,6 +267,43 @@ mod tests {
         assert!((results["score"].as_f64().unwrap() - earned / max).abs() < 1e-9, "{results}");
         let split = results["tests"].as_array().unwrap().iter().find(|t| t["name"] == "3. split_heads").unwrap();
         assert_eq!(split["points"], course.max("split_heads") / 2.0, "{split}");
+    }
+
+    #[test]
+    fn classroom_s_result_is_base64_json_with_each_exercise_s_status_and_points() {
+        let course = CourseFile::load(&points::default_file()).unwrap();
+        let chosen: Vec<_> = EXERCISES.iter().collect();
+        let outcomes = outcomes();
+        let millis = 1_000 * EXERCISES.len() as u64;
+        let report = classroom::report_of(&outcomes, &Tier::Landlock(7), &chosen, &course, millis).unwrap();
+        let result: serde_json::Value = serde_json::from_slice(&base64::decode(&report.encoded).unwrap()).unwrap();
+        assert_eq!((&result["version"], &result["status"]), (&1.into(), &"fail".into()), "{result}");
+        let max: f64 = EXERCISES.iter().map(|e| course.max(e.name)).sum();
+        assert!((result["max_score"].as_f64().unwrap() - max).abs() < 1e-9, "{result}");
+        let tests = result["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), EXERCISES.len());
+        for ((t, o), e) in tests.iter().zip(&outcomes).zip(EXERCISES) {
+            let status = match o.status {
+                Status::Passed => "pass",
+                Status::DoesNotCompile => "error",
+                _ => "fail",
+            };
+            assert_eq!(t["status"], status, "{t}");
+            assert_eq!(t["name"], format!("{}. {}", e.number(), e.name));
+            assert!((t["score"].as_f64().unwrap() - course.earned(o)).abs() < 0.01, "{t}");
+            assert_eq!((&t["duration"], &t["filename"]), (&1_000.into(), &format!("exercises/{}.rs", e.name).into()));
+        }
+        let split = tests.iter().find(|t| t["name"] == "3. split_heads").unwrap();
+        assert!((split["score"].as_f64().unwrap() - course.max("split_heads") / 2.0).abs() < 0.01, "{split}");
+        let passed = outcomes.iter().filter(|o| o.status == Status::Passed).count();
+        assert!(!report.all_passed && passed > 0);
+        assert!(report.summary.starts_with(&format!("{passed} of {} exercises passed: ", EXERCISES.len())));
+        assert!(report.summary.ends_with("(graded in the landlock sandbox)"), "{}", report.summary);
+        // Every exercise passed: the step passes.
+        let all: Vec<Outcome> = outcomes.into_iter().map(|o| Outcome { status: Status::Passed, ..o }).collect();
+        let report = classroom::report_of(&all, &Tier::None, &chosen, &course, 0).unwrap();
+        let result: serde_json::Value = serde_json::from_slice(&base64::decode(&report.encoded).unwrap()).unwrap();
+        assert!(report.all_passed && result["status"] == "pass", "{result}");
     }
 }
 
