@@ -228,7 +228,7 @@ pub fn run(args: Args) -> Result<bool> {
             let mut say = |line: &str| println!("\x1b[1m[handout]\x1b[0m {line}");
             let written = anatomy_platforms::handout::write(Path::new(&dir), classroom, &mut say);
             match &written {
-                Ok(last) => say(&last),
+                Ok(last) => say(last),
                 Err(e) => eprintln!("\x1b[1;31m[handout] error:\x1b[0m {e:#}"),
             }
             Ok(written.is_ok())

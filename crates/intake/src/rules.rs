@@ -186,6 +186,10 @@ fn place(ident: &proc_macro2::Ident) -> Place {
     (start.line, start.column)
 }
 
+/// A name a `use` item imports: the module it is written in, its path, the places of its last name and of
+/// its new name, and the name it binds.
+type UseLeaf = (Option<usize>, Vec<String>, Vec<Place>, Option<String>);
+
 /// What the parser sees and the token scan cannot: the `use transformer_anatomy::…` items that import only
 /// what the stub hands over (the places of their `transformer_anatomy`, which the scan then lets pass), the
 /// names the file defines (the places of a signature's, an item's or a binding's name, and the names
@@ -224,7 +228,7 @@ struct Imports<'a> {
     /// Every name a `use` item imports (not a glob): the module it is written in, its path, the places of
     /// its last name and of its new name, and the name it binds; those that reach the file's own item become
     /// [`Imports::own_paths`] once the walk is done, and the name they bind the file's own.
-    use_leaves: Vec<(Option<usize>, Vec<String>, Vec<Place>, Option<String>)>,
+    use_leaves: Vec<UseLeaf>,
     own_paths: BTreeSet<Place>,
     /// A glob import in a block (`fn f() { use super::*; … }`): it hides the module's names from the
     /// block's paths with names the parser cannot tell, so no path counts as the file's own.

@@ -97,7 +97,7 @@ fn write_image(partial: &Path, image: &str, root: &Path, files: &[PathBuf], cour
         let target = course_dir.join(f);
         std::fs::create_dir_all(target.parent().expect("a folder"))?;
         if f == Path::new("exercises/course.toml") {
-            std::fs::write(&target, &course_text)?;
+            std::fs::write(&target, course_text)?;
         } else {
             std::fs::copy(root.join(f), &target).with_context(|| format!("cannot copy {}", f.display()))?;
         }

@@ -223,7 +223,8 @@ pub fn moodle_import(course: &MoodleCourse, text: &str) -> Result<MoodleImported
     let rows = records(text);
     let header: Vec<String> =
         rows.first().ok_or("empty")?.iter().map(|c| c.clone().unwrap_or_default().trim().to_string()).collect();
-    let fields: [(&str, fn(&MoodleUser) -> String); 4] = [
+    type Field = (&'static str, fn(&MoodleUser) -> String);
+    let fields: [Field; 4] = [
         ("User ID", |u| u.id.to_string()),
         ("Username", |u| u.username.clone()),
         ("ID number", |u| u.idnumber.clone()),
