@@ -113,10 +113,14 @@ fn a_handout_stopped_while_it_builds_leaves_nothing_behind() {
         partial.len() == 1 && partial[0].to_string_lossy().starts_with("students.partial-"),
         "{partial:?}"
     );
-    let group = format!("-{}", child.id());
+    let (pid, group) = (child.id(), format!("-{}", child.id()));
     assert!(Command::new("kill").args(["-INT", "--", &group]).status().unwrap().success());
     assert_eq!(child.wait().unwrap().code(), Some(130), "stopped by SIGINT: 128 + 2");
     let left: Vec<_> = std::fs::read_dir(&parent).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+    // Nor a half-linked start of the copy's build (linked beside it and renamed when whole), which the
+    // next handout would take as whole and build its dependencies from scratch.
+    let linking = project_root().join(format!("target/handout-build/debug.linking-{pid}"));
+    assert!(!linking.exists(), "left behind: {}", linking.display());
     let _ = std::fs::remove_dir_all(&parent);
 }

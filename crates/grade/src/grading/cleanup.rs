@@ -69,8 +69,14 @@ fn install() {
                         libc::kill(-group, libc::SIGKILL);
                     }
                 }
+                // Another thread may still be writing into a folder (the handout links files into its own):
+                // removing again until it is gone, as a file added meanwhile fails the removal.
                 for folder in FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                    let _ = std::fs::remove_dir_all(folder);
+                    for _ in 0..20 {
+                        if std::fs::remove_dir_all(folder).is_ok() || !folder.exists() {
+                            break;
+                        }
+                    }
                 }
                 // _exit, not exit: the grading threads are still running, and exit's handlers (LibTorch's
                 // static destructors among them) then sometimes aborted the grader with SIGABRT.
