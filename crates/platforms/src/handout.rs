@@ -9,8 +9,9 @@
 //! reuses them. It must compile nothing when built a second time (`scripts/fresh-build.sh`, which
 //! `make test` runs on this project too), list every exercise its own table declares as "not done", keep
 //! the solutions closed, and hold the released homework notebook (`anatomy notebooks release`, run by the
-//! copy's own binary). Nothing is written when `DIR` exists; the partial folder is removed on any failure,
-//! and every failure is one line that says what to fix.
+//! copy's own binary). Nothing is written when `DIR` exists; the partial folder is removed on any failure
+//! and when the handout is stopped (SIGINT, SIGTERM, SIGHUP), and every failure is one line that says what
+//! to fix.
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -32,10 +33,8 @@ pub fn write(dir: &Path, classroom: bool, say: &mut dyn FnMut(&str)) -> Result<S
     if !root.join("solutions").is_dir() {
         bail!("{} has no solutions/: hand out from the instructors' checkout, not a students' copy", root.display());
     }
-    let mut partial: OsString = dir.as_os_str().to_owned();
-    partial.push(format!(".partial-{}", std::process::id()));
     // Removed on a failure, and when `make handout` is stopped (Ctrl+C) while it builds.
-    let partial = Scratch::new(PathBuf::from(partial));
+    let partial = beside(dir, "partial");
     let count = copy_tracked(&root, partial.path())?;
     say(&format!("copied {count} files; kept back solutions/ and the instructors' tests"));
     let copy = Copy { target: root.join("target/handout-build"), dir: partial.path().to_path_buf(), root };
@@ -229,9 +228,7 @@ pub fn link_dependencies(built: &Path, target: &Path) {
     // Linked beside `target` and renamed into place once whole: stopped halfway (Ctrl+C), it leaves no
     // half-linked `target`, which the next handout would take as linked and compile from scratch (a test
     // that stopped a handout while it linked made the next one take 650 s instead of 86).
-    let mut linking = target.as_os_str().to_owned();
-    linking.push(format!(".linking-{}", std::process::id()));
-    let linking = Scratch::new(PathBuf::from(linking));
+    let linking = beside(target, "linking");
     // Made once; every folder below only with create_dir, so that once a signal has removed the folder,
     // nothing here makes it again while the process ends.
     let _ = std::fs::create_dir_all(linking.path());
@@ -249,6 +246,13 @@ pub fn link_dependencies(built: &Path, target: &Path) {
     if std::fs::rename(linking.path(), target).is_ok() {
         linking.keep();
     }
+}
+
+/// A scratch folder beside `path` to be renamed into it once whole: `PATH.WHAT-PID`.
+fn beside(path: &Path, what: &str) -> Scratch {
+    let mut name: OsString = path.as_os_str().to_owned();
+    name.push(format!(".{what}-{}", std::process::id()));
+    Scratch::new(PathBuf::from(name))
 }
 
 /// `cp -al`: `to` made as `from`, each file a hard link to the same bytes.

@@ -1,8 +1,8 @@
 //! Nothing left behind when the grader is stopped: a SIGTERM, SIGINT or SIGHUP in the middle of a class
 //! kills the compilers and probes still running (their process groups) and removes every scratch folder,
-//! then ends the grader with the usual status (128 + the signal). The handout's partial copy is a
-//! [`Scratch`] too. Without it, each stopped grading left its
-//! students' copies and probes (tens of megabytes each) in `target/exercise-grader/`.
+//! then ends the grader with the usual status (128 + the signal). Without it, each stopped grading left its
+//! students' copies and probes (tens of megabytes each) in `target/exercise-grader/`. The handout's
+//! partial copy and its dependency links are [`Scratch`] folders too.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
