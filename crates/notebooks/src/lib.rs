@@ -10,6 +10,11 @@
 //! learner's crate keeps only what a notebook's kernel runs (`transformer_anatomy::notebook::ready_line`,
 //! which the set-up cell prints). The grader reads a homework chapter's solution cells with it, and
 //! nbgrader's release (`anatomy_platforms::nbgrader`) cuts them with [`release_chapter`].
+//!
+//! A homework chapter, and so its notebook, shows the learner the task: its solution cell holds a
+//! `todo!()` where the answer goes. The answer is the exercise's reference solution, `solutions/ID.rs`
+//! (kept back from students), which [`source_chapter`] puts in, between nbgrader's markers, only for the
+//! instructors' version (`anatomy notebooks release --source`).
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -173,6 +178,82 @@ pub fn release_chapter(markdown: &str) -> Result<String> {
     }
     anyhow::ensure!(!in_region, "a BEGIN SOLUTION region is never closed");
     Ok(out)
+}
+
+/// The instructors' version of a chapter, for nbgrader's `source/` and for running its checks to a pass:
+/// each solution cell `ID` that holds no solution region has its one `todo!()` line (the task as the
+/// learner's chapter shows it) replaced by the body of function `ID` in `solutions/ID.rs`, between
+/// `// BEGIN SOLUTION` and `// END SOLUTION` at the `todo!()`'s indentation. The reference solution is so
+/// kept in one file, kept back from students, and [`release_chapter`] cuts this version back to the
+/// chapter. A cell with no `todo!()`, or more than one, and a missing solution file are errors.
+pub fn source_chapter(markdown: &str, solutions: &Path) -> Result<String> {
+    let mut out = String::new();
+    let mut cell: Option<(String, Vec<&str>)> = None; // an open solution cell: its id and lines
+    for line in markdown.lines() {
+        match &mut cell {
+            Some(_) if line.trim_end() == "```" => {
+                let (id, lines) = cell.take().expect("a cell is open");
+                out += &filled_cell(&id, &lines, solutions)?;
+            }
+            Some((_, lines)) => {
+                lines.push(line);
+                continue;
+            }
+            None => {
+                if let Some(Ok(Cell::Solution { id, .. })) = fence(line) {
+                    cell = Some((id, vec![]));
+                }
+            }
+        }
+        out += line;
+        out.push('\n');
+    }
+    anyhow::ensure!(cell.is_none(), "a solution cell is never closed");
+    Ok(out)
+}
+
+/// A solution cell's lines, its `todo!()` filled in with the reference solution (see [`source_chapter`]).
+fn filled_cell(id: &str, lines: &[&str], solutions: &Path) -> Result<String> {
+    let mut out = String::new();
+    if lines.iter().any(|l| l.contains("BEGIN SOLUTION")) {
+        lines.iter().for_each(|l| out += &format!("{l}\n"));
+        return Ok(out);
+    }
+    let todos = lines.iter().filter(|l| l.trim() == "todo!()").count();
+    anyhow::ensure!(todos == 1, "the solution cell {id} has {todos} `todo!()` lines: it needs one, for its solution");
+    let file = solutions.join(format!("{id}.rs"));
+    let text = std::fs::read_to_string(&file).with_context(|| {
+        format!("cannot read {}: the instructors' version is made from the reference solutions", file.display())
+    })?;
+    let body = function_body(&text, id).with_context(|| format!("{} has no function `{id}`", file.display()))?;
+    for line in lines {
+        if line.trim() != "todo!()" {
+            out += &format!("{line}\n");
+            continue;
+        }
+        let indent = &line[..line.len() - line.trim_start().len()];
+        out += &format!("{indent}// BEGIN SOLUTION\n");
+        for l in &body {
+            out += &if l.trim().is_empty() { "\n".to_string() } else { format!("{indent}{l}\n") };
+        }
+        out += &format!("{indent}// END SOLUTION\n");
+    }
+    Ok(out)
+}
+
+/// The body of function `name` in a Rust file as rustfmt writes it: the lines after the line that opens
+/// its body (the first ending in `{` from its `fn name(`) up to its closing `}` at the start of a line,
+/// less their common indentation.
+fn function_body(text: &str, name: &str) -> Option<Vec<String>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let signature = format!("fn {name}(");
+    let start = lines.iter().position(|l| l.trim_start().trim_start_matches("pub ").starts_with(&signature))?;
+    let open = start + lines[start..].iter().position(|l| l.trim_end().ends_with('{'))?;
+    let close = open + 1 + lines[open + 1..].iter().position(|l| l.trim_end() == "}")?;
+    let body = &lines[open + 1..close];
+    let indent =
+        body.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    Some(body.iter().map(|l| l.get(indent..).unwrap_or("").trim_end().to_string()).collect())
 }
 
 fn source_lines(source: &str) -> Value {

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anatomy_notebooks::{
-    chapter_cells, chapter_notebooks, drift, fence_errors, notebook_json, release_chapter, Cell, SETUP_CELL,
+    cell_sources, chapter_cells, chapter_notebooks, drift, fence_errors, notebook_json, release_chapter,
+    source_chapter, Cell, SETUP_CELL,
 };
 
 /// The project's root, which holds chapters/ and notebooks/.
@@ -129,6 +130,106 @@ fn solution_and_check_fences_become_nbgrader_cells_and_release_cuts_the_regions(
     assert_eq!(fence_errors("```rust check:x points=lots\n```\n").len(), 1);
     assert_eq!(fence_errors("```rust solution:x extra\n```\n").len(), 1);
     assert!(fence_errors(chapter).is_empty());
+}
+
+/// The instructors' version fills each solution cell's `todo!()` with the body of the reference solution's
+/// function, between nbgrader's markers at the `todo!()`'s indentation; its release is the chapter again.
+#[test]
+fn the_instructors_version_fills_the_todo_from_the_reference_solution() {
+    let solutions = std::env::temp_dir().join(format!("anatomy-notebooks-solutions-{}", std::process::id()));
+    std::fs::create_dir_all(&solutions).unwrap();
+    let reference = concat!(
+        "//! Reference.\nuse tch::Tensor;\n\npub fn f(\n    x: i64,\n) -> i64 {\n    let y = x + 1;\n\n",
+        "    if y > 2 {\n        y\n    } else {\n        0\n    }\n}\n\nfn g() {}\n"
+    );
+    std::fs::write(solutions.join("f.rs"), reference).unwrap();
+    let chapter = concat!(
+        "# Homework\n\n```rust\nlet x = 1;\n```\n\n```rust solution:f\npub fn f(x: i64) -> i64 {\n    todo!()\n}\n",
+        "```\n\n```rust check:f points=5\ncheck(f)\n```\n"
+    );
+    let source = source_chapter(chapter, &solutions).unwrap();
+    let cell = concat!(
+        "pub fn f(x: i64) -> i64 {\n    // BEGIN SOLUTION\n    let y = x + 1;\n\n    if y > 2 {\n        y\n",
+        "    } else {\n        0\n    }\n    // END SOLUTION\n}"
+    );
+    assert_eq!(chapter_cells(&source)[2], Cell::Solution { id: "f".into(), code: cell.into() });
+    assert_eq!(release_chapter(&source).unwrap(), chapter, "the release of the instructors' version is the chapter");
+    // A cell that keeps its solution inline is left as it is, and a chapter without solution cells too.
+    assert_eq!(source_chapter(&source, &solutions).unwrap(), source);
+    assert_eq!(
+        source_chapter("# Text\n\n```rust\ntodo!()\n```\n", &solutions).unwrap(),
+        "# Text\n\n```rust\ntodo!()\n```\n"
+    );
+
+    for (bad, says) in [
+        (chapter.replace("    todo!()\n", "    1\n"), "has 0 `todo!()` lines"),
+        (chapter.replace("    todo!()\n", "    todo!()\n    todo!()\n"), "has 2 `todo!()` lines"),
+        (chapter.replace("solution:f", "solution:h"), "cannot read"),
+    ] {
+        let e = format!("{:#}", source_chapter(&bad, &solutions).unwrap_err());
+        assert!(e.contains(says), "{e}");
+    }
+    std::fs::write(solutions.join("f.rs"), "pub fn other() {}\n").unwrap();
+    assert!(source_chapter(chapter, &solutions).unwrap_err().to_string().contains("has no function `f`"));
+    std::fs::remove_dir_all(&solutions).unwrap();
+}
+
+/// The lines of function `name`'s body in a Rust file, trimmed: those after the line that opens it, to
+/// its closing `}` (read here independently of the crate's own reading).
+fn body_lines(text: &str, name: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| l.contains(&format!("fn {name}("))).unwrap();
+    let open = start + lines[start..].iter().position(|l| l.ends_with('{')).unwrap();
+    let close = open + lines[open..].iter().position(|l| *l == "}").unwrap();
+    lines[open + 1..close].iter().map(|l| l.trim().to_string()).collect()
+}
+
+/// The homework is not spoiled: its chapter and notebook, as a learner reads them, show the task — a
+/// `todo!()` in each solution cell, and no line of the reference solution — while the instructors'
+/// version (`notebooks release --source`, nbgrader's source) holds the reference solution whole, put in
+/// from `solutions/`, and releases back to the chapter.
+#[test]
+fn the_homework_chapter_and_notebook_show_the_task_and_only_the_instructors_version_the_answer() {
+    let root = &project_root();
+    let mut homework = 0;
+    for (chapter, notebook) in chapter_notebooks(root).unwrap() {
+        let markdown = std::fs::read_to_string(&chapter).unwrap();
+        let ids: Vec<String> = chapter_cells(&markdown)
+            .into_iter()
+            .filter_map(|c| if let Cell::Solution { id, .. } = c { Some(id) } else { None })
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        homework += 1;
+        let name = chapter.file_name().unwrap().to_string_lossy().into_owned();
+        let cells: Vec<String> =
+            cell_sources(&std::fs::read_to_string(&notebook).unwrap()).unwrap().into_iter().map(|c| c.1).collect();
+        for (shown, text) in [(name.clone(), markdown.clone()), (format!("{name}'s notebook"), cells.join("\n"))] {
+            assert!(!text.contains("BEGIN SOLUTION"), "{shown} holds a solution region");
+            assert_eq!(text.lines().filter(|l| l.trim() == "todo!()").count(), ids.len(), "{shown}: a todo!() a cell");
+        }
+        if !root.join("solutions").is_dir() {
+            continue; // a students' copy: no reference to compare with
+        }
+        let source = source_chapter(&markdown, &root.join("solutions")).unwrap();
+        for id in &ids {
+            let reference = std::fs::read_to_string(root.join("solutions").join(format!("{id}.rs"))).unwrap();
+            let body: Vec<String> = body_lines(&reference, id).into_iter().filter(|l| l.len() > 2).collect();
+            assert!(body.len() >= 5, "{id}: {body:?}");
+            for line in &body {
+                let seen = |text: &str| text.lines().any(|l| l.trim() == line);
+                assert!(!seen(&markdown), "{name} shows the reference solution's line {line:?}");
+                assert!(
+                    !cells.iter().any(|c| seen(c)),
+                    "{name}'s notebook shows the reference solution's line {line:?}"
+                );
+                assert!(seen(&source), "the instructors' version of {name} lacks {line:?}");
+            }
+        }
+        assert_eq!(release_chapter(&source).unwrap(), markdown, "{name}: the release of the instructors' version");
+    }
+    assert_eq!(homework, 1, "the homework chapter");
 }
 
 /// Saving a notebook from Jupyter (outputs, execution counts, changed metadata) is not drift; an edited
