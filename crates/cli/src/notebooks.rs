@@ -1,7 +1,6 @@
-//! `anatomy notebooks build`: chapters/*.md → notebooks/*.ipynb; `anatomy notebooks reset NAME`: the
-//! learner's working copy in my-notebooks/ back as generated; `anatomy notebooks release`: the students'
-//! version of a homework notebook (solutions cut to `todo!()`, with nbgrader's metadata and checksums:
-//! `anatomy_platforms::nbgrader`).
+//! `anatomy notebooks build`: chapters/*.md → notebooks/*.ipynb; `reset NAME`: the learner's working
+//! copy in my-notebooks/ back as generated; `release`: a homework notebook as students get it (nbgrader's
+//! checksums and all) or, `--source`, as instructors keep it, solutions in (`anatomy_platforms::nbgrader`).
 use std::path::{Path, PathBuf};
 
 use anatomy_notebooks::{reset_copy, stale_notebooks, write_notebook};
@@ -26,17 +25,19 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
-    /// Write the students' version of every homework notebook (a chapter with nbgrader solution cells):
-    /// each `// BEGIN SOLUTION` … `// END SOLUTION` region cut to `todo!()`, no outputs, nbgrader's
-    /// metadata (schema 3) with its checksums, as `nbgrader generate_assignment` would release it.
+    /// Write the students' version of every homework notebook (a chapter with nbgrader solution cells): no
+    /// outputs, nbgrader's metadata (schema 3) and checksums, as `nbgrader generate_assignment` releases it.
     Release {
         /// Where to write NAME.ipynb (e.g. nbgrader's release/ASSIGNMENT/); default target/release-notebooks/.
         #[arg(long, value_name = "DIR", conflicts_with = "in_place")]
         out: Option<PathBuf>,
-        /// Replace the homework's chapter and notebook in the project folder itself (the students' copy
-        /// that `make handout` writes).
+        /// Replace the homework's chapter and notebook here (the students' copy that `make handout` writes).
         #[arg(long)]
         in_place: bool,
+        /// The instructors' version instead (nbgrader's source/ASSIGNMENT/; default target/source-notebooks/):
+        /// each solution cell's todo!() filled in from solutions/, between nbgrader's solution markers.
+        #[arg(long, conflicts_with = "in_place")]
+        source: bool,
         /// The project folder (default: this crate's).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
@@ -58,11 +59,10 @@ pub fn run(args: Args) -> Result<()> {
         Command::Reset { name, root } => {
             return reset(&root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT"))), &name)
         }
-        Command::Release { out, in_place, root } => {
+        Command::Release { out, in_place, source, root } => {
             let root = root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT")));
-            for path in nbgrader::release(&root, out, in_place)? {
-                println!("wrote {}", path.display());
-            }
+            let written = if source { nbgrader::source(&root, out)? } else { nbgrader::release(&root, out, in_place)? };
+            written.iter().for_each(|path| println!("wrote {}", path.display()));
             return Ok(());
         }
     };

@@ -1,5 +1,6 @@
 //! The homework as a notebook, through the binary: `anatomy notebooks release` writes the students'
-//! version (solutions cut to `todo!()`, no outputs, nbgrader's metadata and checksums); filled in and
+//! version (solutions cut to `todo!()`, no outputs, nbgrader's metadata and checksums) and, `--source`,
+//! the instructors' (the reference solution put in from `solutions/`); filled in and
 //! submitted in nbgrader's layout, `anatomy exercises grade` grades only the solution cells — honest,
 //! wrong, unfinished and hostile notebooks — and never runs a notebook's other cells.
 //!
@@ -104,11 +105,16 @@ fn the_released_notebook_has_no_solution_no_outputs_and_nbgraders_metadata() {
         }
         assert_eq!(n["checksum"].as_str().unwrap(), md5sum(&parts), "{}", n["grade_id"]);
     }
-    // The instructor's notebook holds the reference solution itself, not a copy that could drift from it.
-    let committed: Value =
-        serde_json::from_str(&std::fs::read_to_string(project_root().join("notebooks").join(NOTEBOOK)).unwrap())
-            .unwrap();
-    let cell = source(solution_cell(&mut committed.clone()));
+    // The learner's notebook shows the task; the instructors' version (`release --source`, nbgrader's
+    // source/) holds the reference solution itself, put in from solutions/, not a copy that could drift.
+    let committed = std::fs::read_to_string(project_root().join("notebooks").join(NOTEBOOK)).unwrap();
+    assert!(!committed.contains("BEGIN SOLUTION") && !committed.contains("q.bmm"), "the learner's notebook");
+    let out = dir.join("source");
+    let (code, stdout, err) = anatomy(&["notebooks", "release", "--source", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(stdout.contains(NOTEBOOK), "{stdout}");
+    let mut instructors: Value = serde_json::from_str(&std::fs::read_to_string(out.join(NOTEBOOK)).unwrap()).unwrap();
+    let cell = source(solution_cell(&mut instructors));
     let region: String = cell
         .lines()
         .skip_while(|l| !l.contains("BEGIN SOLUTION"))
@@ -116,7 +122,23 @@ fn the_released_notebook_has_no_solution_no_outputs_and_nbgraders_metadata() {
         .take_while(|l| !l.contains("END SOLUTION"))
         .map(|l| format!("{l}\n"))
         .collect();
-    assert_eq!(region, reference_body(), "the notebook's solution region is solutions/cross_attention.rs's body");
+    assert_eq!(region, reference_body(), "the source's solution region is solutions/cross_attention.rs's body");
+    // Every other cell is the learner's, and the source's release is the students' notebook.
+    let learner: Value = serde_json::from_str(&committed).unwrap();
+    let others = |nb: &Value| -> Vec<String> {
+        nb["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["metadata"]["nbgrader"]["solution"] != true)
+            .map(source)
+            .collect()
+    };
+    assert_eq!(others(&instructors), others(&learner));
+    assert_eq!(
+        cell.replace(&format!("    // BEGIN SOLUTION\n{region}    // END SOLUTION\n"), "    todo!()\n"),
+        source(solution)
+    );
 }
 
 /// One student's notebook: the released one with its solution cell's `todo!()` replaced by `body`, and
@@ -263,6 +285,8 @@ fn release_in_place_keeps_chapter_and_notebook_in_sync_and_refuses_a_broken_regi
     assert_eq!(code, Some(0), "{err}");
     let chapter = std::fs::read_to_string(dir.join("chapters/homework-cross-attention.md")).unwrap();
     assert!(!chapter.contains("BEGIN SOLUTION") && chapter.contains("    todo!()\n"));
+    let original = std::fs::read_to_string(root.join("chapters/homework-cross-attention.md")).unwrap();
+    assert_eq!(chapter, original, "the chapter shows the task already: the release changes none of it");
     let (code, _, err) = anatomy(&["notebooks", "build", "--check", "--root", dir.to_str().unwrap()]);
     assert_eq!(code, Some(0), "the released chapter and notebook are in sync: {err}");
 
@@ -270,7 +294,10 @@ fn release_in_place_keeps_chapter_and_notebook_in_sync_and_refuses_a_broken_regi
     let out = dir.join("out");
     let broken = std::fs::read_to_string(root.join("chapters/homework-cross-attention.md")).unwrap();
     for (bad, says) in [
-        (broken.replace("    // END SOLUTION\n", ""), "the solution cell ends inside its solution region"),
+        (
+            broken.replace("    todo!()\n", "    // BEGIN SOLUTION\n"),
+            "the solution cell ends inside its solution region",
+        ),
         (broken.replace("points=20", "points=15"), "worth 15 points, the course gives 20"),
         (broken.replace("solution:cross_attention", "solution:cross_attn"), "names no exercise"),
     ] {
@@ -281,4 +308,11 @@ fn release_in_place_keeps_chapter_and_notebook_in_sync_and_refuses_a_broken_regi
         assert!(err.contains(says) && err.trim().lines().count() == 1, "{err}");
         assert!(!out.exists(), "nothing is written");
     }
+    // A copy without solutions/ (the students') cannot make the instructors' version: one line, no file.
+    std::fs::write(dir.join("chapters/homework-cross-attention.md"), &original).unwrap();
+    let (code, _, err) =
+        anatomy(&["notebooks", "release", "--source", "--root", dir.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("solutions/cross_attention.rs") && err.trim().lines().count() == 1, "{err}");
+    assert!(!out.exists(), "nothing is written");
 }

@@ -13,7 +13,7 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use anatomy_notebooks::{chapter_cells, chapter_notebooks, fence_errors, release_chapter, Cell};
+use anatomy_notebooks::{chapter_cells, chapter_notebooks, fence_errors, release_chapter, source_chapter, Cell};
 use anyhow::{bail, Context, Result};
 
 /// A class folder's students, by label ([`anatomy_intake::names::label`]), in order: one folder each (the folders are the instructor's, so a
@@ -258,13 +258,15 @@ pub fn homework_chapters(root: &Path) -> Result<Vec<(PathBuf, PathBuf, String)>>
 }
 
 /// Exercise `e`'s solution cells in this project's homework chapters, as the grader makes them files:
-/// as released (`todo!()`) and as solved. Base code for the similarity report.
+/// as released (`todo!()`) and as solved (the instructors' version, the reference solution put in from
+/// `solutions/`; a students' copy has none). Base code for the similarity report.
 pub fn solution_cell_files(e: &crate::Exercise) -> Vec<String> {
     let root = anatomy_course::project_root();
     let mut files = Vec::new();
     for (_, _, markdown) in homework_chapters(&root).unwrap_or_default() {
+        let solved = source_chapter(&markdown, &root.join("solutions")).unwrap_or_else(|_| markdown.clone());
         let released = release_chapter(&markdown).unwrap_or_default();
-        for text in [&markdown, &released] {
+        for text in [&solved, &released] {
             for cell in chapter_cells(text) {
                 if let Cell::Solution { id, code } = cell {
                     if id == e.name {
@@ -309,5 +311,18 @@ mod tests {
         assert_eq!(find(&bob, "layer_norm"), Some(bob.join("exercises")));
         assert!(read(&bob.join("exercises")).unwrap_err().contains("is a symbolic link"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The homework's solution cell as base code: as released, and, in an instructors' copy, as solved,
+    /// with the reference solution that the chapter itself no longer shows.
+    #[test]
+    fn the_homeworks_base_code_is_its_cell_as_released_and_as_solved() {
+        let e = crate::EXERCISES.iter().find(|e| e.name == "cross_attention").unwrap();
+        let files = solution_cell_files(e);
+        assert_eq!(files.len(), 2, "{files:?}");
+        assert!(files[1].contains("    todo!()\n") && !files[1].contains("q.bmm("), "{}", files[1]);
+        if anatomy_course::project_root().join("solutions").is_dir() {
+            assert!(files[0].contains("BEGIN SOLUTION") && files[0].contains("q.bmm("), "{}", files[0]);
+        }
     }
 }

@@ -1,10 +1,11 @@
 //! nbgrader: the homework chapters' notebooks as released to students — the solution cells cut to
-//! `todo!()`, nbgrader's metadata and its checksums. nbgrader itself can then hand the notebooks out and
+//! `todo!()`, nbgrader's metadata and its checksums — and as the instructors' source version, the
+//! reference solutions put in from `solutions/`. nbgrader itself can then hand the notebooks out and
 //! collect them. Which chapters are homework, and their solution cells as the grader reads them (base code
 //! for the similarity report), are the grader's: `anatomy_grade::handin`.
 use std::path::{Path, PathBuf};
 
-use anatomy_notebooks::{chapter_cells, notebook_json, release_chapter, Cell};
+use anatomy_notebooks::{chapter_cells, notebook_json, release_chapter, source_chapter, Cell};
 use anyhow::{bail, Context, Result};
 use md5::{Digest, Md5};
 use serde_json::Value;
@@ -78,10 +79,8 @@ fn released_notebook(markdown: &str) -> Result<(String, String)> {
     Ok((released, serde_json::to_string_pretty(&json)? + "\n"))
 }
 
-/// Releases every homework chapter of `root`: the students' notebooks into `out` (default
-/// `target/release-notebooks/`), or, `in_place`, the chapters and notebooks themselves (the students'
-/// copy of `make handout`). Everything is made before anything is written. Returns the files written.
-pub fn release(root: &Path, out: Option<PathBuf>, in_place: bool) -> Result<Vec<PathBuf>> {
+/// The homework chapters of `root`, each checked against the course (see [`check_cells`]).
+fn checked_homework(root: &Path) -> Result<Vec<(PathBuf, PathBuf, String)>> {
     let chapters = homework_chapters(root)?;
     if chapters.is_empty() {
         bail!(
@@ -91,20 +90,50 @@ pub fn release(root: &Path, out: Option<PathBuf>, in_place: bool) -> Result<Vec<
     }
     let course_file = root.join("exercises").join("course.toml");
     let course = if course_file.exists() { Some(CourseFile::load(&course_file)?) } else { None };
+    for (chapter, _, markdown) in &chapters {
+        check_cells(chapter, markdown, course.as_ref())?;
+    }
+    Ok(chapters)
+}
+
+/// Releases every homework chapter of `root`: the students' notebooks into `out` (default
+/// `target/release-notebooks/`), or, `in_place`, the chapters and notebooks themselves (the students'
+/// copy of `make handout`). Everything is made before anything is written. Returns the files written.
+pub fn release(root: &Path, out: Option<PathBuf>, in_place: bool) -> Result<Vec<PathBuf>> {
     let out = out.unwrap_or_else(|| root.join("target").join("release-notebooks"));
     // A chapter that cannot be released leaves no file.
     let mut writes = Vec::new();
-    for (chapter, notebook, markdown) in &chapters {
-        check_cells(chapter, markdown, course.as_ref())?;
+    for (chapter, notebook, markdown) in checked_homework(root)? {
         let (released, json) =
-            released_notebook(markdown).with_context(|| format!("cannot release {}", chapter.display()))?;
+            released_notebook(&markdown).with_context(|| format!("cannot release {}", chapter.display()))?;
         if in_place {
-            writes.push((chapter.clone(), released));
-            writes.push((notebook.clone(), json));
+            writes.push((chapter, released));
+            writes.push((notebook, json));
         } else {
             writes.push((out.join(notebook.file_name().expect("a file")), json));
         }
     }
+    write_all(writes)
+}
+
+/// Writes the instructors' version of every homework notebook of `root` into `out` (default
+/// `target/source-notebooks/`): each solution cell's `todo!()` filled in with the reference solution from
+/// `solutions/` between nbgrader's markers ([`source_chapter`]), nbgrader's metadata without checksums —
+/// what nbgrader's `source/ASSIGNMENT/` holds for `nbgrader generate_assignment`, and what `make test`
+/// runs to see the check pass. Its release is the students' notebook. Returns the files written.
+pub fn source(root: &Path, out: Option<PathBuf>) -> Result<Vec<PathBuf>> {
+    let out = out.unwrap_or_else(|| root.join("target").join("source-notebooks"));
+    let mut writes = Vec::new();
+    for (chapter, notebook, markdown) in checked_homework(root)? {
+        let source = source_chapter(&markdown, &root.join("solutions"))
+            .with_context(|| format!("cannot make the instructors' version of {}", chapter.display()))?;
+        writes.push((out.join(notebook.file_name().expect("a file")), notebook_json(&source)));
+    }
+    write_all(writes)
+}
+
+/// Writes each file whole (its folder made first); returns the files written.
+fn write_all(writes: Vec<(PathBuf, String)>) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for (path, text) in writes {
         std::fs::create_dir_all(path.parent().expect("a folder"))
@@ -175,6 +204,44 @@ mod tests {
             "chapters/99-test.md: check:layer_norm is worth 3 points, the course gives 5: make them agree"
         );
         assert!(check_cells(chapter, &cells("layer_norm", &worth_3), None).is_ok(), "no course file: any points");
+    }
+
+    /// The instructors' version is the chapter with the reference solution put in from `solutions/`,
+    /// without checksums; the release of the same chapter has none of it; a copy without `solutions/`
+    /// (the students') cannot make it, and writes nothing.
+    #[test]
+    fn the_instructors_version_puts_the_reference_solution_in_and_the_release_has_none_of_it() {
+        let root = std::env::temp_dir().join(format!("nbgrader-source-{}", std::process::id()));
+        for folder in ["chapters", "solutions"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        let chapter = concat!(
+            "# Homework\n\n```rust solution:layer_norm\npub fn layer_norm() -> i64 {\n    todo!()\n}\n```\n\n",
+            "```rust check:layer_norm points=5\ncheck();\n```\n"
+        );
+        std::fs::write(root.join("chapters/hw.md"), chapter).unwrap();
+        std::fs::write(root.join("solutions/layer_norm.rs"), "pub fn layer_norm() -> i64 {\n    secret()\n}\n")
+            .unwrap();
+        let solution_cell = |path: &Path| {
+            let notebook: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let cell =
+                notebook["cells"].as_array().unwrap().iter().find(|c| c["metadata"]["nbgrader"]["solution"] == true);
+            let cell = cell.unwrap().clone();
+            (cell["source"].as_array().unwrap().iter().filter_map(Value::as_str).collect::<String>(), cell)
+        };
+        let written = source(&root, None).unwrap();
+        assert_eq!(written, [root.join("target/source-notebooks/hw.ipynb")]);
+        let (code, cell) = solution_cell(&written[0]);
+        assert_eq!(code, "pub fn layer_norm() -> i64 {\n    // BEGIN SOLUTION\n    secret()\n    // END SOLUTION\n}");
+        assert!(cell["metadata"]["nbgrader"].get("checksum").is_none(), "{cell}");
+        let released = release(&root, None, false).unwrap();
+        assert_eq!(solution_cell(&released[0]).0, "pub fn layer_norm() -> i64 {\n    todo!()\n}");
+
+        std::fs::remove_dir_all(root.join("solutions")).unwrap();
+        let error = format!("{:#}", source(&root, Some(root.join("out"))).unwrap_err());
+        assert!(error.contains("cannot make the instructors' version of") && error.contains("cannot read"), "{error}");
+        assert!(!root.join("out").exists(), "nothing is written");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
