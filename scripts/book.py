@@ -49,8 +49,9 @@ def pictures(nb):
 pages = []
 for path in notebooks:
     nb = nbformat.read(path, as_version=4)
-    # A homework notebook that still holds its solution (the instructors' copy) stays out of the book,
-    # which may be put online; the students' copy (`make handout`) holds the released one, and shows it.
+    # A homework notebook shows the task (its check says "not done"), and so does its page; the instructors'
+    # version, which run_notebooks.py runs beside it, is never kept here. One that still holds a solution
+    # (a chapter that keeps it inline) stays out of the book, which may be put online.
     if any("BEGIN SOLUTION" in c.source for c in nb.cells if c.cell_type == "code"):
         print(f"[book] left out {os.path.basename(path)}: it holds the solution (students get it from "
               "`anatomy notebooks release`)")

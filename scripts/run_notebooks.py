@@ -8,8 +8,11 @@ HTML comment does not hold:
     <!-- check: snapshot NAME -->          every line of snapshots/NAME.snap appears in the outputs, so the
                                            shapes a notebook prints are the ones the tests snapshot
     <!-- check: mime TYPE[|TYPE...] -->    some output is rich content of that MIME type
-    <!-- check: solved NAME -->            a homework's check cell says NAME passes when the notebook holds
-                                           its solution, and "not done" in the released copy (todo!())
+    <!-- check: solved NAME -->            a homework's check cell says NAME is "not done" in the notebook,
+                                           which shows the task (todo!()), and that NAME passes in the
+                                           instructors' version, the reference solution put in from
+                                           solutions/ (`anatomy notebooks release --source`), which is run
+                                           beside it where solutions/ is, and not kept for the book
 
 Every IOPub message is recorded with its parent (RecordingClient): a message for a cell that arrives
 after that cell's "idle" status fails the notebook by name ("cell 2: 1 stream message arrived 180 ms
@@ -44,6 +47,8 @@ from nbclient.util import ensure_async, run_sync
 
 # A kernel's five ports, as jupyter_client's KernelManager names them.
 PORT_NAMES = ["shell_port", "iopub_port", "stdin_port", "hb_port", "control_port"]
+# The scratch folders that hold the instructors' version of a homework notebook while it runs.
+SOURCE = ".homework-source."
 # Seconds a cell's output may take to be complete after the kernel's reply before the cell fails.
 IOPUB_TIMEOUT = 60
 # Seconds the last cell's late messages are waited for before the kernel is shut down.
@@ -234,7 +239,7 @@ def check(path, root, keep=True, ports=None, hold_back=None):
         os.makedirs(executed, exist_ok=True)
         nbformat.write(nb, os.path.join(executed, os.path.basename(path)))
     cells = ", ".join(f"{t:.1f}" for t in timings)
-    print(f"[notebooks] {os.path.basename(path)}: {elapsed:.0f} s (cells: {cells})", flush=True)
+    print(f"[notebooks] {shown(path)}: {elapsed:.0f} s (cells: {cells})", flush=True)
     return problems
 
 
@@ -309,12 +314,39 @@ def warm(folder):
     print(f"[notebooks] {output_text(nb.cells[0]).strip()} (warmed in {time.perf_counter() - began:.0f} s)", flush=True)
 
 
-def two_at_a_time(notebooks, root):
+def shown(path):
+    """A notebook's name as the run prints it; the instructors' version of a homework says so."""
+    name = os.path.basename(path)
+    return name + " (the instructors' version)" if os.path.basename(os.path.dirname(path)).startswith(SOURCE) else name
+
+
+def instructors_versions(root, notebooks):
+    """The instructors' version of each homework notebook among these (a chapter with a `solved` check),
+    written by `anatomy notebooks release --source` into a scratch folder beside notebooks/ (as my-notebooks/
+    is: the set-up cells find this crate at ".."), so that its check is seen to pass while the notebook
+    itself shows only the task. The folder (None when there is nothing to write: no homework, or no
+    solutions/ in a students' copy) and the versions' paths."""
+    homework = [path for path in notebooks if any(
+        "<!-- check: solved " in c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")]
+    if not homework or not os.path.isdir(os.path.join(root, "solutions")):
+        return None, []
+    import subprocess
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix=SOURCE, dir=root)
+    subprocess.run(["cargo", "run", "--quiet", "--bin", "anatomy", "--", "notebooks", "release", "--source",
+                    "--root", root, "--out", scratch], cwd=root, check=True, stdout=subprocess.DEVNULL)
+    return scratch, [os.path.join(scratch, os.path.basename(path)) for path in homework]
+
+
+def two_at_a_time(runs, root):
     """Every notebook run to its end, two kernels at a time: on two cores a kernel spends much of a cell
     waiting for the compiler, and the run takes about half as long. The pool's two workers each take their
     first notebook at once, so the first two kernels start at the same moment, as a learner's two open
     notebooks do: each must build in its own folder, or they break each other (scripts/kernel.py), and each
-    needs ports of its own. Each notebook's problems, in the notebooks' order."""
+    needs ports of its own. `runs` holds each notebook with whether it is kept for the book; each one's
+    problems, in that order."""
+    notebooks = [path for path, _ in runs]
     import multiprocessing
 
     from jupyter_client.connect import LocalPortCache
@@ -327,10 +359,10 @@ def two_at_a_time(notebooks, root):
     # whichever kernel is free, so that the two end together.
     order = sorted(range(len(notebooks)), key=lambda i: os.path.basename(notebooks[i]), reverse=True)
     if len(order) > 1:
-        first = " and ".join(os.path.basename(notebooks[i]) for i in order[:2])
+        first = " and ".join(shown(notebooks[i]) for i in order[:2])
         print(f"[notebooks] two kernels at a time, the first two started together: {first}", flush=True)
     with multiprocessing.get_context("fork").Pool(2) as pool:
-        done = pool.starmap(check, [(notebooks[i], root, True, ports[i]) for i in order], chunksize=1)
+        done = pool.starmap(check, [(notebooks[i], root, runs[i][1], ports[i]) for i in order], chunksize=1)
     problems = [None] * len(notebooks)
     for i, found in zip(order, done):
         problems[i] = found
@@ -373,12 +405,21 @@ def main():
         self_test(root)
     failed, failures = 0, []
     began = time.perf_counter()
-    for path, problems in zip(notebooks, two_at_a_time(notebooks, root)):
+    scratch, versions = instructors_versions(root, notebooks)
+    runs = [(path, True) for path in notebooks] + [(path, False) for path in versions]
+    try:
+        done = two_at_a_time(runs, root)
+    finally:
+        if scratch:
+            import shutil
+
+            shutil.rmtree(scratch, ignore_errors=True)
+    for (path, _), problems in zip(runs, done):
         for p in problems:
-            print(f"[notebooks] FAILED {os.path.basename(path)}: {p}", flush=True)
-            failures.append(f"{os.path.basename(path)}: {p}")
+            print(f"[notebooks] FAILED {shown(path)}: {p}", flush=True)
+            failures.append(f"{shown(path)}: {p}")
         failed += bool(problems)
-    passed = len(notebooks) - failed
+    passed = len(runs) - failed
     print(f"[notebooks] all notebooks: {time.perf_counter() - began:.0f} s")
     # Again at the very end, where a log cut to its last lines (CI's) still shows which notebook and why.
     for p in failures:
