@@ -10,14 +10,17 @@ use super::{
 use transformer_anatomy::exercises::support::Projections;
 
 /// The named mistakes of `scaled_dot_product`.
-pub const SCALED_DOT_PRODUCT: &[Mistake] = &[NO_SCALING, DIVIDED_BY_D, KEYS_NOT_TRANSPOSED, SOFTMAX_OVER_QUERIES];
+pub const SCALED_DOT_PRODUCT: &[Mistake] =
+    &[NO_SCALING, DIVIDED_BY_D, KEYS_NOT_TRANSPOSED, ROOT_OF_THE_WRONG_AXIS, SOFTMAX_OVER_QUERIES];
 const NO_SCALING: Mistake = Mistake("no_scaling");
 const DIVIDED_BY_D: Mistake = Mistake("divided_by_d");
+const ROOT_OF_THE_WRONG_AXIS: Mistake = Mistake("root_of_the_wrong_axis");
 const SOFTMAX_OVER_QUERIES: Mistake = Mistake("softmax_over_queries");
 
 /// The named mistakes of `attention_head`.
-pub const ATTENTION_HEAD: &[Mistake] = &[KEYS_FROM_QUERY_MAP, VALUES_FROM_KEY_MAP];
+pub const ATTENTION_HEAD: &[Mistake] = &[KEYS_FROM_QUERY_MAP, ROOT_OF_D_MODEL, VALUES_FROM_KEY_MAP];
 const KEYS_FROM_QUERY_MAP: Mistake = Mistake("keys_from_query_map");
+const ROOT_OF_D_MODEL: Mistake = Mistake("root_of_d_model");
 const VALUES_FROM_KEY_MAP: Mistake = Mistake("values_from_key_map");
 
 /// The named mistakes of `split_heads`.
@@ -48,30 +51,29 @@ pub fn scaled_dot_product(f: &dyn Fn(&Tensor, &Tensor, &Tensor) -> (Tensor, Tens
         &[TRANSPOSE],
     )?;
     let root_d = (d as f64).sqrt();
-    expect_close_or_name(
-        "weights",
-        &w,
-        &weights(&q, &k, root_d, -1),
-        1e-5,
-        &[
-            (
-                weights(&q, &k, 1.0, -1),
-                named(NO_SCALING, "the scores are not scaled: divide q · kᵀ by √d before the softmax"),
+    let mut mistakes = vec![
+        (
+            weights(&q, &k, 1.0, -1),
+            named(NO_SCALING, "the scores are not scaled: divide q · kᵀ by √d before the softmax"),
+        ),
+        (weights(&q, &k, d as f64, -1), named(DIVIDED_BY_D, "the scores are divided by d; the chapter divides by √d")),
+        (
+            weights(&q, &k, root_d, 1),
+            named(
+                SOFTMAX_OVER_QUERIES,
+                "the softmax runs over the queries (axis 1); each query's row must sum to 1 over the keys: \
+                 softmax over the last axis (-1)",
             ),
-            (
-                weights(&q, &k, d as f64, -1),
-                named(DIVIDED_BY_D, "the scores are divided by d; the chapter divides by √d"),
-            ),
-            (
-                weights(&q, &k, root_d, 1),
-                named(
-                    SOFTMAX_OVER_QUERIES,
-                    "the softmax runs over the queries (axis 1); each query's row must sum to 1 over the keys: \
-                     softmax over the last axis (-1)",
-                ),
-            ),
-        ],
-    )?;
+        ),
+    ];
+    // √ of the size of an axis other than d: the batch, the queries, the keys, the values' width.
+    let wrong_axis = named(
+        ROOT_OF_THE_WRONG_AXIS,
+        "the scores are divided by the square root of another axis's size; d is the size of the last axis of \
+         query and key (`query.size()[2]`): divide by √d",
+    );
+    mistakes.extend([batch, t, s, dv].map(|n| (weights(&q, &k, (n as f64).sqrt(), -1), wrong_axis)));
+    expect_close_or_name("weights", &w, &weights(&q, &k, root_d, -1), 1e-5, &mistakes)?;
     expect_rows_sum_to_one("weights", &w)?;
     let expected = Tensor::scaled_dot_product_attention(&q, &k, &v, None::<Tensor>, 0.0, false, None, false);
     expect_close_or_name("output", &output, &expected, 1e-5, &[])
@@ -106,6 +108,14 @@ pub fn attention_head(f: &dyn Fn(&Tensor, &Projections) -> Tensor) -> CheckResul
             (
                 sdpa(&q, &q, &v, None),
                 named(KEYS_FROM_QUERY_MAP, "the keys come from the query map; use `projections.key` for them"),
+            ),
+            (
+                sdpa(&q, &k, &v, Some(1.0 / (d_model as f64).sqrt())),
+                named(
+                    ROOT_OF_D_MODEL,
+                    "the scores are divided by √d_model, the width of the hidden state; divide by √head_dim, the \
+                     last axis of q and k",
+                ),
             ),
             (sdpa(&q, &k, &v, Some(1.0)), told("the scores are not scaled: divide by √head_dim")),
         ],
