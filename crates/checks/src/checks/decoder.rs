@@ -4,8 +4,8 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{
-    call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, named, parts, randn, told, CheckResult,
-    Failure, Mistake, Returned, Said, KEYS_NOT_TRANSPOSED, TRANSPOSE, ZEROS_AND_ONES,
+    broadcast_error, call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, named, parts, randn,
+    told, CheckResult, Failure, Mistake, Returned, Said, BOOLEAN_MASK, KEYS_NOT_TRANSPOSED, TRANSPOSE, ZEROS_AND_ONES,
 };
 use transformer_anatomy::attention::Pass;
 use transformer_anatomy::config::{Activation, BertConfig, EncoderOptions};
@@ -23,8 +23,15 @@ const NO_DIAGONAL: Mistake = Mistake("no_diagonal");
 const UPPER_TRIANGLE: Mistake = Mistake("upper_triangle");
 
 /// The named mistakes of `cross_attention`, the homework.
-pub const CROSS_ATTENTION: &[Mistake] =
-    &[KEYS_NOT_TRANSPOSED, PADDING_IGNORED, QUERIES_FROM_THE_ENCODER, SCALED_BY_D, SELF_ATTENTION_INSTEAD];
+pub const CROSS_ATTENTION: &[Mistake] = &[
+    KEYS_NOT_TRANSPOSED,
+    MASK_WITHOUT_MIDDLE_AXIS,
+    PADDING_IGNORED,
+    QUERIES_FROM_THE_ENCODER,
+    SCALED_BY_D,
+    SELF_ATTENTION_INSTEAD,
+];
+const MASK_WITHOUT_MIDDLE_AXIS: Mistake = Mistake("mask_without_middle_axis");
 const PADDING_IGNORED: Mistake = Mistake("padding_ignored");
 const QUERIES_FROM_THE_ENCODER: Mistake = Mistake("queries_from_the_encoder");
 const SCALED_BY_D: Mistake = Mistake("scaled_by_d");
@@ -40,6 +47,19 @@ macro_rules! rectangular {
 const RECTANGULAR: &str = rectangular!();
 const QUERIES_FROM_THE_ENCODER_WORDS: &str = concat!(rectangular!(), "; the queries come from the encoder here");
 const SELF_ATTENTION_WORDS: &str = concat!(rectangular!(), "; the keys come from the decoder here (self-attention)");
+
+/// The padding mask used as it comes, `[batch, s]` against scores `[batch, t, s]`: LibTorch lines its `batch`
+/// up with the scores' `t` (axis 1) and, as they differ, stops with its broadcast error; that error of this
+/// call, for these two sizes at that axis, is the mistake (with a batch of 1 the mask broadcasts and is right).
+fn mask_without_middle_axis(batch: i64, t: i64) -> [(String, Said); 2] {
+    let said = named(
+        MASK_WITHOUT_MIDDLE_AXIS,
+        "the [batch, source] padding mask does not broadcast against the [batch, target, source] scores: give it a \
+         middle axis, [batch, 1, source] (`.unsqueeze(1)`), so that it hides the same source positions from every \
+         target position",
+    );
+    broadcast_error(batch, t, 1).map(|needle| (needle, said))
+}
 
 /// The named mistakes of `decoder_layer`.
 pub const DECODER_LAYER: &[Mistake] =
@@ -110,7 +130,7 @@ fn the_masked_softmax(masked_softmax: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> Ch
     let scores = randn(&[batch, n, n]) * 3.0;
     let mask = Tensor::ones([n, n], (Kind::Float, Device::Cpu)).tril(0); // not the student's: checked on its own
     let returned = Returned::floats("masked_softmax(scores, mask)", &[batch, n, n]);
-    let weights = call(|| masked_softmax(&scores, &mask), &[returned], &[])?;
+    let weights = call(|| masked_softmax(&scores, &mask), &[returned], &[BOOLEAN_MASK])?;
     if close(&weights, &scores.softmax(-1, Kind::Float), 1e-6) {
         return Err(Failure::named(
             MASK_IGNORED,
@@ -224,8 +244,11 @@ fn cross_attention_at(
                 .choose(rectangular),
         ]
     };
+    let [middle_axis, other_order] = mask_without_middle_axis(batch, t);
+    let known =
+        [TRANSPOSE, BOOLEAN_MASK, (middle_axis.0.as_str(), middle_axis.1), (other_order.0.as_str(), other_order.1)];
     let attend = |mask: Option<&Tensor>| {
-        call(|| cross_attention(&decoder_states, &encoder_output, projections, mask), &returns(), &[TRANSPOSE])
+        call(|| cross_attention(&decoder_states, &encoder_output, projections, mask), &returns(), &known)
     };
     // First without a mask, so that a shape mistake is reported as one.
     let _ = attend(None)?;

@@ -4,7 +4,9 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, close, expect_close, named, randn, told, CheckResult, Failure, Mistake, Returned, Said};
+use super::{
+    call, close, expect_close, named, randn, told, CheckResult, Failure, Mistake, Returned, Said, BOOLEAN_MASK,
+};
 
 /// The named mistakes of `gpt_block`.
 pub const GPT_BLOCK: &[Mistake] =
@@ -83,13 +85,16 @@ pub fn gpt_block(gpt_block: &dyn Fn(&Tensor, &GptBlockParts) -> Tensor) -> Check
         call(
             || gpt_block(x, &parts),
             &[Returned::floats("gpt_block output", &[batch, t, d]).told(": the same shape as x, [batch, t, d_model]")],
-            &[(
-                "view size is not compatible with input tensor's size and stride",
-                told(
-                    "after `transpose` the heads are not laid out one after another in memory: call `.contiguous()` \
-                     before `view` (or use `reshape`)",
+            &[
+                (
+                    "view size is not compatible with input tensor's size and stride",
+                    told(
+                        "after `transpose` the heads are not laid out one after another in memory: call \
+                         `.contiguous()` before `view` (or use `reshape`)",
+                    ),
                 ),
-            )],
+                BOOLEAN_MASK,
+            ],
         )
     };
     let out = run(&x)?;

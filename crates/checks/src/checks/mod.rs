@@ -207,6 +207,22 @@ const TRANSPOSE: (&str, Said) = (
     named(KEYS_NOT_TRANSPOSED, "the scores need q · kᵀ: transpose the keys' last two axes (`key.transpose(1, 2)`)"),
 );
 
+/// The LibTorch error of `masked_fill` handed a mask of numbers (the 0/1 mask as it comes), and its fix.
+const BOOLEAN_MASK: (&str, Said) = (
+    "masked_fill_ only supports boolean masks",
+    told("`masked_fill` takes a boolean mask, true where a score is hidden: compare first, e.g. `mask.eq(0)`"),
+);
+
+/// LibTorch's error when two tensors do not broadcast because sizes `a` and `b` meet at `axis` (counted in
+/// the longer one's axes), in both orders of the operands: a needle for [`call`] that only that pair of
+/// sizes at that axis matches.
+fn broadcast_error(a: i64, b: i64, axis: usize) -> [String; 2] {
+    let text = |a, b| {
+        format!("The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {axis}")
+    };
+    [text(a, b), text(b, a)]
+}
+
 /// The gate every answer of a student's function passes through: calls it, makes each returned tensor
 /// canonical (by value: dense, contiguous, negation resolved, [`super::tape::canonical`]), and compares its
 /// shape and kind with `returns`, in that order, before the check reads any value. A LibTorch error whose
