@@ -3,7 +3,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{call, expect_close_or_name, named, randn, told, CheckResult, Failure, Mistake, Returned};
+use super::{broadcast_error, call, expect_close_or_name, named, randn, told, CheckResult, Failure, Mistake, Returned};
 use transformer_anatomy::init;
 
 /// The named mistakes of `feed_forward`.
@@ -14,17 +14,20 @@ const RELU: Mistake = Mistake("relu");
 
 /// The named mistakes of `layer_norm`.
 pub const LAYER_NORM: &[Mistake] =
-    &[EPS_OUTSIDE_THE_ROOT, NO_SCALE_AND_SHIFT, OVER_THE_TOKENS, THE_NOTES_VERSION, UNBIASED_VARIANCE];
+    &[EPS_OUTSIDE_THE_ROOT, NO_EPS, NO_SCALE_AND_SHIFT, OVER_THE_TOKENS, THE_NOTES_VERSION, UNBIASED_VARIANCE];
 const EPS_OUTSIDE_THE_ROOT: Mistake = Mistake("eps_outside_the_root");
+const NO_EPS: Mistake = Mistake("no_eps");
 const THE_NOTES_VERSION: Mistake = Mistake("the_notes_version");
 const NO_SCALE_AND_SHIFT: Mistake = Mistake("no_scale_and_shift");
 const OVER_THE_TOKENS: Mistake = Mistake("over_the_tokens");
 const UNBIASED_VARIANCE: Mistake = Mistake("unbiased_variance");
 
 /// The named mistakes of `embeddings`.
-pub const EMBEDDINGS: &[Mistake] = &[LAYER_NORM_TWICE, NO_LAYER_NORM, POSITIONS_FROM_ONE, TOKEN_IDS_AS_POSITIONS];
+pub const EMBEDDINGS: &[Mistake] =
+    &[LAYER_NORM_TWICE, NO_LAYER_NORM, NORM_BEFORE_POSITIONS, POSITIONS_FROM_ONE, TOKEN_IDS_AS_POSITIONS];
 const LAYER_NORM_TWICE: Mistake = Mistake("layer_norm_twice");
 const NO_LAYER_NORM: Mistake = Mistake("no_layer_norm");
+const NORM_BEFORE_POSITIONS: Mistake = Mistake("norm_before_positions");
 const POSITIONS_FROM_ONE: Mistake = Mistake("positions_from_one");
 const TOKEN_IDS_AS_POSITIONS: Mistake = Mistake("token_ids_as_positions");
 
@@ -138,6 +141,14 @@ pub fn layer_norm(f: &dyn Fn(&Tensor, &Tensor, &Tensor, f64) -> Tensor) -> Check
                 ),
             ),
             (
+                normalize(&x, &weight, &bias, 0.0, -1, 0, true),
+                named(
+                    NO_EPS,
+                    "ε is left out: add it to the variance under the square root, √(variance + ε), so that a token \
+                     whose entries are all equal is not divided by 0",
+                ),
+            ),
+            (
                 variant(-1, 0, false),
                 named(EPS_OUTSIDE_THE_ROOT, "ε is added after the square root; it goes inside: √(variance + ε)"),
             ),
@@ -181,7 +192,13 @@ pub fn embeddings(f: &dyn Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::Layer
     let out = call(
         || f(&ids, &tokens, &positions, &norm),
         &[Returned::floats("output", &[2, 5, hidden]).told(": [batch, seq, hidden], one vector per token")],
-        &[("out of range", told("a position id is past the table: positions count 0, 1, …, seq_len − 1"))],
+        &[
+            ("out of range", told("a position id is past the table: positions count 0, 1, …, seq_len − 1")),
+            (
+                "'indices' to have one of the following scalar types",
+                told("the position ids must be integers: `Tensor::arange(seq_len, (Kind::Int64, device))`"),
+            ),
+        ],
     )?;
     let table = |e: &nn::Embedding, ids: &Tensor| e.ws.index_select(0, &ids.flatten(0, -1)).view([2, 5, hidden]);
     let position_ids = Tensor::arange(5, (Kind::Int64, Device::Cpu)).unsqueeze(0).expand([2, 5], true);
@@ -207,6 +224,14 @@ pub fn embeddings(f: &dyn Fn(&Tensor, &nn::Embedding, &nn::Embedding, &nn::Layer
             (
                 norm.forward(&norm.forward(&summed)),
                 named(LAYER_NORM_TWICE, "the layer norm is applied twice; once, after the sum"),
+            ),
+            (
+                norm.forward(&table(&tokens, &ids)) + table(&positions, &position_ids),
+                named(
+                    NORM_BEFORE_POSITIONS,
+                    "the layer norm is applied before the position embeddings are added; add the token and position \
+                     embeddings first, then normalize their sum",
+                ),
             ),
             (summed.shallow_clone(), named(NO_LAYER_NORM, "no layer norm: normalize the sum of the two embeddings")),
             (norm.forward(&table(&tokens, &ids)), told("the position embeddings are not added")),
@@ -263,7 +288,13 @@ pub fn mean_pooling(f: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
             told(": one vector per text — sum over the tokens, axis 1")
         }
     });
-    let out = call(|| f(&states, &mask), &[returned], &[])?;
+    let needles = broadcast_error(hidden, seq, 2);
+    let unsqueeze = told(
+        "the [batch, seq] mask does not line up with the [batch, seq, hidden] states: give it a last axis, \
+         [batch, seq, 1] (`.unsqueeze(-1)`), so that it multiplies every hidden unit of a token",
+    );
+    let known = [(needles[0].as_str(), unsqueeze), (needles[1].as_str(), unsqueeze)];
+    let out = call(|| f(&states, &mask), &[returned], &known)?;
     let (h, m) = (states.to_kind(Kind::Double), mask.to_kind(Kind::Double).unsqueeze(-1));
     let expected = (&h * &m).sum_dim_intlist(1, false, Kind::Double) / m.sum_dim_intlist(1, false, Kind::Double);
     let by_length = (&h * &m).sum_dim_intlist(1, false, Kind::Double) / seq as f64;
@@ -293,7 +324,7 @@ pub fn mean_pooling(f: &dyn Fn(&Tensor, &Tensor) -> Tensor) -> CheckResult {
     let empty = Tensor::zeros([1, seq], (Kind::Int64, Device::Cpu));
     let returned =
         Returned::floats("pooled, for a text with no real token", &[1, hidden]).told(": one vector for the one text");
-    let out = call(|| f(&states.narrow(0, 0, 1), &empty), &[returned], &[])?;
+    let out = call(|| f(&states.narrow(0, 0, 1), &empty), &[returned], &known)?;
     if out.isnan().any().int64_value(&[]) != 0 {
         return Err(Failure::named(
             NO_CLAMP,
