@@ -38,8 +38,10 @@ println!("{}", notebook::ready_line());"#;
 pub enum Cell {
     Markdown(String),
     Code(String),
-    /// An nbgrader solution cell (fence ` ```rust solution:ID `): the code a student writes, with the
-    /// reference between `// BEGIN SOLUTION` and `// END SOLUTION`. Its `grade_id` is the exercise's name.
+    /// An nbgrader solution cell (fence ` ```rust solution:ID `): the code a student writes, with a
+    /// `todo!()` where the answer goes in the chapter, and the reference between `// BEGIN SOLUTION` and
+    /// `// END SOLUTION` in the instructors' version ([`source_chapter`]). Its `grade_id` is the exercise's
+    /// name.
     Solution {
         id: String,
         code: String,
