@@ -78,6 +78,7 @@ pub mod exercises;
 pub mod inspect;
 pub mod seeds; // a figure over several seeds: its mean and range
 pub mod model_dir;
+pub mod project; // where the project's folders are, found when the program runs
 
 pub use attention::{Attention, AttentionOutput, Pass};
 pub use attention_head::AttentionHead;

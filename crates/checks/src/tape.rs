@@ -28,7 +28,7 @@ use std::io::Write;
 use safetensors::tensor::{Dtype, TensorView};
 use tch::{Device, Kind, Tensor};
 
-use anatomy_course::wire::{self, Value, MAX_FRAME, OUTPUT, PANIC, REFUSED};
+use anatomy_course::wire::{self, Value, MAX_FRAME, OUTPUT, PANIC, PANIC_AT, REFUSED};
 
 /// The file descriptor a check's process writes its tape to (a pipe of that check's alone).
 pub const FD: i32 = 3;
@@ -325,10 +325,48 @@ pub fn record<R: Taped>(call: impl FnOnce() -> R) -> R {
             }
         }
         Err(payload) => {
+            if let Some(place) = PANIC_PLACE.with(|p| p.borrow_mut().take()) {
+                write_frame(PANIC_AT, place.as_bytes());
+            }
             write_frame(PANIC, super::panic_text(&*payload).as_bytes());
             std::panic::resume_unwind(payload)
         }
     }
+}
+
+thread_local! {
+    /// Where the last panic happened in a student's file, as [`remember_panic_place`] found it.
+    static PANIC_PLACE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The probe's panic hook: remembers where in the student's file a panic happened, for [`record`] to
+/// send before the panic's text ([`wire::PANIC_AT`]). A panic's own line is the student's where the
+/// panicking function tracks its caller (`unwrap`, `expect`, indexing, `todo!`); a panic inside a library
+/// (a LibTorch error that `tch` unwraps) is placed at the student's call that led to it, read from the
+/// backtrace's line tables. Nothing is printed.
+pub fn remember_panic_place(info: &std::panic::PanicHookInfo) {
+    let own = info.location().and_then(|l| copy_file(l.file()).map(|f| format!("L{f}:{}:{}", l.line(), l.column())));
+    let place = own.or_else(|| {
+        let trace = std::backtrace::Backtrace::force_capture().to_string();
+        trace.lines().find_map(|line| copy_place(line.trim())).map(|at| format!("C{at}"))
+    });
+    PANIC_PLACE.with(|p| *p.borrow_mut() = place);
+}
+
+/// The file name of one of the probe's copies of a student's files (`f003.rs`), at the end of a path.
+fn copy_file(path: &str) -> Option<&str> {
+    let name = path.rsplit('/').next()?;
+    let digits = name.strip_prefix('f')?.strip_suffix(".rs")?;
+    (digits.len() == 3 && digits.bytes().all(|b| b.is_ascii_digit())).then_some(name)
+}
+
+/// `f003.rs:12:5` from a backtrace's `at ./f003.rs:12:5` line, if it names a copy of a student's file.
+fn copy_place(line: &str) -> Option<String> {
+    let at = line.strip_prefix("at ")?;
+    let mut parts = at.rsplitn(3, ':');
+    let (column, row, file) = (parts.next()?, parts.next()?, parts.next()?);
+    let numbers = [column, row].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    numbers.then(|| copy_file(file).map(|f| format!("{f}:{row}:{column}")))?
 }
 
 /// Loads the tape of one check for [`replay`]: its entries, and why the probe stopped if it did not finish.
@@ -404,6 +442,26 @@ mod tests {
 
     fn values(t: &Tensor) -> Vec<f64> {
         Vec::<f64>::try_from(t.to_kind(Kind::Double).flatten(0, -1)).unwrap()
+    }
+
+    #[test]
+    fn a_panic_is_placed_in_the_copy_of_the_students_file_and_nowhere_else() {
+        assert_eq!(copy_file("f003.rs"), Some("f003.rs"));
+        assert_eq!(copy_file("/tmp/run-1/u000/f012.rs"), Some("f012.rs"));
+        for other in ["main.rs", "f03.rs", "f0003.rs", "fabc.rs", "/src/wrappers/tensor_generated.rs", "f003.rsx"] {
+            assert_eq!(copy_file(other), None, "{other}");
+        }
+        assert_eq!(copy_place("at ./f001.rs:14:22").as_deref(), Some("f001.rs:14:22"));
+        assert_eq!(copy_place("at /t/u000/f001.rs:7:5").as_deref(), Some("f001.rs:7:5"));
+        assert_eq!(copy_place("at ./main.rs:14:22"), None);
+        assert_eq!(copy_place("at ./f001.rs:x:22"), None);
+        assert_eq!(copy_place("3: f001::attention"), None);
+        // A real panic of this test's own code is not in a student's file: no place.
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(remember_panic_place));
+        let _ = std::panic::catch_unwind(|| Option::<u8>::None.unwrap());
+        std::panic::set_hook(previous);
+        assert_eq!(PANIC_PLACE.with(|p| p.borrow_mut().take()), None);
     }
 
     #[test]

@@ -25,10 +25,12 @@ pub mod wire;
 /// holds every exercise to, and that `anatomy exercises new` scaffolds.
 pub const WRONG_ANSWERS_NEEDED: usize = 2;
 
-/// The project's root: the folder that holds `grader/` (found once, by this crate's build script).
-pub fn project_root() -> PathBuf {
-    PathBuf::from(env!("ANATOMY_PROJECT_ROOT"))
-}
+#[path = "../../../src/project.rs"]
+mod project;
+
+/// The project's root: the folder that holds `grader/`, found when the program runs (the learner's
+/// crate's `src/project.rs`, included here: this crate does not depend on that one).
+pub use project::project_root;
 
 /// One exercise of the course.
 #[derive(Debug)]
@@ -348,6 +350,10 @@ pub struct Outcome {
     /// failed or does not compile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mistake: Option<String>,
+    /// What the code printed during its check, as a learner reads it under the verdict (escaped and cut by
+    /// `anatomy_intake::printed`): kept when a learner grades their own files, never for a class.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 #[cfg(test)]

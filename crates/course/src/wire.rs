@@ -11,6 +11,10 @@
 pub const OUTPUT: u8 = b'O';
 /// One check's channel: a student's function panicked (payload: the panic's text).
 pub const PANIC: u8 = b'P';
+/// One check's channel, just before a [`PANIC`]: where in the student's file it happened (payload: `L`
+/// and `FILE:LINE:COLUMN` for the panic's own line, or `C` and the line of the student's call that a
+/// panic in a library — a LibTorch error in `tch` — came from), the file as the probe's copy names it.
+pub const PANIC_AT: u8 = b'A';
 /// One check's channel: a student's function returned something the probe's canonical path will not
 /// record (payload: why, in words naming the layout, kind or limit).
 pub const REFUSED: u8 = b'R';

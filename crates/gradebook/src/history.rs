@@ -112,6 +112,7 @@ impl Standing {
                     message: "not graded yet".into(),
                     parts: None,
                     mistake: None,
+                    output: None,
                 },
             })
             .collect();

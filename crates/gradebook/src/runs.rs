@@ -210,6 +210,7 @@ impl Recorded {
             message: self.cell.message.clone(),
             parts: self.cell.parts,
             mistake: self.cell.mistake.clone(),
+            output: None,
         }
     }
 }

@@ -5,7 +5,8 @@
 //! tokenizes every file ([`similarity`]), a hand-in's time is read ([`times`]), every student folder's
 //! name becomes a label ([`names`]), and a class list from a learning platform and its download's file names
 //! are read ([`roster`]). While a student's code runs, what it sends back is read here too: the
-//! frames of the tape and the tensors they carry ([`tape`]). A student decides these bytes, so none of them may decide how deep a
+//! frames of the tape and the tensors they carry ([`tape`]), and what it printed, shown to a learner under
+//! the verdict ([`printed`]). A student decides these bytes, so none of them may decide how deep a
 //! reader recurses or how much it allocates ([`bounds`]), and no two students may end up with one label.
 //!
 //! This crate holds exactly that, and no LibTorch: the fuzzing harness (`fuzz/`, `make fuzz`) builds it
@@ -15,6 +16,7 @@ pub mod bounds;
 pub mod cells;
 pub mod harness;
 pub mod names;
+pub mod printed;
 pub mod roster;
 pub mod rules;
 pub mod similarity;

@@ -114,7 +114,7 @@ fn normalisation_changes(c: char) -> bool {
 }
 
 /// A character that shows nothing, or shows as a space, where a name is printed: written as an escape.
-fn hidden(c: char) -> bool {
+pub(crate) fn hidden(c: char) -> bool {
     c.is_control()
         || (c.is_whitespace() && c != ' ')
         || matches!(c as u32,

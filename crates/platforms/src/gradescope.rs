@@ -183,6 +183,7 @@ mod tests {
                 message: "why".into(),
                 parts,
                 mistake: None,
+                output: None,
             })
             .collect();
         (chosen, course, outcomes)

@@ -225,6 +225,7 @@ mod tests {
                 message: format!("message of {} with ~~~~ fences and <html>", e.name),
                 parts: (e.name == "split_heads").then_some((1, 2)),
                 mistake: None,
+                output: None,
             })
             .collect()
     }
@@ -357,6 +358,7 @@ mod helpers {
             message: "row 0 sees row 1".into(),
             parts: None,
             mistake: None,
+            output: None,
         };
         assert_eq!(feedback(&outcome(Status::Passed)), "**passed**");
         let hint = &crate::EXERCISES.iter().find(|e| e.name == "causal_mask").unwrap().hint_levels()[0];

@@ -209,6 +209,7 @@ mod tests {
             message: "a <b>".into(),
             parts: None,
             mistake: None,
+            output: None,
         };
         let outcomes = [outcome(chosen[0], Status::Passed), outcome(chosen[1], Status::DoesNotCompile)];
         let r = results_of(&outcomes, &Tier::None, &chosen, &course);

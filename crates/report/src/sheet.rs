@@ -289,6 +289,7 @@ impl GradeLine {
                 message: self.messages.get(e.name).cloned().unwrap_or_default(),
                 parts: self.parts.get(e.name).copied(),
                 mistake: self.mistakes.get(e.name).cloned(),
+                output: None,
             });
         }
         let handed_in =
@@ -568,6 +569,7 @@ mod tests {
             message: String::new(),
             parts: None,
             mistake: (!passed).then(|| "unbiased_variance".to_string()),
+            output: None,
         };
         let rows: Vec<Row> = NAMES
             .iter()
@@ -629,6 +631,7 @@ mod tests {
             message: format!("{e} says ~~~~ that"),
             parts,
             mistake: mistake.map(str::to_string),
+            output: None,
         };
         let outcomes = vec![
             cell("layer_norm", layer_norm, None, mistake),
@@ -808,6 +811,7 @@ mod tests {
             message: "~~~~\n# not a heading\n~~~~~".into(),
             parts: None,
             mistake: None,
+            output: None,
         };
         let hint = "Work along the last axis and keep it, so the statistics broadcast back: `x.mean_dim(-1, true, \
                     Kind::Float)` has shape `[batch, seq, 1]`.";

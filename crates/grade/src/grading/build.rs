@@ -109,10 +109,16 @@ impl Plan {
             );
         }
         // The message, its `--> file:line:col` and the source lines, naming the student's own file.
-        let mut text = e.rendered.trim_end().to_string();
+        self.student_lines(e.rendered.trim_end())
+    }
+
+    /// A text that names places in the plan's copies (`f003.rs:12:5`, a compiler's `--> f003.rs:12:5`, a
+    /// panic's line) naming the student's own files instead; paths inside a copy (`f003::BIG`) name the
+    /// student's items alone.
+    pub(super) fn student_lines(&self, text: &str) -> String {
+        let mut text = text.to_string();
         for (module, (_, original)) in &self.files {
             text = text.replace(&format!("{module}:"), &format!("{}:", original.display()));
-            // Paths inside it (`f003::BIG`) name the student's items alone.
             text = text.replace(&format!("`{}::", module.trim_end_matches(".rs")), "`");
         }
         text
@@ -325,7 +331,10 @@ pub(super) fn compile(cx: &Setup, folder: &Path, crates: &[String]) -> Result<Co
 
 /// rustc's arguments for one of a plan's own crates (`library`), or for the probe, which links them all.
 fn arguments(r: &Recipe, library: Option<&String>, crates: &[String]) -> Vec<String> {
-    let mut args: Vec<String> = vec!["--edition=2021".into(), "--error-format=json".into(), "-Cdebuginfo=0".into()];
+    // Line tables, so that a panic in a library (a LibTorch error) is placed at the student's call that led
+    // to it, from the backtrace (`anatomy_checks::tape::remember_panic_place`).
+    let mut args: Vec<String> =
+        vec!["--edition=2021".into(), "--error-format=json".into(), "-Cdebuginfo=line-tables-only".into()];
     args.extend(["-Awarnings".into(), "-L".into(), format!("dependency={}", r.libs.display())]);
     for (name, file) in &r.externs {
         // A student's crate reaches the learner's crate and tch only, as a module of the probe may.
@@ -342,7 +351,7 @@ fn arguments(r: &Recipe, library: Option<&String>, crates: &[String]) -> Vec<Str
             for name in crates {
                 args.extend(["--extern".into(), format!("{name}=lib{name}.rlib")]);
             }
-            args.extend(["--crate-type=bin".into(), "--crate-name=probe".into(), "-Cstrip=debuginfo".into()]);
+            args.extend(["--crate-type=bin".into(), "--crate-name=probe".into()]);
             args.extend(["-o".into(), "probe".into(), format!("-Clink-arg=-Wl,-rpath,{}", r.libtorch_lib.display())]);
             args.push("main.rs".into());
         }

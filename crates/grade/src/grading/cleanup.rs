@@ -64,24 +64,33 @@ fn install() {
         let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) else { return };
         std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
-                for &group in GROUPS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                    unsafe {
-                        libc::kill(-group, libc::SIGKILL);
-                    }
-                }
-                // Another thread may still be writing into a folder (the handout links files into its own):
-                // removing again until it is gone, as a file added meanwhile fails the removal.
-                for folder in FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                    for _ in 0..20 {
-                        if std::fs::remove_dir_all(folder).is_ok() || !folder.exists() {
-                            break;
-                        }
-                    }
-                }
-                // _exit, not exit: the grading threads are still running, and exit's handlers (LibTorch's
-                // static destructors among them) then sometimes aborted the grader with SIGABRT.
-                unsafe { libc::_exit(128 + signal) };
+                stop_and_exit(128 + signal);
             }
         });
     });
+}
+
+/// Stops every grading under way at once and ends the process with `code`: the compilers and probes
+/// still running are killed (their process groups) and every scratch folder is removed, as on a signal.
+/// The watch mode's `q` during a grade ends this way.
+pub fn stop_and_exit(code: i32) -> ! {
+    for &group in GROUPS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    // Another thread may still be writing into a folder (the handout links files into its own):
+    // removing again until it is gone, as a file added meanwhile fails the removal.
+    for folder in FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        for _ in 0..20 {
+            if std::fs::remove_dir_all(folder).is_ok() || !folder.exists() {
+                break;
+            }
+        }
+    }
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    // _exit, not exit: the grading threads are still running, and exit's handlers (LibTorch's static
+    // destructors among them) then sometimes aborted the grader with SIGABRT.
+    unsafe { libc::_exit(code) }
 }

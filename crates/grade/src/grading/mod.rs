@@ -38,7 +38,7 @@ mod cleanup;
 mod run;
 
 use build::{compile, Compiled, Plan, Recipe};
-pub use cleanup::Scratch;
+pub use cleanup::{stop_and_exit, Scratch};
 
 /// One file to grade as one exercise. The label names it in the results ("ada/causal_mask").
 #[derive(Debug, Clone)]
@@ -268,7 +268,7 @@ pub(super) struct Setup<'a> {
 }
 
 fn outcome(s: &Submission, status: Status, message: String) -> Outcome {
-    Outcome { name: s.exercise.name, label: s.label.clone(), status, message, parts: None, mistake: None }
+    Outcome { name: s.exercise.name, label: s.label.clone(), status, message, parts: None, mistake: None, output: None }
 }
 
 /// An outcome that did not pass, with the id of what went wrong.
@@ -290,8 +290,12 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
         // One judge at a time: the checks seed LibTorch's one generator.
         static JUDGE: Mutex<()> = Mutex::new(());
         let _turn = JUDGE.lock().unwrap_or_else(|e| e.into_inner());
+        // A learner grading their own files reads what their code printed; a class's prints stay unread.
+        let own = matches!(cx.tier, Tier::None);
         for ((&i, record), &seed) in plan.entries.iter().zip(records).zip(&seeds) {
-            unit_state.outcomes[i] = Some(judge(&unit[i], record, seed, &cx.limits));
+            let mut outcome = judge(&unit[i], record, seed, &cx.limits, own);
+            outcome.message = plan.student_lines(&outcome.message);
+            unit_state.outcomes[i] = Some(outcome);
         }
     }
     Ok(unit_state.outcomes.into_iter().map(|o| o.expect("every submission gets an outcome")).collect())
@@ -423,8 +427,8 @@ impl Unit {
 /// The verdict on one check, from its record alone: the judge runs the check again on the recorded
 /// answers. A check that failed while its `/tmp` was full (the probe's parent saw it) says so, with the
 /// limit's id; a check the grader stopped keeps the id it was stopped with.
-fn judge(s: &Submission, record: run::Record, seed: i64, limits: &sandbox::Limits) -> Outcome {
-    let run::Record { entries, stop, tmp_full } = record;
+fn judge(s: &Submission, record: run::Record, seed: i64, limits: &sandbox::Limits, own: bool) -> Outcome {
+    let run::Record { entries, stop, tmp_full, printed, panic_at } = record;
     let checked = super::run_check(|| {
         tape::begin_check(seed);
         tape::load_replay(entries, stop.as_ref().map(|stop| stop.why.clone()));
@@ -439,9 +443,17 @@ fn judge(s: &Submission, record: run::Record, seed: i64, limits: &sandbox::Limit
         (None, true) if tmp_full => (run::disk_full(&checked.message, limits), Some(mistakes::DISK_LIMIT)),
         (None, true) => (checked.message, Some(checked.mistake.map(|m| m.0).unwrap_or(mistakes::UNNAMED))),
     };
+    // A panic of the student's code says where; a limit's stop or a check's own verdict does not need it.
+    let message = match (&panic_at, &stop) {
+        (Some(at), None) if checked.status == Status::Failed => format!("{message} ({})", at.words()),
+        _ => message,
+    };
     let mut o = outcome(s, checked.status, shortened(message));
     o.parts = parts;
     o.mistake = id.map(str::to_string);
+    if own {
+        o.output = anatomy_intake::printed::shown(&printed.kept, printed.total);
+    }
     o
 }
 

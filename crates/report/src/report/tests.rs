@@ -14,6 +14,7 @@ pub(super) fn outcome(name: &'static str, status: Status, mistake: Option<&str>)
         message: format!("message of {name}"),
         parts: None,
         mistake: mistake.map(String::from),
+        output: None,
     }
 }
 

@@ -8,9 +8,10 @@ use std::sync::mpsc::Sender;
 
 use anatomy_intake::tape::{Broken, Frame, Frames};
 
-/// The first bytes of a check's output kept, for its first line (where Rust and the C library say why a
-/// process aborts: "memory allocation of … failed", "thread … has overflowed its stack").
-const KEPT_OUTPUT: usize = 4 << 10;
+/// The first bytes of a check's output kept: for its first line (where Rust and the C library say why a
+/// process aborts: "memory allocation of … failed", "thread … has overflowed its stack"), and for a learner
+/// grading their own files, what their code printed (`anatomy_intake::printed` shows at most 40 lines).
+const KEPT_OUTPUT: usize = 8 << 10;
 
 pub(super) enum Event {
     /// A frame of the parent's control channel.
@@ -21,10 +22,10 @@ pub(super) enum Event {
     Tape(usize, Frame),
     /// Check `k`'s tape ended: cleanly, or broken (the rest is drained unread).
     TapeEnd(usize, Option<Broken>),
-    /// Check `k` printed this many bytes more.
-    Printed(usize, usize),
-    /// Check `k`'s output ended; its first bytes, as text.
-    OutputEnd(usize, String),
+    /// Check `k` printed this many bytes more, of which these are within the first bytes kept.
+    Printed(usize, usize, Vec<u8>),
+    /// Check `k`'s output ended.
+    OutputEnd(usize),
 }
 
 /// Reads frames from `reader` until it ends (or sends more frames than the grader reads of one channel),
@@ -63,18 +64,19 @@ pub(super) fn check(k: usize, tape: File, output: File, events: Sender<Event>) {
     frames(tape, events.clone(), move |f| Event::Tape(k, f), move |b| Event::TapeEnd(k, b));
     std::thread::spawn(move || {
         let mut reader = output;
-        let mut kept = Vec::new();
+        let mut kept = 0;
         let mut buffer = [0u8; 8192];
         while let Ok(n) = reader.read(&mut buffer) {
             if n == 0 {
                 break;
             }
-            let room = KEPT_OUTPUT.saturating_sub(kept.len());
-            kept.extend_from_slice(&buffer[..n.min(room)]);
+            let room = KEPT_OUTPUT.saturating_sub(kept);
+            let first = buffer[..n.min(room)].to_vec();
+            kept += first.len();
             // Sent even when nobody listens any more, so that the pipe is drained to its end.
-            let _ = events.send(Event::Printed(k, n));
+            let _ = events.send(Event::Printed(k, n, first));
         }
-        let _ = events.send(Event::OutputEnd(k, String::from_utf8_lossy(&kept).into_owned()));
+        let _ = events.send(Event::OutputEnd(k));
     });
 }
 

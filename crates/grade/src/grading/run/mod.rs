@@ -18,7 +18,7 @@ use anyhow::Result;
 use super::Setup;
 use crate::mistakes;
 use crate::tape::Entry;
-use anatomy_course::wire::{self, Exit, DONE, EXIT, FRESH, MAX_RECORD, OUTPUT, PANIC, REFUSED, START, SYSCALL};
+use anatomy_course::wire::{self, Exit, DONE, EXIT, FRESH, MAX_RECORD, OUTPUT, PANIC, PANIC_AT, REFUSED, START, SYSCALL};
 use anatomy_intake::tape::{self as reader, Broken, Frame};
 
 mod channels;
@@ -42,13 +42,54 @@ impl Stop {
     }
 }
 
-/// What one check left for the judge: the recorded answers, why it stopped if it did not finish, and
-/// whether its `/tmp` was full when it ended.
+/// What one check left for the judge: the recorded answers, why it stopped if it did not finish, whether
+/// its `/tmp` was full when it ended, and what its process printed.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Record {
     pub entries: Vec<Entry>,
     pub stop: Option<Stop>,
     pub tmp_full: bool,
+    pub printed: Printed,
+    /// Where the student's code last panicked, as the probe's copy of its file names it ([`PANIC_AT`]).
+    pub panic_at: Option<PanicAt>,
+}
+
+/// Where a panic happened in a student's file: its own line, or the student's call it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum PanicAt {
+    Line(String),
+    Call(String),
+}
+
+impl PanicAt {
+    /// From a [`PANIC_AT`] frame: `L` or `C`, then `fNNN.rs:LINE:COLUMN`; nothing else is taken.
+    fn read(payload: &[u8]) -> Option<PanicAt> {
+        let text = std::str::from_utf8(payload).ok().filter(|t| t.len() <= 64)?;
+        let place = |p: &str| {
+            let fine = p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b':');
+            fine.then(|| p.to_string())
+        };
+        match text.split_at_checked(1)? {
+            ("L", p) => place(p).map(PanicAt::Line),
+            ("C", p) => place(p).map(PanicAt::Call),
+            _ => None,
+        }
+    }
+
+    /// The words added to a panic's message, naming the probe's copy (the grader names the file after).
+    pub fn words(&self) -> String {
+        match self {
+            PanicAt::Line(p) => format!("at {p}"),
+            PanicAt::Call(p) => format!("raised by the call at {p}"),
+        }
+    }
+}
+
+/// What a check's process printed (stdout and stderr together): its first bytes, and how many in all.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Printed {
+    pub kept: Vec<u8>,
+    pub total: usize,
 }
 
 /// Runs the probe until every check has finished or been stopped; check `k` draws from `seeds[k]`.
@@ -70,12 +111,13 @@ struct Running {
     entries: Vec<Entry>,
     done: bool,
     recorded: usize,
-    printed: usize,
+    printed: Printed,
+    panic_at: Option<PanicAt>,
     reported_call: Option<u32>,
     exit: Option<Exit>,
-    /// Its tape's end (broken or not) and its output's last bytes, once each pipe has ended.
+    /// Its tape's end (broken or not), and whether its output has ended, once each pipe has ended.
     tape_end: Option<Option<Broken>>,
-    output: Option<String>,
+    output_ended: bool,
     /// When its process was seen to end: the pipes' ends follow within moments.
     ended_at: Option<Instant>,
 }
@@ -89,11 +131,12 @@ impl Running {
             entries: Vec::new(),
             done: false,
             recorded: 0,
-            printed: 0,
+            printed: Printed::default(),
+            panic_at: None,
             reported_call: None,
             exit: None,
             tape_end: None,
-            output: None,
+            output_ended: false,
             ended_at: None,
         }
     }
@@ -116,6 +159,7 @@ impl Running {
                 Ok(values) => Entry::Output(values),
                 Err(why) => Entry::Refused(format!("returned {why}")),
             }),
+            PANIC_AT => self.panic_at = PanicAt::read(&frame.payload),
             PANIC => {
                 self.entries.push(Entry::Panic(String::from_utf8_lossy(&frame.payload).chars().take(4000).collect()))
             }
@@ -131,14 +175,15 @@ impl Running {
 
     /// Whether everything of this check has been read: its process's end and both its pipes'.
     fn complete(&self) -> bool {
-        self.exit.is_some() && self.tape_end.is_some() && self.output.is_some()
+        self.exit.is_some() && self.tape_end.is_some() && self.output_ended
     }
 
     /// The check's record, once complete (or given up on). A signal in its process's status is what
     /// happened, whatever its tape says (a DONE it wrote itself does not hide the sandbox's SIGSYS).
     fn record(self, cx: &Setup) -> Record {
         let exit = self.exit;
-        let ended = |exit| observed::ended(exit, self.reported_call, self.output.as_deref().unwrap_or(""), &cx.limits);
+        let printed = String::from_utf8_lossy(&self.printed.kept);
+        let ended = |exit| observed::ended(exit, self.reported_call, &printed, &cx.limits);
         let stop = match (&self.tape_end, exit) {
             (Some(Some(broken)), _) => Some(broken_record(broken)),
             (_, Some(exit)) if exit.signal().is_some() => Some(ended(exit)),
@@ -150,7 +195,8 @@ impl Running {
             (_, Some(exit)) => Some(ended(exit)),
             (_, None) => Some(Stop::new(mistakes::CRASHED, "ended together with the probe in the middle of the check")),
         };
-        Record { entries: self.entries, stop, tmp_full: exit.is_some_and(Exit::tmp_full) }
+        let tmp_full = exit.is_some_and(Exit::tmp_full);
+        Record { entries: self.entries, stop, tmp_full, printed: self.printed, panic_at: self.panic_at }
     }
 }
 
@@ -259,10 +305,11 @@ impl<'a> ProbeRun<'a> {
                 r.tape_end = Some(broken);
                 return stop;
             }
-            Event::Printed(k, n) => {
+            Event::Printed(k, n, first) => {
                 let r = self.running_check(k)?;
-                r.printed += n;
-                return (r.printed as u64 > output_limit).then(|| {
+                r.printed.total += n;
+                r.printed.kept.extend(first);
+                return (r.printed.total as u64 > output_limit).then(|| {
                     let why = format!(
                         "printed more than {} KiB (stdout and stderr together) and was stopped: print less",
                         output_limit >> 10
@@ -270,9 +317,9 @@ impl<'a> ProbeRun<'a> {
                     Stop::new(mistakes::TOO_MUCH_OUTPUT, why)
                 });
             }
-            Event::OutputEnd(k, text) => {
+            Event::OutputEnd(k) => {
                 if let Some(r) = self.running_check(k) {
-                    r.output = Some(text);
+                    r.output_ended = true;
                 }
             }
         }
@@ -335,8 +382,8 @@ impl<'a> ProbeRun<'a> {
         let k = self.running.as_ref().map_or(self.next, |r| r.k);
         kill_group(&mut self.child);
         let _ = wait_or_kill(&mut self.child, Duration::from_secs(5))?;
-        let entries = self.running.take().map(|r| r.entries).unwrap_or_default();
-        records[k] = Record { entries, stop: Some(stop), tmp_full: false };
+        let (entries, printed) = self.running.take().map(|r| (r.entries, r.printed)).unwrap_or_default();
+        records[k] = Record { entries, stop: Some(stop), printed, ..Record::default() };
         Ok(k + 1)
     }
 
@@ -380,8 +427,8 @@ impl<'a> ProbeRun<'a> {
                 (None, Some(s)) => format!("could not be started: the probe ended first ({s})"),
                 (None, None) => "could not be started: the probe did not end when asked".to_string(),
             };
-            let entries = self.running.take().map(|r| r.entries).unwrap_or_default();
-            records[k] = Record { entries, stop: Some(Stop::new(mistakes::CRASHED, why)), tmp_full: false };
+            let (entries, printed) = self.running.take().map(|r| (r.entries, r.printed)).unwrap_or_default();
+            records[k] = Record { entries, stop: Some(Stop::new(mistakes::CRASHED, why)), printed, ..Record::default() };
             return Ok(Some(k + 1));
         }
         if self.running.is_none() && self.idle_since.elapsed() > self.cx.limits.time_per_check {
