@@ -39,8 +39,11 @@ enum Command {
         solutions: bool,
     },
     /// Work through the exercises: re-grades the current one whenever you save it, moves on when it
-    /// passes. Keys: h next hint, l list, r reset this exercise, q quit.
+    /// passes. Keys: h next hint, l list, r reset this exercise, a number then Enter goes to that
+    /// exercise, q quit (also while a grade runs: it is stopped).
     Watch {
+        /// Start at this exercise (name or number, the homework too); else the first not passed.
+        name: Option<String>,
         /// Notice saves by polling the files only (twice a second), for folders where file events do
         /// not arrive (some network and container mounts); polling also runs beside the events anyway.
         #[arg(long)]
@@ -179,9 +182,10 @@ pub fn run(args: Args) -> Result<bool> {
             Ok(true)
         }
         Command::Check { name, json, solutions } => check(name, json, solutions),
-        Command::Watch { poll } => {
+        Command::Watch { name, poll } => {
+            let start = name.as_deref().map(progress::chosen).transpose()?;
             progress::write_missing_stubs()?;
-            crate::watch::run(poll)
+            crate::watch::run(poll, start)
         }
         Command::Reset { name } => {
             let e = exercises::find(&name)?;

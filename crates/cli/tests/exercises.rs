@@ -503,7 +503,8 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
     wait_for(&rx, &mut seen, "exercise 2 attention_head");
 
     writeln!(stdin, "h").unwrap();
-    wait_for(&rx, &mut seen, "hint 1/3:");
+    let hints = find("attention_head").unwrap().hint_levels().len();
+    wait_for(&rx, &mut seen, &format!("hint 1/{hints}:"));
     writeln!(stdin, "l").unwrap();
     wait_for(&rx, &mut seen, &format!("1 of {} done", EXERCISES.len()));
     std::fs::write(dir.join("attention_head.rs"), "// scribbles").unwrap();
@@ -531,4 +532,117 @@ fn the_watch_mode_notices_saves_by_polling_alone() {
     drop(child.stdin.take()); // end of input quits
     wait_for(&rx, &mut seen, "bye");
     assert!(child.wait().unwrap().success());
+}
+
+/// The learner's own loop: what their code printed comes under the verdict (escaped, never their colours
+/// or cursor moves), and a panic says where in their file — its own line, or for a LibTorch error the line
+/// of their call that raised it.
+#[test]
+fn check_shows_what_the_code_printed_and_where_it_panicked() {
+    let dir = scratch("printed");
+    let file = dir.join("scaled_dot_product.rs");
+    let prints = "use tch::{Kind, Tensor};\n\
+                  pub fn scaled_dot_product(query: &Tensor, key: &Tensor, value: &Tensor) -> (Tensor, Tensor) {\n\
+                  println!(\"query {:?}\", query.size());\n\
+                  eprintln!(\"\\x1b[31mkey\\x1b[0m {:?}\", key.size());\n\
+                  let d = *query.size().last().unwrap() as f64;\n\
+                  let weights = (query.bmm(&key.transpose(1, 2)) / d.sqrt()).softmax(-1, Kind::Float);\n\
+                  (weights.bmm(value), weights)\n}\n";
+    std::fs::write(&file, prints).unwrap();
+    let (code, out, _) = anatomy(&dir, &["exercises", "check", "scaled_dot_product"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("  your code printed:\n  │ query ["), "{out}");
+    assert!(out.contains("  │ \\u{1b}[31mkey\\u{1b}[0m ["), "the escape sequence is shown, not obeyed: {out}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+
+    // An index past the end: the panic's own line and column, in the learner's file.
+    let index = prints.replace("let d = *query", "let v = vec![1, 2, 3];\nlet _x = v[v.len()];\nlet d = *query");
+    std::fs::write(&file, index).unwrap();
+    let (code, out, _) = anatomy(&dir, &["exercises", "check", "scaled_dot_product"]);
+    assert_eq!(code, Some(1), "{out}");
+    let at = format!("index out of bounds: the len is 3 but the index is 3 (at {}:6:", file.display());
+    assert!(out.contains(&at), "expected {at:?} in:\n{out}");
+    // A LibTorch error inside tch: the learner's call that raised it.
+    let no_transpose = prints.replace("query.bmm(&key.transpose(1, 2))", "query.bmm(key)");
+    std::fs::write(&file, no_transpose).unwrap();
+    let (_, out, _) = anatomy(&dir, &["exercises", "check", "scaled_dot_product"]);
+    let at = format!("(raised by the call at {}:6:", file.display());
+    assert!(out.contains("LibTorch: ") && out.contains(&at), "expected {at:?} in:\n{out}");
+    // A long print is cut, saying how much.
+    let long = prints.replace("println!(\"query {:?}\", query.size());", "for i in 0..500 { println!(\"line {i}\"); }");
+    std::fs::write(&file, long).unwrap();
+    let (_, out, _) = anatomy(&dir, &["exercises", "check", "scaled_dot_product"]);
+    assert!(out.contains("  │ line 39\n  │ … (") && !out.contains("line 40\n"), "{out}");
+    assert!(out.contains("more bytes not shown, of "), "{out}");
+}
+
+/// The pids of `pid`'s descendants that are alive (not yet ended, zombies aside).
+fn live_descendants(pid: u32) -> Vec<u32> {
+    let stat = |p: &str| std::fs::read_to_string(format!("/proc/{p}/stat")).ok();
+    let mut all: Vec<(u32, u32, char)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(text) = name.parse::<u32>().ok().and_then(|_| stat(&name)) else { continue };
+        // pid (comm) state ppid …: the comm may hold spaces, so read after its closing parenthesis.
+        let rest: Vec<&str> = text[text.rfind(')').unwrap() + 2..].split(' ').collect();
+        all.push((name.parse().unwrap(), rest[1].parse().unwrap(), rest[0].chars().next().unwrap()));
+    }
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(all.iter().filter(|(_, pp, _)| *pp == parent).map(|(p, _, _)| *p));
+        i += 1;
+    }
+    found.into_iter().skip(1).filter(|p| all.iter().any(|(q, _, s)| q == p && *s != 'Z')).collect()
+}
+
+/// Moving through the course as in rustlings: `watch NAME` starts anywhere (the homework too), a line
+/// naming an exercise or its number makes it the current one, a running grade says so, and `q` during an
+/// endless loop ends the watch within a second, its compiler and probe gone.
+#[test]
+fn the_watch_mode_goes_to_any_exercise_and_q_stops_a_grade_at_once() {
+    let dir = scratch("choose");
+    let (mut child, rx) = start_watch(&dir, &["cross_attention"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut seen = String::new();
+    wait_for(&rx, &mut seen, "grading cross_attention …");
+    wait_for(&rx, &mut seen, "exercise 9 cross_attention");
+    writeln!(stdin, "l").unwrap();
+    wait_for(&rx, &mut seen, "▶ ·  9. cross_attention");
+    wait_for(&rx, &mut seen, "type an exercise's number, then Enter, to work on it");
+    writeln!(stdin, "1").unwrap();
+    wait_for(&rx, &mut seen, "exercise 1 — scaled_dot_product");
+    wait_for(&rx, &mut seen, "exercise 1 scaled_dot_product");
+    writeln!(stdin, "attention_head").unwrap();
+    wait_for(&rx, &mut seen, "exercise 2 attention_head");
+    writeln!(stdin, "99").unwrap();
+    wait_for(&rx, &mut seen, &format!("there is no exercise 99: the list numbers them 1 to {}", EXERCISES.len()));
+
+    // An endless loop: the grade runs; q ends the watch at once, and nothing it started runs on.
+    let endless = "use tch::Tensor;\npub use transformer_anatomy::exercises::support::Projections;\n\
+                   pub fn attention_head(hidden_state: &Tensor, projections: &Projections) -> Tensor {\n\
+                   let mut n = 0u64;\nloop { n = std::hint::black_box(n + 1); if n == 0 { break; } }\n\
+                   hidden_state.shallow_clone()\n}\n";
+    std::fs::write(dir.join("attention_head.rs"), endless).unwrap();
+    wait_for(&rx, &mut seen, "grading attention_head …");
+    std::thread::sleep(Duration::from_secs(3));
+    let running = live_descendants(child.id());
+    assert!(!running.is_empty(), "the grade runs a compiler or a probe");
+    let asked = Instant::now();
+    writeln!(stdin, "q").unwrap();
+    wait_for(&rx, &mut seen, "stopped grading attention_head; bye");
+    assert!(child.wait().unwrap().success());
+    let answered = asked.elapsed();
+    eprintln!("q during a grade → ended: {:.3} s", answered.as_secs_f64());
+    assert!(answered < Duration::from_secs(1), "{answered:?}");
+    let left: Vec<u32> = running.into_iter().filter(|p| std::fs::metadata(format!("/proc/{p}")).is_ok()).collect();
+    let alive: Vec<u32> = left
+        .into_iter()
+        .filter(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            stat.rfind(')').is_some_and(|i| !stat[i + 2..].starts_with('Z'))
+        })
+        .collect();
+    assert!(alive.is_empty(), "still running after q: {alive:?}");
 }

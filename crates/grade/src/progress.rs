@@ -124,6 +124,7 @@ impl Checked {
                 _ => o.message.clone(),
             };
             text += &format!("{} {:<22} {message}\n", mark(Some(o.status)), o.name);
+            text += &printed_block(o);
             for r in repeats.iter().filter(|r| r.exercise == o.name) {
                 text += &format!("  {}\n", r.words());
             }
@@ -134,6 +135,17 @@ impl Checked {
         }
         text
     }
+}
+
+/// What the learner's code printed during its check, under its verdict: each line behind a bar, so that it
+/// cannot be taken for the grader's words (already escaped and cut by `anatomy_intake::printed`).
+pub fn printed_block(o: &Outcome) -> String {
+    let Some(output) = &o.output else { return String::new() };
+    let mut text = String::from("  your code printed:\n");
+    for line in output.lines() {
+        text += &format!("  │ {line}\n");
+    }
+    text
 }
 
 /// The MD5 of a file's bytes, in hex: enough to tell one version of a learner's file from another.
@@ -225,6 +237,37 @@ pub fn first_unfinished() -> Option<&'static Exercise> {
     EXERCISES.iter().find(|e| progress.get(e.name) != Some(&Status::Passed))
 }
 
+/// The first exercise after `e`, in course order and from the start again past the last, that has not
+/// passed yet (`e` itself last).
+pub fn next_unfinished(e: &Exercise) -> Option<&'static Exercise> {
+    let progress = load();
+    let at = EXERCISES.iter().position(|x| x.name == e.name).unwrap_or(0);
+    EXERCISES.iter().cycle().skip(at + 1).take(EXERCISES.len()).find(|x| progress.get(x.name) != Some(&Status::Passed))
+}
+
+/// The exercise a learner names by its number in the list (`7`) or by its name (`cross_attention`).
+pub fn chosen(text: &str) -> Result<&'static Exercise> {
+    let text = text.trim();
+    match text.parse::<usize>() {
+        Ok(n) => EXERCISES.iter().find(|e| e.number() == n).ok_or_else(|| {
+            anyhow::anyhow!("there is no exercise {n}: the list numbers them 1 to {}", EXERCISES.len())
+        }),
+        Err(_) => Ok(super::find(text)?),
+    }
+}
+
+/// Progress as a bar, as the watch mode shows it under each verdict: `[████░░░░] 4/18 passed`.
+pub fn progress_bar(width: usize) -> String {
+    let progress = load();
+    let done = EXERCISES.iter().filter(|e| progress.get(e.name) == Some(&Status::Passed)).count();
+    bar(done, EXERCISES.len(), width)
+}
+
+fn bar(done: usize, total: usize, width: usize) -> String {
+    let filled = (done * width).checked_div(total).unwrap_or(0);
+    format!("[{}{}] {done}/{total} passed", "█".repeat(filled), "░".repeat(width - filled))
+}
+
 /// When the student's file of `e` was last saved (none if it cannot be read).
 pub fn saved_at(e: &Exercise) -> Option<std::time::SystemTime> {
     std::fs::metadata(e.file()).and_then(|m| m.modified()).ok()
@@ -239,12 +282,20 @@ pub fn mark(status: Option<Status>) -> &'static str {
     }
 }
 
-/// The list with progress, as `anatomy exercises list` and the watch mode's `l` show it.
+/// The list with progress, as `anatomy exercises list` shows it.
 pub fn list_text() -> String {
+    list_with(None)
+}
+
+/// The list with progress and the current exercise marked (`▶`), as the watch mode's `l` shows it.
+pub fn list_with(current: Option<&Exercise>) -> String {
     let progress = load();
     let mut text = String::new();
     let mut done = 0;
     for e in EXERCISES {
+        if let Some(c) = current {
+            text += if c.name == e.name { "▶ " } else { "  " };
+        }
         let status = progress.get(e.name).copied();
         done += usize::from(status == Some(Status::Passed));
         let state = match status {

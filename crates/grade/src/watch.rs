@@ -1,15 +1,15 @@
 //! The watch mode's state (`anatomy exercises watch`, the rustlings loop): what it knows between two
-//! inputs. The exercise it is on (the first that has not passed), how many of its hints it has shown, and
+//! inputs. The exercise it is on (the first that has not passed, or the one the learner chose), how many of its hints it has shown, and
 //! the file's modification time when it was last graded, so that a save told twice (by a file event and by
 //! polling) is graded once. The command line's loop (`crates/cli/src/watch/`) reads the keys and file
 //! events, turns each into one of these calls and prints what it returns; nothing here reads either.
 use std::path::Path;
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
 
-use super::progress::{self, relative};
-use super::Exercise;
+use super::progress::{self, mark, printed_block, relative, Repeat};
+use super::{grading, Exercise, Outcome, Status};
 
 pub struct State {
     pub current: &'static Exercise,
@@ -51,16 +51,81 @@ impl State {
         self.graded = progress::saved_at(self.current);
     }
 
-    /// Moves on to the first exercise that has not passed, with its hints from the first; `false` when
-    /// every exercise has passed.
+    /// Moves on to the next exercise after this one that has not passed (from the start again past the
+    /// last), with its hints from the first; `false` when every exercise has passed.
     pub fn advance(&mut self) -> bool {
-        match progress::first_unfinished() {
+        match progress::next_unfinished(self.current) {
             Some(next) => {
                 *self = State::new(next);
                 true
             }
             None => false,
         }
+    }
+
+    /// Makes `e` the current exercise, whatever its place or status (the list's choice, `watch NAME`).
+    pub fn choose(&mut self, e: &'static Exercise) {
+        *self = State::new(e);
+    }
+}
+
+/// What one grade of the watch mode gave: the outcome with the named mistakes made again, or the
+/// grader's own error. The loop runs [`Verdict::grade`] on a thread of its own and prints [`Verdict::text`].
+pub struct Verdict {
+    pub exercise: &'static Exercise,
+    graded: std::result::Result<(Outcome, Vec<Repeat>, Option<String>), String>,
+    seconds: f64,
+}
+
+impl Verdict {
+    /// Grades the learner's file of `e` as `check` does and records the outcome in the progress file.
+    pub fn grade(e: &'static Exercise) -> Verdict {
+        let started = Instant::now();
+        let graded = grading::grade(&progress::own_files(&[e])).map_err(|err| format!("{err:#}")).map(|mut o| {
+            let outcome = o.remove(0);
+            match progress::record(std::slice::from_ref(&outcome)) {
+                Ok(repeats) => (outcome, repeats, None),
+                Err(err) => (outcome, Vec::new(), Some(format!("{err:#}"))),
+            }
+        });
+        Verdict { exercise: e, graded, seconds: started.elapsed().as_secs_f64() }
+    }
+
+    /// The status, unless the grader itself failed.
+    pub fn status(&self) -> Option<Status> {
+        self.graded.as_ref().ok().map(|(o, _, _)| o.status)
+    }
+
+    /// The verdict as the learner reads it: the mark, the exercise and its file, the status and time, the
+    /// check's message, what the code printed, the mistakes made again and, once passed, where the
+    /// reference solution is.
+    pub fn text(&self) -> String {
+        let e = self.exercise;
+        let (outcome, repeats, unsaved) = match &self.graded {
+            Ok(graded) => graded,
+            Err(err) => return format!("error: {err}\n"),
+        };
+        let (status, seconds) = (outcome.status, self.seconds);
+        let mut text = format!(
+            "{} exercise {} {} ({}): {} [graded in {seconds:.1} s]\n{}\n",
+            mark(Some(status)),
+            e.number(),
+            e.name,
+            relative(&e.file()),
+            status.words(),
+            outcome.message
+        );
+        text += &printed_block(outcome);
+        if let Some(why) = unsaved {
+            text += &format!("(progress not saved: {why})\n");
+        }
+        for r in repeats {
+            text += &format!("{}\n", r.words());
+        }
+        if status == Status::Passed && e.solution_file().exists() {
+            text += &format!("the reference solution: `anatomy exercises solution {}`\n", e.name);
+        }
+        text
     }
 }
 

@@ -1,5 +1,7 @@
-//! The keys: single keys on a terminal (raw mode, so that they act at once), one letter per line from a
-//! pipe (how the tests drive the watch mode). Ctrl-C and Esc mean q; end of input closes the loop.
+//! The keys: single keys on a terminal (raw mode, so that they act at once), one line at a time from a
+//! pipe (how the tests drive the watch mode). Ctrl-C and Esc mean q; digits and Enter choose an exercise by
+//! its number; a line from a pipe that is more than one letter (`7`, `cross_attention`) chooses the
+//! exercise it names. End of input closes the loop.
 use std::io::BufRead;
 use std::sync::mpsc::Sender;
 
@@ -7,7 +9,7 @@ use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifier
 
 use super::Input;
 
-/// The letter a terminal key stands for, if any.
+/// The letter a terminal key stands for, if any (Enter is `'\n'`).
 fn letter(k: &KeyEvent) -> Option<char> {
     if k.kind != KeyEventKind::Press {
         return None;
@@ -16,7 +18,19 @@ fn letter(k: &KeyEvent) -> Option<char> {
         KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Some('q'),
         KeyCode::Char(c) => Some(c.to_ascii_lowercase()),
         KeyCode::Esc => Some('q'),
+        KeyCode::Enter => Some('\n'),
         _ => None,
+    }
+}
+
+/// What a line from a pipe means: one letter is a key, anything longer names an exercise.
+fn line_input(line: &str) -> Option<Input> {
+    let line = line.trim();
+    let mut chars = line.chars();
+    match (chars.next(), chars.next()) {
+        (None, _) => None,
+        (Some(c), None) if !c.is_ascii_digit() => Some(Input::Key(c.to_ascii_lowercase())),
+        _ => Some(Input::Choose(line.to_string())),
     }
 }
 
@@ -33,8 +47,8 @@ pub fn spawn_keys(tx: Sender<Input>, raw: bool) {
             }
         } else {
             for line in std::io::stdin().lock().lines().map_while(|l| l.ok()) {
-                if let Some(c) = line.trim().chars().next() {
-                    if tx.send(Input::Key(c.to_ascii_lowercase())).is_err() {
+                if let Some(input) = line_input(&line) {
+                    if tx.send(input).is_err() {
                         return;
                     }
                 }
@@ -55,8 +69,17 @@ mod tests {
         assert_eq!(letter(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)), Some('q'));
         assert_eq!(letter(&key(KeyCode::Char('c'), KeyModifiers::NONE)), Some('c'));
         assert_eq!(letter(&key(KeyCode::Esc, KeyModifiers::NONE)), Some('q'));
-        assert_eq!(letter(&key(KeyCode::Enter, KeyModifiers::NONE)), None);
+        assert_eq!(letter(&key(KeyCode::Enter, KeyModifiers::NONE)), Some('\n'));
+        assert_eq!(letter(&key(KeyCode::Tab, KeyModifiers::NONE)), None);
         let released = KeyEvent { kind: KeyEventKind::Release, ..key(KeyCode::Char('q'), KeyModifiers::NONE) };
         assert_eq!(letter(&released), None);
+    }
+
+    #[test]
+    fn a_line_is_a_key_or_names_an_exercise() {
+        assert!(matches!(line_input(" H "), Some(Input::Key('h'))));
+        assert!(matches!(line_input("7"), Some(Input::Choose(n)) if n == "7"));
+        assert!(matches!(line_input("cross_attention"), Some(Input::Choose(n)) if n == "cross_attention"));
+        assert!(line_input("   ").is_none());
     }
 }

@@ -1,18 +1,20 @@
 //! `anatomy exercises watch`: the rustlings loop. It grades the current exercise (the first that has not
-//! passed), then waits: for a save of that file ([`file_events`]: the operating system's file events, and
-//! the file's modification time twice a second where those do not arrive) or for a key ([`keys`]: at once
-//! on a terminal, one letter per line from a pipe, which is how the tests drive it). What it knows between
-//! two inputs is `anatomy_grade::watch::State`; this file turns each input into a call on it and
-//! prints the answer.
+//! passed, or the one named), then waits: for a save of that file ([`file_events`]: the operating
+//! system's file events, and the file's modification time twice a second where those do not arrive) or for
+//! a key ([`keys`]: at once on a terminal, one letter per line from a pipe, which is how the tests drive
+//! it). A grade runs on a thread of its own (`Verdict::grade`), so the loop keeps listening: a line counts the
+//! seconds while it runs, and `q` (or Ctrl-C) stops it at once, its processes killed. What it knows between
+//! two inputs is `anatomy_grade::watch::State`; this file turns each input into a call on it and prints the
+//! answer.
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use anatomy_course::{Exercise, Status};
 use anatomy_grade::grading;
-use anatomy_grade::progress::{self, list_text, mark, relative};
-use anatomy_grade::watch::State;
+use anatomy_grade::progress::{self, list_with, progress_bar};
+use anatomy_grade::watch::{State, Verdict};
 use anyhow::Result;
 use crossterm::terminal;
 
@@ -23,12 +25,24 @@ mod keys;
 pub enum Input {
     Saved(PathBuf),
     Key(char),
+    /// An exercise named by its number in the list or by its name: a line of its own from a pipe, or
+    /// digits then Enter on a terminal.
+    Choose(String),
+    /// A grade that ran on its own thread ended.
+    Graded(Verdict),
     Closed,
 }
 
-/// Prints in raw mode too (where "\n" alone does not return the cursor).
+/// How often the line of a running grade counts on.
+const TICK: Duration = Duration::from_millis(100);
+
+const KEYS: &str = "keys: h hint · l list · r reset · a number then Enter goes to that exercise · q quit";
+
+/// Prints in raw mode too (where "\n" alone does not return the cursor); on a terminal it also clears the
+/// screen for each verdict and keeps a line that counts a running grade's seconds.
 struct Screen {
     raw: bool,
+    terminal: bool,
 }
 
 impl Screen {
@@ -37,6 +51,20 @@ impl Screen {
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{text}");
         let _ = out.flush();
+    }
+
+    /// A new screen for a verdict, on a terminal (as rustlings clears it); nothing through a pipe.
+    fn clear(&self) {
+        if self.terminal {
+            self.say("\x1b[2J\x1b[3J\x1b[H");
+        }
+    }
+
+    /// The line of a running grade, written over itself on a terminal.
+    fn status(&self, text: &str) {
+        if self.terminal {
+            self.say(&format!("\r\x1b[2K{text}"));
+        }
     }
 }
 
@@ -48,83 +76,155 @@ impl Drop for Screen {
     }
 }
 
-pub fn run(poll_only: bool) -> Result<bool> {
-    let Some(first) = progress::first_unfinished() else {
-        println!("every exercise has passed — well done. `anatomy exercises list` shows them.");
+/// The loop's own state besides the exercise's: the grade running now, whether a save came meanwhile,
+/// and the digits typed so far.
+struct Watch {
+    screen: Screen,
+    state: State,
+    tx: Sender<Input>,
+    running: Option<(&'static Exercise, Instant)>,
+    typed: String,
+}
+
+pub fn run(poll_only: bool, start: Option<&'static Exercise>) -> Result<bool> {
+    let Some(first) = start.or_else(progress::first_unfinished) else {
+        println!(
+            "every exercise has passed — well done. `anatomy exercises list` shows them; `anatomy exercises watch \
+             NAME` works on one again."
+        );
         return Ok(true);
     };
     let (tx, rx) = mpsc::channel();
     let watcher = if poll_only { None } else { file_events::watch_files(tx.clone()) };
     file_events::spawn_polling(tx.clone());
+    let terminal = std::io::stdout().is_terminal();
     let raw = std::io::stdin().is_terminal() && terminal::enable_raw_mode().is_ok();
-    keys::spawn_keys(tx, raw);
-    let screen = Screen { raw };
+    keys::spawn_keys(tx.clone(), raw);
+    let screen = Screen { raw, terminal };
     let how = if watcher.is_some() { "file events and polling" } else { "polling twice a second" };
-    screen.say(&format!(
-        "anatomy exercises watch ({how}) — save the file to re-grade; keys: h hint, l list, r reset, q quit\n"
-    ));
-    let mut state = State::new(first);
-    grade_and_show(&screen, state.current);
+    screen.say(&format!("anatomy exercises watch ({how}) — save the file to re-grade\n{KEYS}\n"));
+    let mut watch = Watch { screen, state: State::new(first), tx, running: None, typed: String::new() };
+    watch.start_grade();
     loop {
-        match rx.recv().unwrap_or(Input::Closed) {
-            Input::Closed | Input::Key('q') => {
-                screen.say("bye — `anatomy exercises watch` picks up where you left\n");
-                return Ok(true);
+        let input = match rx.recv_timeout(TICK) {
+            Ok(input) => input,
+            Err(RecvTimeoutError::Timeout) => {
+                watch.tick();
+                continue;
             }
-            Input::Key('h') => screen.say(&state.next_hint()),
-            Input::Key('l') => screen.say(&list_text()),
-            Input::Key('r') => screen.say(&state.reset()?),
-            Input::Key(_) => screen.say("keys: h hint, l list, r reset, q quit\n"),
-            Input::Saved(path) if state.is_new_save(&path) => {
-                // Editors write in several steps: let the save settle.
-                std::thread::sleep(Duration::from_millis(50));
-                state.mark_graded();
-                if grade_and_show(&screen, state.current) == Some(Status::Passed) {
-                    if !state.advance() {
-                        screen.say("every exercise has passed — well done.\n");
-                        return Ok(true);
-                    }
-                    screen.say(&format!("\nnext: exercise {} — {}\n", state.current.number(), state.current.name));
-                    grade_and_show(&screen, state.current);
-                }
-            }
-            Input::Saved(_) => {}
+            Err(RecvTimeoutError::Disconnected) => Input::Closed,
+        };
+        if let Some(done) = watch.take(input)? {
+            return Ok(done);
         }
     }
 }
 
-/// Grades one exercise, records it and shows the verdict with the time it took.
-fn grade_and_show(screen: &Screen, e: &'static Exercise) -> Option<Status> {
-    let started = Instant::now();
-    let outcome = match grading::grade(&progress::own_files(&[e])) {
-        Ok(mut outcomes) => outcomes.remove(0),
-        Err(err) => {
-            screen.say(&format!("error: {err:#}\n"));
-            return None;
+impl Watch {
+    /// One input; `Some` when the loop ends.
+    fn take(&mut self, input: Input) -> Result<Option<bool>> {
+        match input {
+            Input::Closed | Input::Key('q') => self.quit(),
+            Input::Key('h') => self.screen.say(&self.state.next_hint()),
+            Input::Key('l') => self.screen.say(&format!(
+                "{}type an exercise's number, then Enter, to work on it\n",
+                list_with(Some(self.state.current))
+            )),
+            Input::Key('r') => self.screen.say(&self.state.reset()?),
+            Input::Key(d) if d.is_ascii_digit() => {
+                self.typed.push(d);
+                self.screen.status(&format!("go to exercise: {} (Enter)", self.typed));
+            }
+            Input::Key('\n') if !self.typed.is_empty() => {
+                let typed = std::mem::take(&mut self.typed);
+                self.screen.say("\n");
+                self.choose(&typed);
+            }
+            Input::Key(_) => self.screen.say(&format!("{KEYS}\n")),
+            Input::Choose(text) => self.choose(&text),
+            Input::Saved(path) if self.state.is_new_save(&path) && self.running.is_none() => {
+                // Editors write in several steps: let the save settle.
+                std::thread::sleep(Duration::from_millis(50));
+                self.start_grade();
+            }
+            // A save during a grade is graded once that grade has ended ([`Watch::graded`]).
+            Input::Saved(_) => {}
+            Input::Graded(verdict) => return Ok(self.graded(verdict)),
         }
-    };
-    let repeats = match progress::record(std::slice::from_ref(&outcome)) {
-        Ok(repeats) => repeats,
-        Err(err) => {
-            screen.say(&format!("(progress not saved: {err:#})\n"));
-            Vec::new()
+        Ok(None)
+    }
+
+    /// `q`, Ctrl-C or the end of input: a grade under way is stopped at once, its processes killed and its
+    /// scratch folders removed.
+    fn quit(&mut self) -> ! {
+        let stopped = self.running.map(|(e, _)| format!("stopped grading {}; ", e.name)).unwrap_or_default();
+        self.screen.status("");
+        self.screen.say(&format!("{stopped}bye — `anatomy exercises watch` picks up where you left\n"));
+        if self.screen.raw {
+            let _ = terminal::disable_raw_mode();
         }
-    };
-    let seconds = started.elapsed().as_secs_f64();
-    let words = outcome.status.words();
-    screen.say(&format!(
-        "\n{} exercise {} {} ({}): {words} [graded in {seconds:.1} s]\n{}\n",
-        mark(Some(outcome.status)),
-        e.number(),
-        e.name,
-        relative(&e.file()),
-        outcome.message
-    ));
-    for r in &repeats {
-        screen.say(&format!("{}\n", r.words()));
+        grading::stop_and_exit(0)
     }
-    if outcome.status == Status::Passed && e.solution_file().exists() {
-        screen.say(&format!("the reference solution: `anatomy exercises solution {}`\n", e.name));
+
+    fn choose(&mut self, text: &str) {
+        match progress::chosen(text) {
+            Ok(e) => {
+                self.state.choose(e);
+                self.screen.say(&format!("exercise {} — {}: {}\n", e.number(), e.name, e.summary));
+                if self.running.is_none() {
+                    self.start_grade();
+                }
+            }
+            Err(err) => self.screen.say(&format!("{err:#}\n")),
+        }
     }
-    Some(outcome.status)
+
+    /// Grades the current exercise on a thread of its own; its verdict comes back as an input.
+    fn start_grade(&mut self) {
+        let e = self.state.current;
+        self.state.mark_graded();
+        self.running = Some((e, Instant::now()));
+        if !self.screen.terminal {
+            self.screen.say(&format!("grading {} …\n", e.name));
+        }
+        let tx = self.tx.clone();
+        std::thread::spawn(move || tx.send(Input::Graded(Verdict::grade(e))));
+        self.tick();
+    }
+
+    /// The running grade's line, on a terminal: its seconds so far.
+    fn tick(&self) {
+        if let Some((e, started)) = self.running {
+            let seconds = started.elapsed().as_secs_f64();
+            self.screen.status(&format!("grading {} … {seconds:.1} s (q stops it)", e.name));
+        }
+    }
+
+    /// A grade ended: its verdict on a new screen, then the next grade if one is due (the exercise passed and
+    /// the next one starts, or the file was saved again meanwhile, or another exercise was chosen). `Some`
+    /// when every exercise has passed.
+    fn graded(&mut self, verdict: Verdict) -> Option<bool> {
+        self.running = None;
+        self.screen.status("");
+        let current = verdict.exercise.name == self.state.current.name;
+        if current {
+            self.screen.clear();
+        }
+        self.screen.say(&verdict.text());
+        let passed = current && verdict.status() == Some(Status::Passed);
+        if passed {
+            if !self.state.advance() {
+                self.screen.say("every exercise has passed — well done.\n");
+                return Some(true);
+            }
+            let next = self.state.current;
+            self.screen.say(&format!("\nnext: exercise {} — {}\n", next.number(), next.name));
+        }
+        self.screen.say(&format!("{}\n{KEYS}\n", progress_bar(24)));
+        let file = self.state.current.file();
+        if passed || !current || self.state.is_new_save(&file) {
+            self.start_grade();
+        }
+        None
+    }
 }
