@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-/// The folder set-up makes, fixed when the crate is built (see `.cargo/config.toml`).
+/// The folder set-up makes: `models/all-MiniLM-L6-v2` in the project, found when the program runs (so a
+/// moved checkout finds its own), unless the build named another (a students' copy's build does).
 pub fn default_model_dir() -> Option<PathBuf> {
-    option_env!("ANATOMY_DEFAULT_MODEL_DIR").map(PathBuf::from)
+    let named = option_env!("ANATOMY_DEFAULT_MODEL_DIR").map(PathBuf::from);
+    named.or_else(|| Some(crate::project::project_root().join("models").join("all-MiniLM-L6-v2")))
 }
 
 /// Resolves the model folder and checks that it holds a `config.json` and a `tokenizer.json`.

@@ -3,16 +3,17 @@
 //! first build still finds its own files. The exercises' crate includes this same file.
 use std::path::{Path, PathBuf};
 
-/// The project's root: the folder that holds `Cargo.toml` and `grader/Cargo.toml`. Looked for above this
-/// program (a build's `target/debug/…` lies in the checkout it was built from), then above the folder it
-/// runs in (a notebook's kernel, a program built elsewhere), and only then where it was built.
+/// The project's root: the folder that holds `Cargo.toml` and `grader/Cargo.toml`. Looked for at and
+/// above the folder the program runs in (`cargo run` in a checkout, a notebook's kernel in `notebooks/`),
+/// then above the program itself (a build's `target/debug/…` lies in the checkout it was built from, when
+/// it is run from elsewhere), and only then where it was built.
 pub fn project_root() -> PathBuf {
     static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     ROOT.get_or_init(|| {
-        let exe = std::env::current_exe().ok().and_then(|e| e.canonicalize().ok());
         let here = std::env::current_dir().ok();
-        root_above(exe.as_deref())
-            .or_else(|| root_above(here.as_deref()))
+        let exe = std::env::current_exe().ok().and_then(|e| e.canonicalize().ok());
+        root_above(here.as_deref())
+            .or_else(|| root_above(exe.as_deref()))
             .unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT")))
     })
     .clone()

@@ -98,7 +98,7 @@ pub fn train_step(
 
 /// Where the set-up puts Moby-Dick.
 pub fn default_text() -> PathBuf {
-    PathBuf::from(env!("ANATOMY_PROJECT_ROOT")).join(".deps/text/moby-dick.txt")
+    crate::project::project_root().join(".deps/text/moby-dick.txt")
 }
 
 /// The learning rate at `step` (1-based): linear warm-up to `lr`, then a cosine down to `lr / 10` at the

@@ -66,6 +66,8 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
     assert!(dir.join("Cargo.toml").is_file());
     assert!(!dir.join(".github").exists(), "a plain handout has no Classroom workflow");
 
+    a_moved_copy_finds_its_own_folders(&dir, &parent.join("moved"));
+
     // CLASSROOM=1: a GitHub Classroom template — the workflow, the stubs as the students' files, tracked.
     let classroom = parent.join("classroom");
     let o = Command::new("make")
@@ -124,4 +126,42 @@ fn a_handout_stopped_while_it_builds_leaves_nothing_behind() {
     let linking = project_root().join(format!("target/handout-build/debug.linking-{pid}"));
     assert!(!linking.exists(), "left behind: {}", linking.display());
     let _ = std::fs::remove_dir_all(&parent);
+}
+
+/// A copy moved (renamed) after its first build still works from its new place, as the README says to run
+/// it: `list` counts its own exercises/ folder, `check` grades and builds there, `watch` grades once, and
+/// nothing is written at the old place (the root used to be fixed in the binary when it was built).
+fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::Path) {
+    std::fs::rename(dir, moved).unwrap();
+    let root = project_root();
+    let cargo = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO"));
+        c.args(["run", "--quiet", "--"]).args(args).current_dir(moved);
+        c.env("LIBTORCH", root.join(".deps/libtorch/torch")).env("CARGO_TARGET_DIR", root.join("target/handout-build"));
+        c.env_remove("ANATOMY_EXERCISES_DIR");
+        c
+    };
+    let run = |args: &[&str]| {
+        let o = cargo(args).output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let total = anatomy_course::EXERCISES.len();
+    let (code, out, err) = run(&["exercises", "list"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains(&format!("0 of {total} done; progress is kept in exercises/.progress.json")), "{out}");
+    std::fs::copy(root.join("solutions/causal_mask.rs"), moved.join("exercises/causal_mask.rs")).unwrap();
+    let (code, out, err) = run(&["exercises", "check", "causal_mask"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("1 of 1 exercises passed"), "{out}");
+    let (_, out, _) = run(&["exercises", "list"]);
+    assert!(out.contains(&format!("1 of {total} done")), "{out}");
+    // One grade in the watch mode, started at that exercise, then q.
+    let mut watch = cargo(&["exercises", "watch", "causal_mask"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
+    let number = anatomy_course::find("causal_mask").unwrap().number();
+    let verdict = lines.by_ref().map_while(Result::ok).find(|l| l.contains(&format!("exercise {number} causal_mask")));
+    assert!(verdict.is_some_and(|l| l.starts_with("✓ ") && l.contains("(exercises/causal_mask.rs): passed")));
+    drop(watch.stdin.take());
+    assert!(watch.wait().unwrap().success());
+    assert!(!dir.exists(), "something was written at the old place: {}", dir.display());
 }

@@ -28,14 +28,15 @@ struct Reply {
 impl PyTorch {
     /// Starts the PyTorch side on `device`, which is where it builds its modules and inputs and times them.
     pub fn start(python: &Path, device: Device) -> Result<Self> {
-        let script = concat!(env!("ANATOMY_PROJECT_ROOT"), "/scripts/bench_pytorch.py");
+        let script = transformer_anatomy::project::project_root().join("scripts/bench_pytorch.py");
+        let script = script.display().to_string();
         let device = match device {
             Device::Cuda(i) => format!("cuda:{i}"),
             Device::Cpu => "cpu".to_string(),
             other => bail!("the PyTorch side runs on the CPU or CUDA, not {other:?}"),
         };
         let mut child = Command::new(python)
-            .args([script, "--serve", "--device", &device])
+            .args([script.as_str(), "--serve", "--device", &device])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
