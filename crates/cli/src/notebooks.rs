@@ -57,16 +57,16 @@ pub fn run(args: Args) -> Result<()> {
     let (check, root) = match args.command {
         Command::Build { check, root } => (check, root),
         Command::Reset { name, root } => {
-            return reset(&root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT"))), &name)
+            return reset(&root.unwrap_or_else(transformer_anatomy::project::project_root), &name)
         }
         Command::Release { out, in_place, source, root } => {
-            let root = root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT")));
+            let root = root.unwrap_or_else(transformer_anatomy::project::project_root);
             let written = if source { nbgrader::source(&root, out)? } else { nbgrader::release(&root, out, in_place)? };
             written.iter().for_each(|path| println!("wrote {}", path.display()));
             return Ok(());
         }
     };
-    let root = root.unwrap_or_else(|| PathBuf::from(env!("ANATOMY_PROJECT_ROOT")));
+    let root = root.unwrap_or_else(transformer_anatomy::project::project_root);
     let stale = build(&root, check)?;
     if !stale.is_empty() {
         bail!("out of date (run `anatomy notebooks build`): {}", stale.join(", "));
