@@ -70,6 +70,16 @@ fn the_tour_walks_every_step() {
     for step in 1..=16 {
         assert!(out.contains(&format!("── {step} ")), "step {step} missing:\n{out}");
     }
+    // Where the random weights start, the tour says so, and where the pretrained model comes instead.
+    let step3 = &out[out.find("── 3 ").unwrap()..out.find("── 4 ").unwrap()];
+    let note = "note   steps 3 to 15 run on random weights (seed 42) of bert-base-uncased's sizes";
+    assert!(step3.contains(note) && step3.contains("all-MiniLM-L6-v2"), "no note at step 3:\n{step3}");
+    // Its waits show progress, as plain lines where stderr is no terminal: the encoder's weights, the training.
+    let err = stderr(&o);
+    for said in ["drawing random weights for the embeddings and 12 layers", "training 50/200 steps  loss"] {
+        assert!(err.contains(said), "missing {said:?} on stderr:\n{err}");
+    }
+    assert!(!out.contains("drawing") && !out.contains("training 50/200"), "progress stays off stdout:\n{out}");
     // The same seed prints the same values.
     assert_eq!(stdout(&anatomy(&["tour", "--device", "cpu"])), out);
 }

@@ -2,8 +2,9 @@
 //! operation, the output shape and the first values — the same calls the notebooks and the tests make.
 //!
 //! Like the chapter, the tour uses bert-base-uncased's configuration with random (seeded) weights: the
-//! shapes are the real ones, the values only show what each operation does to them. Its last step
-//! trains a small encoder-decoder for a few seconds and decodes with it greedily.
+//! shapes are the real ones, the values only show what each operation does to them (it says so where
+//! they start, at step 3). Its last step trains a small encoder-decoder for a few seconds and decodes with
+//! it greedily. The command draws its progress: the library reports it ([`TourProgress`]).
 use std::io::Write;
 
 use anyhow::{ensure, Result};
@@ -35,16 +36,27 @@ fn show(out: &mut dyn Write, op: &str, t: &Tensor) -> std::io::Result<()> {
     writeln!(out, "   values {}", preview_first_row(t, 5))
 }
 
+/// What the tour reports while it computes, for the command to draw (`anatomy tour` draws a spinner for a
+/// wait and a bar for the training); it writes nothing to `out` between a `Working` and its `Done`.
+pub enum TourProgress<'a> {
+    /// A step computes for a while before it has anything to print: what it is doing.
+    Working(&'a str),
+    /// That wait is over; the step prints next.
+    Done,
+    /// The last step's training, every few steps.
+    Training(&'a Progress),
+}
+
 /// Walks `text` through the chapter's sixteen steps with weights seeded by `seed`, writing each step to
-/// `out` as it goes; `progress` hears the last step's training. The steps run in the chapter's order, and
-/// so draw their random weights in it: one seed, one tour.
+/// `out` as it goes; `progress` hears the long waits and the last step's training. The steps run in the
+/// chapter's order, and so draw their random weights in it: one seed, one tour.
 pub fn tour(
     tokenizer: &Tokenizer,
     text: &str,
     seed: i64,
     device: Device,
     out: &mut dyn Write,
-    progress: &mut dyn FnMut(&Progress),
+    progress: &mut dyn FnMut(TourProgress),
 ) -> Result<()> {
     tch::manual_seed(seed);
     let _guard = tch::no_grad_guard();
@@ -52,12 +64,12 @@ pub fn tour(
     let ids = tokenize_with_config(out, tokenizer, text, &config, device)?;
     let vs = nn::VarStore::new(device);
     let root = vs.root();
-    let (x, scores) = attention_by_hand(out, &root, &config, &ids)?;
+    let (x, scores) = attention_by_hand(out, &root, &config, &ids, seed)?;
     heads_and_layer(out, &root, &config, &x)?;
-    encoder_and_classifier(out, &root, &config, &ids)?;
+    encoder_and_classifier(out, &root, &config, &ids, progress)?;
     causal_mask_step(out, &scores, ids.size()[1], device)?;
     cross_attention(out, &root, &config, &x, device)?;
-    train_and_decode(out, seed, device, progress)
+    train_and_decode(out, seed, device, &mut |p| progress(TourProgress::Training(p)))
 }
 
 /// The tour's start: the text's token ids `[1, seq]`, and the configuration every later step reads.
@@ -98,9 +110,11 @@ fn attention_by_hand(
     root: &nn::Path,
     config: &BertConfig,
     ids: &Tensor,
+    seed: i64,
 ) -> Result<(Tensor, Tensor)> {
     let h = config.hidden_size;
     heading(out, "3", "token embedding")?;
+    random_weights_note(out, seed)?;
     let embed = token_embedding(root / "step3", config);
     let x = embed.forward(ids); // [1, seq, 768]
     show(out, &format!("Embedding({}, {h})(ids)", config.vocab_size), &x)?;
@@ -125,6 +139,15 @@ fn attention_by_hand(
     show(out, "scaled_dot_product_attention(q, k, v, mask=None)", &ours)?;
     writeln!(out, "   check  max |ours − libtorch's| = {:.2e}", max_abs_diff(&ours, &libtorch))?;
     Ok((x, scores))
+}
+
+/// Where the random weights start: what they are, and where the pretrained model comes instead. Steps 3 to
+/// 15 draw their weights (14 masks step 4's scores), and 16 trains a small model of its own from scratch.
+fn random_weights_note(out: &mut dyn Write, seed: i64) -> std::io::Result<()> {
+    writeln!(out, "   note   steps 3 to 15 run on random weights (seed {seed}) of bert-base-uncased's sizes, as")?;
+    writeln!(out, "          the chapter's do: the shapes are the real ones, the values only show what each step")?;
+    writeln!(out, "          does. The pretrained all-MiniLM-L6-v2, whose tokenizer step 1 used, comes later:")?;
+    writeln!(out, "          chapter 09, and `anatomy encode`.")
 }
 
 /// One attention head, twelve of them (per head and fused, with the same weights), the feed-forward block
@@ -155,19 +178,34 @@ fn heads_and_layer(out: &mut dyn Write, root: &nn::Path, config: &BertConfig, x:
     Ok(())
 }
 
-/// The embeddings with positions, the whole encoder and a classification head, on the token ids.
-fn encoder_and_classifier(out: &mut dyn Write, root: &nn::Path, config: &BertConfig, ids: &Tensor) -> Result<()> {
+/// The embeddings with positions, the whole encoder and a classification head, on the token ids. Drawing
+/// the encoder's random weights is the tour's longest wait before its training (a second on an idle laptop,
+/// several on a busy one): `progress` hears it, and the classifier's.
+fn encoder_and_classifier(
+    out: &mut dyn Write,
+    root: &nn::Path,
+    config: &BertConfig,
+    ids: &Tensor,
+    progress: &mut dyn FnMut(TourProgress),
+) -> Result<()> {
     heading(out, "11", "embeddings with positions")?;
+    let layers = config.num_hidden_layers;
+    progress(TourProgress::Working(&format!("drawing random weights for the embeddings and {layers} layers")));
     let encoder = TransformerEncoder::new(root / "step12", config)?;
-    show(out, "LayerNorm(token_emb(ids) + position_emb(arange(seq)))", &encoder.embeddings.forward_t(ids, false))?;
+    let embedded = encoder.embeddings.forward_t(ids, false);
+    progress(TourProgress::Done);
+    show(out, "LayerNorm(token_emb(ids) + position_emb(arange(seq)))", &embedded)?;
 
     heading(out, "12", "transformer encoder")?;
     show(out, "embeddings, then 12 encoder layers", &encoder.try_forward(ids, None, None, false)?.last_hidden_state)?;
 
     heading(out, "13", "classification head (num_labels = 3)")?;
+    progress(TourProgress::Working("drawing random weights for the classifier"));
     let classifier_config = BertConfig { num_labels: 3, num_hidden_layers: 1, ..config.clone() };
     let classifier = TransformerForSequenceClassification::new(root / "step13", &classifier_config)?;
-    show(out, "linear(dropout(hidden_state[:, 0, :]))", &classifier.try_forward(ids, false)?)?;
+    let logits = classifier.try_forward(ids, false)?;
+    progress(TourProgress::Done);
+    show(out, "linear(dropout(hidden_state[:, 0, :]))", &logits)?;
     Ok(())
 }
 
