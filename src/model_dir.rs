@@ -17,15 +17,19 @@ pub fn resolve_model_dir(explicit: Option<PathBuf>) -> Result<PathBuf> {
     let Some(dir) = dir else {
         bail!("no model folder: pass --model DIR or set ANATOMY_MODEL_DIR, or run `make setup`");
     };
+    // `make setup` fills (and repairs) its own folder only: for another, it is not the fix.
+    let fix = if std::path::absolute(&dir).ok() == default_model_dir() {
+        "run `make setup`, which restores what it installed"
+    } else {
+        "pass --model a folder that holds the model, or leave out --model and ANATOMY_MODEL_DIR for the one \
+         `make setup` fills"
+    };
     if !dir.is_dir() {
-        bail!("the model folder {} does not exist: run `make setup`, or pass --model DIR", dir.display());
+        bail!("the model folder {} does not exist: {fix}", dir.display());
     }
     for file in ["config.json", "tokenizer.json"] {
         if !dir.join(file).is_file() {
-            bail!(
-                "the model folder {} has no {file}: run `make setup` again, or pass another --model DIR",
-                dir.display()
-            );
+            bail!("the model folder {} has no {file}: {fix}", dir.display());
         }
     }
     Ok(dir)
