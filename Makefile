@@ -39,8 +39,8 @@ setup:
 # with no output of its own for most of it, so say so and show cargo's progress; later builds take seconds.
 tour: setup
 	@[ -x target/debug/anatomy ] || echo "[tour] first build of the anatomy command: LibTorch's C++ bindings take about 3 minutes on 2 cores (cargo's progress below); later runs start in seconds"
-	@$(CARGO) build --bin anatomy
-	$(CARGO) run --quiet --bin anatomy -- tour "$(TEXT)"
+	@$(CARGO) build --package anatomy-cli
+	$(CARGO) anatomy tour "$(TEXT)"
 
 # Two lanes side by side from the start (scripts/lanes.sh): the pages a learner sees, which wait on a
 # network, a kernel or a browser for much of their time, and `cargo test` (its build, then its tests), which
@@ -52,7 +52,7 @@ tour: setup
 # run shows every failure.
 test: setup
 	scripts/lanes.sh pages "$(MAKE) --no-print-directory test-pages" cargo "$(MAKE) --no-print-directory test-cargo"; \
-	  lanes=$$?; $(CARGO) test --no-fail-fast --test grading_hostile --test bench_pytorch -- whole_machine:: && exit $$lanes
+	  lanes=$$?; $(CARGO) test --workspace --no-fail-fast --test grading_hostile --test bench_pytorch -- whole_machine:: && exit $$lanes
 
 # LibTorch's two OpenMP threads spin at every barrier, 300,000 times by default, before they sleep. Tests
 # run side by side, each with those two threads, on these two cores: with the default, `cargo test -p
@@ -77,7 +77,7 @@ test-pages:
 	  jupyterlab "scripts/notebooks.sh lab-check 02-self-attention.ipynb 09-meet-the-transformers.ipynb"
 
 test-cargo:
-	$(CARGO) test --no-fail-fast -- --skip whole_machine::
+	$(CARGO) test --workspace --no-fail-fast -- --skip whole_machine::
 
 # On a machine with an NVIDIA GPU (it fails at once, saying so, elsewhere): the modules, the tour, encode,
 # training and decoding on CUDA against the CPU, and the bench against PyTorch on the same GPU, as one table
@@ -97,14 +97,14 @@ book: setup
 	@echo "open target/book/index.html"
 
 bench: setup
-	$(CARGO) build --release --bin anatomy
+	$(CARGO) build --release --package anatomy-cli
 	@if [ "$(BENCH_PYTORCH)" = 1 ]; then \
 	  py=$$(scripts/reference-venv.sh | tail -n 1) && target/release/anatomy bench --pytorch "$$py"; \
 	else target/release/anatomy bench; fi
 
 grade: setup
 	@[ -n "$(SUBMISSIONS)" ] || { echo "usage: make grade SUBMISSIONS=folder-with-one-folder-per-student"; exit 2; }
-	$(CARGO) run --quiet --bin anatomy -- exercises grade "$(SUBMISSIONS)"
+	$(CARGO) anatomy exercises grade "$(SUBMISSIONS)"
 
 handout: setup
 	@CLASSROOM=$(CLASSROOM) scripts/handout.sh "$(DIR)"
@@ -118,7 +118,7 @@ fuzz:
 doctor:
 	@[ -f .deps/libtorch/.complete-2.13.0 ] || [ -f .deps/venv-cuda/.complete-2.13.0 ] || \
 	  { echo "LibTorch is missing: run 'make setup' (it fetches LibTorch 2.13.0 into .deps/)"; exit 1; }
-	$(CARGO) run --quiet --bin anatomy -- doctor
+	$(CARGO) anatomy doctor
 
 clean-deps:
 	rm -rf .deps models

@@ -16,7 +16,7 @@ node_packages "$root/scripts/a11y" "$node_dir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
-cargo build --quiet --bin anatomy
+cargo build --quiet --package anatomy-cli
 write_pages "$work"
 pages=("head view=file://$work/head.html" "model view=file://$work/model.html" "neuron view=file://$work/neuron.html"
   "alignment picture=file://$work/alignment.html" "class report=file://$work/report/index.html"

@@ -12,7 +12,7 @@ ensure_chromium
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
-cargo build --quiet --bin anatomy
+cargo build --quiet --package anatomy-cli
 failures=0
 write_pages "$work"
 for view in head model neuron; do

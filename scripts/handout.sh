@@ -7,5 +7,5 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 classroom=()
 [[ ${CLASSROOM:-0} == 1 ]] && classroom=(--classroom)
-exec "${CARGO:-cargo}" run --quiet --manifest-path "$root/Cargo.toml" --bin anatomy -- \
+exec "${CARGO:-cargo}" run --quiet --manifest-path "$root/Cargo.toml" --package anatomy-cli --bin anatomy -- \
   exercises handout "${1:-}" "${classroom[@]}"

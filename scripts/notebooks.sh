@@ -151,7 +151,7 @@ spam_examples() {
   local spam="${ANATOMY_SPAM_DIR:-$deps/spam-assassin}"
   if [[ -f $spam/raw.jsonl && ! -f $spam/examples.jsonl ]]; then
     say "preparing chapter 12's examples (anatomy classify prepare)"
-    (cd "$root" && cargo run --quiet --bin anatomy -- classify prepare --dir "$spam")
+    (cd "$root" && cargo run --quiet --package anatomy-cli --bin anatomy -- classify prepare --dir "$spam")
   fi
 }
 

@@ -37,7 +37,7 @@ fi
 
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target/cuda}
 say "building the anatomy command against $LIBTORCH (release, in $CARGO_TARGET_DIR)"
-cargo build --release --bin anatomy
+cargo build --release --package anatomy-cli
 status=0
 "$CARGO_TARGET_DIR/release/anatomy" check-gpu "${pytorch[@]}" || status=$?
 [[ ${#pytorch[@]} -gt 0 ]] || { echo "[test-gpu] the speed checks did not run: no PyTorch on the GPU" >&2; status=1; }

@@ -21,5 +21,8 @@ pub fn project_root() -> PathBuf {
 
 /// The nearest folder at or above `start` that is the project's root.
 pub fn root_above(start: Option<&Path>) -> Option<PathBuf> {
-    start?.ancestors().find(|d| d.join("grader").join("Cargo.toml").is_file() && d.join("Cargo.toml").is_file()).map(Path::to_path_buf)
+    start?
+        .ancestors()
+        .find(|d| d.join("grader").join("Cargo.toml").is_file() && d.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
 }

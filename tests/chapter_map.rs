@@ -399,7 +399,7 @@ fn architecture_md_names_the_chapters_modules_in_their_order() {
 fn a_made_up_drift_is_named_in_each_copy() {
     let header =
         "# 5 · Layers\n\n*Code: `src/residual.rs`, `src/encoder_layer.rs` · tests: `tests/encoder_layer.rs` ·\n\
-                  exercises: `layer_norm` (`anatomy exercises watch`)*\n\n```\n*Code: `src/not_a_header.rs`\n```\n";
+                  exercises: `layer_norm` (`cargo anatomy exercises watch`)*\n\n```\n*Code: `src/not_a_header.rs`\n```\n";
     let five = parse_header("05-layers.md", header).unwrap();
     assert_eq!(five.code, ["src/residual.rs", "src/encoder_layer.rs"]);
     assert_eq!(
@@ -407,7 +407,7 @@ fn a_made_up_drift_is_named_in_each_copy() {
         ("tests/encoder_layer.rs".into(), "layer_norm".into())
     );
     let peer = "*Code: `src/gpt/` (`x`) · tests: `tests/gpt.rs` · the PyTorch\npeer: `scripts/gpt_pytorch.py` · \
-                command line: `anatomy gpt`*";
+                command line: `cargo anatomy gpt`*";
     let eleven = parse_header("11-gpt.md", peer).unwrap();
     assert_eq!(eleven.code, ["src/gpt/", "scripts/gpt_pytorch.py"]);
     assert!(parse_header("09-x.md", "# 9\n\nno header").unwrap_err().contains("0 paragraphs"));

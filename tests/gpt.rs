@@ -162,7 +162,7 @@ fn a_saved_model_loads_back_identical_and_a_foreign_file_is_refused() {
     .unwrap();
     transformer_anatomy::training::save(&seq2seq, &path).unwrap();
     let err = format!("{:#}", load_gpt(&path, Device::Cpu).unwrap_err());
-    assert!(err.contains("not a checkpoint of `anatomy gpt train`"), "{err}");
+    assert!(err.contains("not a checkpoint of `cargo anatomy gpt train`"), "{err}");
 }
 
 #[test]

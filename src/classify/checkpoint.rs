@@ -28,7 +28,8 @@ pub enum Trained {
 /// Reads a checkpoint of either kind. For a fine-tuned one, `body` (a freshly loaded model of the same
 /// folder) receives the fine-tuned weights.
 pub fn load(path: &Path, body: &BertModel) -> Result<(Trained, HeadConfig)> {
-    let (metadata, found) = crate::training::checkpoint::read_safetensors(path, "anatomy classify train --out FILE")?;
+    let (metadata, found) =
+        crate::training::checkpoint::read_safetensors(path, "cargo anatomy classify train --out FILE")?;
     if fine_tune::is_fine_tuned(&metadata) {
         let (classifier, config) = fine_tune::from_file_parts(path, &metadata, found, body)?;
         Ok((Trained::FineTuned(classifier), config))
@@ -70,7 +71,7 @@ impl Loaded {
         let labels: Vec<String> = LABELS.iter().map(|l| l.to_string()).collect();
         ensure!(
             config.labels == labels,
-            "{} labels {:?}, not this chapter's {:?}: train it again with `anatomy classify train --out`",
+            "{} labels {:?}, not this chapter's {:?}: train it again with `cargo anatomy classify train --out`",
             checkpoint.display(),
             config.labels,
             labels

@@ -178,7 +178,8 @@ pub fn save(path: &Path, features: &Features, key: &str) -> Result<()> {
 
 /// The features saved at `path` if they were made from the same `key`; `None` otherwise.
 pub fn load(path: &Path, key: &str, device: Device) -> Option<Features> {
-    let (metadata, mut found) = crate::training::checkpoint::read_safetensors(path, "anatomy classify train").ok()?;
+    let (metadata, mut found) =
+        crate::training::checkpoint::read_safetensors(path, "cargo anatomy classify train").ok()?;
     if metadata.get("key").map(String::as_str) != Some(key) {
         return None;
     }

@@ -343,7 +343,7 @@ pub(crate) fn from_file_parts(
 ) -> Result<(nn::Linear, HeadConfig)> {
     ensure!(
         is_fine_tuned(metadata),
-        "{} is not a model written by `anatomy classify train --fine-tune --out`",
+        "{} is not a model written by `cargo anatomy classify train --fine-tune --out`",
         path.display()
     );
     let config: HeadConfig = serde_json::from_str(metadata.get("config").map_or("", String::as_str))

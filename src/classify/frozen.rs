@@ -199,7 +199,7 @@ impl TrainedHead {
     /// Reads a head written by [`TrainedHead::save`], with its configuration.
     pub fn load(path: &std::path::Path, device: Device) -> Result<(TrainedHead, HeadConfig)> {
         let (metadata, found) =
-            crate::training::checkpoint::read_safetensors(path, "anatomy classify train --out FILE")?;
+            crate::training::checkpoint::read_safetensors(path, "cargo anatomy classify train --out FILE")?;
         Self::from_file_parts(path, &metadata, found, device)
     }
 
@@ -212,7 +212,7 @@ impl TrainedHead {
     ) -> Result<(TrainedHead, HeadConfig)> {
         ensure!(
             metadata.get("format").map(String::as_str) == Some(FORMAT),
-            "{} is not a head written by `anatomy classify train --out` (no {FORMAT:?} in its metadata)",
+            "{} is not a head written by `cargo anatomy classify train --out` (no {FORMAT:?} in its metadata)",
             path.display()
         );
         let config: HeadConfig = serde_json::from_str(metadata.get("config").map_or("", String::as_str))

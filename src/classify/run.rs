@@ -50,7 +50,7 @@ pub fn prepare(dir: &Path) -> Result<(Vec<Example>, data::Counts, PathBuf)> {
 
 #[cfg(not(feature = "mail"))]
 fn prepare(dir: &Path) -> Result<(Vec<Example>, data::Counts, PathBuf)> {
-    bail!("{} has no examples.jsonl yet: run `anatomy classify prepare` first", dir.display())
+    bail!("{} has no examples.jsonl yet: run `cargo anatomy classify prepare` first", dir.display())
 }
 
 /// The three parts, each cut to at most `limit` messages spread over the groups.

@@ -261,10 +261,10 @@ pub fn save_gpt(trained: &TrainedGpt, path: &Path) -> Result<()> {
 
 /// Reads a model written by [`save_gpt`].
 pub fn load_gpt(path: &Path, device: Device) -> Result<TrainedGpt> {
-    let (metadata, tensors) = read_safetensors(path, "anatomy gpt train -o FILE")?;
+    let (metadata, tensors) = read_safetensors(path, "cargo anatomy gpt train -o FILE")?;
     if metadata.get("format").map(String::as_str) != Some(FORMAT) {
         bail!(
-            "{} is not a checkpoint of `anatomy gpt train` (its metadata says format {:?}): give a GPT checkpoint",
+            "{} is not a checkpoint of `cargo anatomy gpt train` (its metadata says format {:?}): give a GPT checkpoint",
             path.display(),
             metadata.get("format").map(String::as_str).unwrap_or("none")
         );

@@ -105,9 +105,12 @@ pub fn check_output_path(path: &Path) -> Result<()> {
 /// Reads a model written by [`save`]. A missing, truncated or foreign file, or one whose tensors do not
 /// fit its configuration, is an error that names the problem (and the tensor, with both shapes).
 pub fn load(path: &Path, device: Device) -> Result<TrainedModel> {
-    let (metadata, found) = read_safetensors(path, "anatomy train -o FILE")?;
+    let (metadata, found) = read_safetensors(path, "cargo anatomy train -o FILE")?;
     if metadata.get("format").map(String::as_str) != Some(FORMAT) {
-        bail!("{} is not a checkpoint written by `anatomy train` (no {FORMAT:?} in its metadata)", path.display());
+        bail!(
+            "{} is not a checkpoint written by `cargo anatomy train` (no {FORMAT:?} in its metadata)",
+            path.display()
+        );
     }
     let task = Task::from_name(metadata.get("task").map_or("", String::as_str))?;
     let config: Seq2SeqConfig = serde_json::from_str(metadata.get("config").map_or("", String::as_str))

@@ -184,7 +184,7 @@ impl Class {
             }
         }
         if let Some((_, who)) = wanted.iter().zip(only).find(|(k, _)| !keys.contains(k)) {
-            bail!("{who} has no hand-in among those matched: nothing to regrade (anatomy exercises gradebook match lists them)");
+            bail!("{who} has no hand-in among those matched: nothing to regrade (cargo anatomy exercises gradebook match lists them)");
         }
         let graded = self.grade_hand_ins(hand_ins, progress)?;
         let run = match graded.failure {

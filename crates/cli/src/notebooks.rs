@@ -69,7 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     let root = root.unwrap_or_else(transformer_anatomy::project::project_root);
     let stale = build(&root, check)?;
     if !stale.is_empty() {
-        bail!("out of date (run `anatomy notebooks build`): {}", stale.join(", "));
+        bail!("out of date (run `cargo anatomy notebooks build`): {}", stale.join(", "));
     }
     Ok(())
 }

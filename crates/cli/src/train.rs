@@ -110,7 +110,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     }
     println!("{}", report.words(options.eval_size));
     if let Some(path) = &args.output {
-        println!("saved {}: try `anatomy translate --checkpoint {} \"…\"`", path.display(), path.display());
+        println!("saved {}: try `cargo anatomy translate --checkpoint {} \"…\"`", path.display(), path.display());
     }
     Ok(())
 }

@@ -349,7 +349,10 @@ fn a_learner_who_makes_the_same_mistake_again_is_told_how_often_and_which_hint_t
 fn the_instructors_table_is_the_registry() {
     let (_, table, _) = anatomy(&scratch("table"), &["exercises", "table"]);
     let readme = std::fs::read_to_string(project_root().join("exercises").join("README.md")).unwrap();
-    assert!(readme.contains(&table), "exercises/README.md's table differs from `anatomy exercises table`:\n{table}");
+    assert!(
+        readme.contains(&table),
+        "exercises/README.md's table differs from `cargo anatomy exercises table`:\n{table}"
+    );
     assert_eq!(table.lines().count(), 2 + EXERCISES.len());
 }
 
@@ -462,7 +465,7 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
     let mut seen = String::new();
     // File events where the system gives them (they may be unavailable, e.g. out of inotify instances: then
     // polling alone notices the saves, as the next test checks).
-    wait_for(&rx, &mut seen, "anatomy exercises watch (");
+    wait_for(&rx, &mut seen, "cargo anatomy exercises watch (");
     wait_for(&rx, &mut seen, "exercise 1 scaled_dot_product");
     wait_for(&rx, &mut seen, "not done");
 
@@ -499,7 +502,7 @@ fn the_watch_mode_regrades_on_save_moves_on_and_answers_keys() {
     wait_for(&rx, &mut seen, "next: exercise 2");
     eprintln!("save → passed verdict: {:.1} s", saved.elapsed().as_secs_f64());
     assert!(seen.contains("✓ exercise 1 scaled_dot_product"), "{seen}");
-    assert!(seen.contains("anatomy exercises solution scaled_dot_product"), "{seen}");
+    assert!(seen.contains("cargo anatomy exercises solution scaled_dot_product"), "{seen}");
     wait_for(&rx, &mut seen, "exercise 2 attention_head");
 
     writeln!(stdin, "h").unwrap();
@@ -636,13 +639,16 @@ fn the_watch_mode_goes_to_any_exercise_and_q_stops_a_grade_at_once() {
     let answered = asked.elapsed();
     eprintln!("q during a grade → ended: {:.3} s", answered.as_secs_f64());
     assert!(answered < Duration::from_secs(1), "{answered:?}");
-    let left: Vec<u32> = running.into_iter().filter(|p| std::fs::metadata(format!("/proc/{p}")).is_ok()).collect();
-    let alive: Vec<u32> = left
-        .into_iter()
-        .filter(|p| {
-            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
-            stat.rfind(')').is_some_and(|i| !stat[i + 2..].starts_with('Z'))
-        })
-        .collect();
-    assert!(alive.is_empty(), "still running after q: {alive:?}");
+    // SIGKILL is delivered at once; the kernel ends a process within moments: a second is more than enough.
+    let alive = |p: &u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+        stat.rfind(')').is_some_and(|i| !stat[i + 2..].starts_with('Z')).then(|| stat[..stat.rfind(')').unwrap() + 1].to_string())
+    };
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut left: Vec<String> = running.iter().filter_map(alive).collect();
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        left = running.iter().filter_map(alive).collect();
+    }
+    assert!(left.is_empty(), "still running a second after q: {left:?}");
 }

@@ -207,7 +207,7 @@ fn an_instructors_term_from_roster_to_the_platforms_import() {
     assert!(out.contains("4 hand-ins matched to the roster (a Canvas download"), "{out}");
     assert!(out.contains("set aside, not graded: studenttest_48999_9005_cross_attention.rs (Canvas's test student)"));
     assert!(
-        out.contains("marked LATE by Canvas: eve, extended to 2026-12-11T23:59:00Z; Canvas marks LATE against its own due date: check SpeedGrader's hand-in time and record it with `anatomy exercises gradebook late --assignment decoder eve=TIME` if it is after 2026-12-11T23:59:00Z"),
+        out.contains("marked LATE by Canvas: eve, extended to 2026-12-11T23:59:00Z; Canvas marks LATE against its own due date: check SpeedGrader's hand-in time and record it with `cargo anatomy exercises gradebook late --assignment decoder eve=TIME` if it is after 2026-12-11T23:59:00Z"),
         "{out}"
     );
     assert!(out.contains("gradebook late --assignment decoder STUDENT=DAYS …): grace\n"), "{out}");
@@ -502,19 +502,19 @@ fn an_instructors_term_from_roster_to_the_platforms_import() {
     // Every command above is one exercises/README.md gives.
     let readme = std::fs::read_to_string(project_root().join("exercises/README.md")).unwrap();
     for command in [
-        "anatomy exercises gradebook roster",
-        "anatomy exercises gradebook match",
-        "anatomy exercises gradebook extend",
+        "cargo anatomy exercises gradebook roster",
+        "cargo anatomy exercises gradebook match",
+        "cargo anatomy exercises gradebook extend",
         "--assignment encoder",
         "--student",
-        "anatomy exercises gradebook override",
-        "anatomy exercises gradebook late",
-        "anatomy exercises gradebook history",
-        "anatomy exercises gradebook export --format canvas",
-        "anatomy exercises gradebook export --format moodle",
+        "cargo anatomy exercises gradebook override",
+        "cargo anatomy exercises gradebook late",
+        "cargo anatomy exercises gradebook history",
+        "cargo anatomy exercises gradebook export --format canvas",
+        "cargo anatomy exercises gradebook export --format moodle",
         "--identify",
-        "anatomy exercises gradebook report",
-        "anatomy exercises gradebook show",
+        "cargo anatomy exercises gradebook report",
+        "cargo anatomy exercises gradebook show",
     ] {
         assert!(readme.contains(command), "exercises/README.md does not give `{command}`");
     }

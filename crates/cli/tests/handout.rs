@@ -112,10 +112,7 @@ fn a_handout_stopped_while_it_builds_leaves_nothing_behind() {
     let building = lines.by_ref().map_while(Result::ok).find(|l| l.contains("building the copy on its own"));
     assert!(building.is_some(), "the handout never said it was building");
     let partial: Vec<_> = std::fs::read_dir(&parent).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(
-        partial.len() == 1 && partial[0].to_string_lossy().starts_with("students.partial-"),
-        "{partial:?}"
-    );
+    assert!(partial.len() == 1 && partial[0].to_string_lossy().starts_with("students.partial-"), "{partial:?}");
     let (pid, group) = (child.id(), format!("-{}", child.id()));
     assert!(Command::new("kill").args(["-INT", "--", &group]).status().unwrap().success());
     assert_eq!(child.wait().unwrap().code(), Some(130), "stopped by SIGINT: 128 + 2");
@@ -136,14 +133,18 @@ fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::
     let root = project_root();
     let cargo = |args: &[&str]| {
         let mut c = Command::new(env!("CARGO"));
-        c.args(["run", "--quiet", "--"]).args(args).current_dir(moved);
+        c.arg("anatomy").args(args).current_dir(moved);
         c.env("LIBTORCH", root.join(".deps/libtorch/torch")).env("CARGO_TARGET_DIR", root.join("target/handout-build"));
         c.env_remove("ANATOMY_EXERCISES_DIR");
         c
     };
     let run = |args: &[&str]| {
         let o = cargo(args).output().unwrap();
-        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
     };
     let total = anatomy_course::EXERCISES.len();
     let (code, out, err) = run(&["exercises", "list"]);
@@ -156,7 +157,8 @@ fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::
     let (_, out, _) = run(&["exercises", "list"]);
     assert!(out.contains(&format!("1 of {total} done")), "{out}");
     // One grade in the watch mode, started at that exercise, then q.
-    let mut watch = cargo(&["exercises", "watch", "causal_mask"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut watch =
+        cargo(&["exercises", "watch", "causal_mask"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
     let number = anatomy_course::find("causal_mask").unwrap().number();
     let verdict = lines.by_ref().map_while(Result::ok).find(|l| l.contains(&format!("exercise {number} causal_mask")));

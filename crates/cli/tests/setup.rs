@@ -63,7 +63,8 @@ fn set_up_restores_a_deleted_and_a_damaged_file_byte_for_byte() {
     fs::write(&files[1], weights).unwrap();
     fs::write(&files[2], "Call me").unwrap();
     let out = set_up(&root);
-    for said in ["tokenizer.json (missing)", "model.safetensors (damaged)", "moby-dick.txt (damaged)", "restored 2 of"] {
+    for said in ["tokenizer.json (missing)", "model.safetensors (damaged)", "moby-dick.txt (damaged)", "restored 2 of"]
+    {
         assert!(out.contains(said), "the set-up should say {said:?}:\n{out}");
     }
     let restored: Vec<String> = files.iter().map(|f| sha256(f)).collect();

@@ -114,7 +114,7 @@ impl NewExercise {
         }
         let tensors = vec!["&tch::Tensor"; self.args.len()].join(", ");
         text += &format!(
-            "\n/// `{name}({args})`: {summary}. Written by `anatomy exercises new`: draw the inputs (`randn`), call\n\
+            "\n/// `{name}({args})`: {summary}. Written by `cargo anatomy exercises new`: draw the inputs (`randn`), call\n\
              /// the student's function through `call`, compare with an independent computation and name each\n\
              /// mistake above (`expect_close_or_name`), as the checks above do.\n\
              pub fn {name}(f: &dyn Fn({tensors}) -> tch::Tensor) -> super::CheckResult {{\n    let _ = f;\n    \
@@ -209,7 +209,7 @@ pub fn write_table() -> Result<PathBuf> {
     let path = crate::project_root().join("exercises/README.md");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let Some(new) = replace_table(&text, &crate::markdown_table()) else {
-        bail!("{} has no table of exercises: paste `anatomy exercises table` into it", path.display());
+        bail!("{} has no table of exercises: paste `cargo anatomy exercises table` into it", path.display());
     };
     crate::write_whole(&path, &new)?;
     Ok(path)

@@ -218,7 +218,7 @@ pub fn to_check(chosen: &[&'static Exercise], solutions: bool) -> Result<Vec<gra
 /// The line that tells a learner what to do next about an exercise not passed.
 pub fn next_line(e: &Exercise) -> String {
     format!(
-        "next: {} — edit {}, then run `anatomy exercises check {}` (or `anatomy exercises watch`); stuck? read {}",
+        "next: {} — edit {}, then run `cargo anatomy exercises check {}` (or `cargo anatomy exercises watch`); stuck? read {}",
         e.name,
         relative(&e.file()),
         e.name,
@@ -249,9 +249,10 @@ pub fn next_unfinished(e: &Exercise) -> Option<&'static Exercise> {
 pub fn chosen(text: &str) -> Result<&'static Exercise> {
     let text = text.trim();
     match text.parse::<usize>() {
-        Ok(n) => EXERCISES.iter().find(|e| e.number() == n).ok_or_else(|| {
-            anyhow::anyhow!("there is no exercise {n}: the list numbers them 1 to {}", EXERCISES.len())
-        }),
+        Ok(n) => EXERCISES
+            .iter()
+            .find(|e| e.number() == n)
+            .ok_or_else(|| anyhow::anyhow!("there is no exercise {n}: the list numbers them 1 to {}", EXERCISES.len())),
         Err(_) => Ok(super::find(text)?),
     }
 }
@@ -323,7 +324,7 @@ pub fn solution(e: &Exercise) -> Result<String> {
     }
     if load().get(e.name) != Some(&Status::Passed) {
         anyhow::bail!(
-            "{} has not passed yet: solve it first (`anatomy exercises check {}`), then the solution opens",
+            "{} has not passed yet: solve it first (`cargo anatomy exercises check {}`), then the solution opens",
             e.name,
             e.name
         );

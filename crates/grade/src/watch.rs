@@ -123,7 +123,7 @@ impl Verdict {
             text += &format!("{}\n", r.words());
         }
         if status == Status::Passed && e.solution_file().exists() {
-            text += &format!("the reference solution: `anatomy exercises solution {}`\n", e.name);
+            text += &format!("the reference solution: `cargo anatomy exercises solution {}`\n", e.name);
         }
         text
     }

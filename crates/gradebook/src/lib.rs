@@ -76,7 +76,7 @@ impl Gradebook {
     pub fn open(path: &Path) -> Result<Gradebook> {
         if !path.is_file() {
             bail!(
-                "there is no gradebook at {}: import a roster first (anatomy exercises gradebook roster FILE)",
+                "there is no gradebook at {}: import a roster first (cargo anatomy exercises gradebook roster FILE)",
                 path.display()
             );
         }

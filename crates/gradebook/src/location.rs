@@ -89,7 +89,7 @@ impl Location {
             );
         }
         bail!(
-            "there is no gradebook at {} ({}): import a roster first (anatomy exercises gradebook roster FILE)",
+            "there is no gradebook at {} ({}): import a roster first (cargo anatomy exercises gradebook roster FILE)",
             self.path.display(),
             self.why
         )

@@ -64,12 +64,12 @@ impl Matched {
         let name = self.assignment.as_deref().unwrap_or("NAME");
         lines.extend(self.extended.iter().map(|(who, due)| {
             format!(
-                "marked LATE by Canvas: {who}, extended to {due}; Canvas marks LATE against its own due date: check SpeedGrader's hand-in time and record it with `anatomy exercises gradebook late --assignment {name} {who}=TIME` if it is after {due}"
+                "marked LATE by Canvas: {who}, extended to {due}; Canvas marks LATE against its own due date: check SpeedGrader's hand-in time and record it with `cargo anatomy exercises gradebook late --assignment {name} {who}=TIME` if it is after {due}"
             )
         }));
         if !self.marked_late.is_empty() {
             lines.push(format!(
-                "marked LATE by Canvas (a download has no hand-in time: the late policy does not count these until you give their days late: anatomy exercises gradebook late --assignment {name} STUDENT=DAYS …): {}",
+                "marked LATE by Canvas (a download has no hand-in time: the late policy does not count these until you give their days late: cargo anatomy exercises gradebook late --assignment {name} STUDENT=DAYS …): {}",
                 self.marked_late.join(", ")
             ));
         }

@@ -31,7 +31,7 @@ impl Gradebook {
             .optional()?;
         let Some((tier, due)) = latest else {
             bail!(
-                "nobody has been graded in {} yet: grade the class first (anatomy exercises grade --assignment {})",
+                "nobody has been graded in {} yet: grade the class first (cargo anatomy exercises grade --assignment {})",
                 assignment.name,
                 assignment.name
             );

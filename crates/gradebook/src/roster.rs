@@ -159,7 +159,7 @@ impl Gradebook {
         match found.as_slice() {
             [one] => Ok(one.clone()),
             [] => bail!(
-                "no student {who:?} in the roster: give a login, a platform id or a label (anatomy exercises gradebook show lists them)"
+                "no student {who:?} in the roster: give a login, a platform id or a label (cargo anatomy exercises gradebook show lists them)"
             ),
             many => bail!(
                 "{who:?} names {} students ({}): say which field you mean, e.g. login:{who}, id:{who}, sis:{who} or label:{who}",
@@ -180,7 +180,7 @@ impl Gradebook {
     pub fn require_roster(&self) -> Result<()> {
         if self.students()?.is_empty() {
             bail!(
-                "the gradebook {} has no roster: import one first (anatomy exercises gradebook roster FILE)",
+                "the gradebook {} has no roster: import one first (cargo anatomy exercises gradebook roster FILE)",
                 self.path().display()
             );
         }

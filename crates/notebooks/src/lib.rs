@@ -338,7 +338,7 @@ pub fn reset_copy(root: &Path, name: &str) -> Result<(PathBuf, Option<PathBuf>)>
     let [source] = generated.as_slice() else {
         let names: Vec<String> = generated.iter().map(|p| p.file_name().unwrap().to_string_lossy().into()).collect();
         anyhow::bail!(
-            "{name:?} names {} notebooks{}: give one of notebooks/*.ipynb, e.g. `anatomy notebooks reset 03`",
+            "{name:?} names {} notebooks{}: give one of notebooks/*.ipynb, e.g. `cargo anatomy notebooks reset 03`",
             names.len(),
             if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) }
         );

@@ -44,7 +44,7 @@ pub fn write(dir: &Path, classroom: bool, say: &mut dyn FnMut(&str)) -> Result<S
     copy.builds_fresh()?;
     let declared = copy.starts_from_nothing_done()?;
     copy.release()?;
-    say("the homework notebook is the released one (anatomy notebooks release)");
+    say("the homework notebook is the released one (cargo anatomy notebooks release)");
     if classroom {
         copy.classroom()?;
         say("GitHub Classroom: .github/workflows/classroom.yml grades every push; the stubs are the students' files");
@@ -110,10 +110,10 @@ impl Copy {
         self.command(self.target.join("debug/anatomy"))
     }
 
-    /// As a student builds it: `cargo build`, which builds the grader's recipe too (a default member).
+    /// As the grader builds it: every package (`--workspace`), the grader's recipe with them.
     fn build(&self) -> Result<()> {
         link_dependencies(&self.root.join("target/debug"), &self.target.join("debug"));
-        if !self.cargo().args(["build", "--quiet"]).status().is_ok_and(|s| s.success()) {
+        if !self.cargo().args(["build", "--quiet", "--workspace"]).status().is_ok_and(|s| s.success()) {
             bail!("the students' copy does not build (cargo's errors above): fix them in this project first");
         }
         Ok(())
@@ -128,15 +128,15 @@ impl Copy {
         Ok(())
     }
 
-    /// The README's own `cargo run -- exercises list` lists every exercise the copy's table declares as
+    /// The README's own `cargo anatomy exercises list` lists every exercise the copy's table declares as
     /// "not done", from "0 of N done", and the solution command is refused; returns N.
     fn starts_from_nothing_done(&self) -> Result<usize> {
         let scratch = Scratch::new(std::env::temp_dir().join(format!("anatomy-handout-{}", std::process::id())));
         std::fs::create_dir_all(scratch.path()).context("cannot make a scratch folder: free some disk space")?;
         let run = |c: &mut Command| c.env("ANATOMY_EXERCISES_DIR", scratch.path()).output();
-        let list = match run(self.cargo().args(["run", "--quiet", "--", "exercises", "list"])) {
+        let list = match run(self.cargo().args(["anatomy", "exercises", "list"])) {
             Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
-            o => bail!("cargo run -- exercises list fails in the students' copy: {}", first_line(o)),
+            o => bail!("cargo anatomy exercises list fails in the students' copy: {}", first_line(o)),
         };
         let table = run(self.anatomy().args(["exercises", "table"]))
             .context("cannot run target/handout-build/debug/anatomy: remove target/handout-build and hand out again")?;
@@ -164,7 +164,7 @@ impl Copy {
         let mut release = self.anatomy();
         release.args(["notebooks", "release", "--in-place", "--root"]).arg(&self.dir).stdout(Stdio::null());
         if !release.status().is_ok_and(|s| s.success()) {
-            bail!("anatomy notebooks release fails in the students' copy (above): run it here to see why");
+            bail!("cargo anatomy notebooks release fails in the students' copy (above): run it here to see why");
         }
         for (folder, extension) in [("chapters", "md"), ("notebooks", "ipynb")] {
             for entry in std::fs::read_dir(self.dir.join(folder)).into_iter().flatten().flatten() {
@@ -196,7 +196,7 @@ impl Copy {
             .env("ANATOMY_EXERCISES_DIR", self.dir.join("exercises"))
             .stdout(Stdio::null());
         if !stubs.status().is_ok_and(|s| s.success()) {
-            bail!("the copy's anatomy exercises list could not write the stubs (above): run it there to see why");
+            bail!("the copy's cargo anatomy exercises list could not write the stubs (above): run it there to see why");
         }
         let _ = std::fs::remove_file(self.dir.join("exercises/.progress.json"));
         let ignore = std::fs::read_to_string(self.root.join(".gitignore"))
@@ -316,7 +316,8 @@ mod tests {
 
     #[test]
     fn the_dependencies_are_linked_once_and_never_the_workspace_s_own() {
-        let scratch = Scratch::new(std::env::temp_dir().join(format!("anatomy-platforms-links-{}", std::process::id())));
+        let scratch =
+            Scratch::new(std::env::temp_dir().join(format!("anatomy-platforms-links-{}", std::process::id())));
         let (built, target) = (scratch.path().join("built"), scratch.path().join("target"));
         for file in [
             "deps/libserde-1.rlib",

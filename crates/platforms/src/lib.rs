@@ -192,7 +192,7 @@ folder=$course
 while [[ $folder != / ]]; do chmod o+rx "$folder"; folder=$(dirname "$folder"); done
 # LibTorch from the same pinned wheel (version and sha256 in scripts/setup.sh) and the model folder.
 scripts/setup.sh
-cargo build --release --bin anatomy
+cargo build --release --package anatomy-cli
 ln -sf "$course/target/release/anatomy" /usr/local/bin/anatomy
 # Build the grader's probe recipe now, grading the untouched stubs once (they are "not done").
 mkdir -p /tmp/warm-up/submission

@@ -22,7 +22,10 @@ fn check_cells(chapter: &Path, markdown: &str, course: Option<&CourseFile>) -> R
     for cell in &cells {
         let Cell::Solution { id, .. } = cell else { continue };
         let Some(e) = EXERCISES.iter().find(|e| e.name == id) else {
-            bail!("{}: the solution cell {id:?} names no exercise (see `anatomy exercises list`)", chapter.display());
+            bail!(
+                "{}: the solution cell {id:?} names no exercise (see `cargo anatomy exercises list`)",
+                chapter.display()
+            );
         };
         let points = cells.iter().find_map(|c| match c {
             Cell::Check { id, points, .. } if id == e.name => Some(*points),
@@ -193,7 +196,7 @@ mod tests {
         let error = check_cells(chapter, &cells("softmax", ""), Some(&course)).unwrap_err().to_string();
         assert_eq!(
             error,
-            "chapters/99-test.md: the solution cell \"softmax\" names no exercise (see `anatomy exercises list`)"
+            "chapters/99-test.md: the solution cell \"softmax\" names no exercise (see `cargo anatomy exercises list`)"
         );
         let error = check_cells(chapter, &cells("layer_norm", ""), None).unwrap_err().to_string();
         assert_eq!(error, "chapters/99-test.md: the solution cell layer_norm has no `check:layer_norm` cell");

@@ -90,7 +90,7 @@ impl PoolingArg {
 
 /// The examples, prepared first if only the corpus is there.
 pub(crate) fn examples(dir: &Path) -> Result<Vec<Example>> {
-    run::examples(dir, &mut || eprintln!("preparing the examples first (anatomy classify prepare) ..."))
+    run::examples(dir, &mut || eprintln!("preparing the examples first (cargo anatomy classify prepare) ..."))
 }
 
 pub fn run(args: Args, device: impl FnOnce() -> Result<Device>) -> Result<()> {

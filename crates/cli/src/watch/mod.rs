@@ -89,7 +89,7 @@ struct Watch {
 pub fn run(poll_only: bool, start: Option<&'static Exercise>) -> Result<bool> {
     let Some(first) = start.or_else(progress::first_unfinished) else {
         println!(
-            "every exercise has passed — well done. `anatomy exercises list` shows them; `anatomy exercises watch \
+            "every exercise has passed — well done. `cargo anatomy exercises list` shows them; `cargo anatomy exercises watch \
              NAME` works on one again."
         );
         return Ok(true);
@@ -102,7 +102,7 @@ pub fn run(poll_only: bool, start: Option<&'static Exercise>) -> Result<bool> {
     keys::spawn_keys(tx.clone(), raw);
     let screen = Screen { raw, terminal };
     let how = if watcher.is_some() { "file events and polling" } else { "polling twice a second" };
-    screen.say(&format!("anatomy exercises watch ({how}) — save the file to re-grade\n{KEYS}\n"));
+    screen.say(&format!("cargo anatomy exercises watch ({how}) — save the file to re-grade\n{KEYS}\n"));
     let mut watch = Watch { screen, state: State::new(first), tx, running: None, typed: String::new() };
     watch.start_grade();
     loop {
@@ -159,7 +159,7 @@ impl Watch {
     fn quit(&mut self) -> ! {
         let stopped = self.running.map(|(e, _)| format!("stopped grading {}; ", e.name)).unwrap_or_default();
         self.screen.status("");
-        self.screen.say(&format!("{stopped}bye — `anatomy exercises watch` picks up where you left\n"));
+        self.screen.say(&format!("{stopped}bye — `cargo anatomy exercises watch` picks up where you left\n"));
         if self.screen.raw {
             let _ = terminal::disable_raw_mode();
         }

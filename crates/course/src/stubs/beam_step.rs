@@ -9,7 +9,7 @@
 //! * return `(new_scores, beam, token)`, each `[width]`, best first: the candidate's score, the beam it
 //!   extends (an `Int64` index) and the token it adds (`Int64`).
 //!
-//! Chapter: `chapters/10-training.md`. Check: `anatomy exercises check beam_step`.
+//! Chapter: `chapters/10-training.md`. Check: `cargo anatomy exercises check beam_step`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

@@ -9,7 +9,7 @@
 //! * return `(output, keys, values)`: `output` `[batch, heads, 1, head_dim]`, the attention of the new
 //!   query over all `t + 1` positions, and the grown cache, `[batch, heads, t + 1, head_dim]` each.
 //!
-//! Chapter: `chapters/10-training.md` (the key/value cache). Check: `anatomy exercises check cached_attention`.
+//! Chapter: `chapters/10-training.md` (the key/value cache). Check: `cargo anatomy exercises check cached_attention`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

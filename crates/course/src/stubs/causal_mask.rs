@@ -9,7 +9,7 @@
 //!    still sums to 1.
 //!
 //! Write it with tensor operations, not with the crate's own `causal_mask` or `masked_attention_weights`.
-//! Check your work with `anatomy exercises check causal_mask`; stuck? `exercises/hints/causal_mask.md`.
+//! Check your work with `cargo anatomy exercises check causal_mask`; stuck? `exercises/hints/causal_mask.md`.
 #![allow(unused_variables)] // remove once the bodies are written
 use tch::{Device, Tensor};
 

@@ -9,7 +9,7 @@
 //! * return `[batch, num_labels]`. Evaluation mode: no dropout.
 //!
 //! Chapter: `chapters/07-encoder-and-classifier.md`.
-//! Check: `anatomy exercises check classifier_head`; hints: `exercises/hints/classifier_head.md`.
+//! Check: `cargo anatomy exercises check classifier_head`; hints: `exercises/hints/classifier_head.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::nn;
 use tch::Tensor;

@@ -15,7 +15,7 @@
 //! `q · kᵀ / √head_dim`, with padded source positions at exactly 0.
 //!
 //! Write it with tensor operations, not with the crate's attention modules.
-//! Check: `anatomy exercises check cross_attention`; hints: `exercises/hints/cross_attention.md`.
+//! Check: `cargo anatomy exercises check cross_attention`; hints: `exercises/hints/cross_attention.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

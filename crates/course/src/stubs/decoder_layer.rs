@@ -10,7 +10,7 @@
 //! Shapes: `x` `[batch, t, d_model]`, `memory` `[batch, s, d_model]`; the result is `[batch, t, d_model]`.
 //! Run in evaluation mode (`Pass::EVAL`). The attention parts are `FusedMultiHeadAttention`s: look at
 //! the one `forward(query_input, key_value_input, mask, pass)` call of the `Attention` trait. Check:
-//! `anatomy exercises check decoder_layer`; hints: `exercises/hints/decoder_layer.md`.
+//! `cargo anatomy exercises check decoder_layer`; hints: `exercises/hints/decoder_layer.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

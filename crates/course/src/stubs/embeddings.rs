@@ -10,7 +10,7 @@
 //! * return `[batch, seq, hidden]`. Evaluation mode: no dropout.
 //!
 //! Chapter: `chapters/06-positional-embeddings.md`.
-//! Check: `anatomy exercises check embeddings`; hints: `exercises/hints/embeddings.md`.
+//! Check: `cargo anatomy exercises check embeddings`; hints: `exercises/hints/embeddings.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::nn;
 use tch::Tensor;

@@ -9,7 +9,7 @@
 //! * Evaluation mode: no dropout.
 //!
 //! Chapter: `chapters/04-feed-forward.md` (which notes a slip in some copies of its listing).
-//! Check: `anatomy exercises check feed_forward`; hints: `exercises/hints/feed_forward.md`.
+//! Check: `cargo anatomy exercises check feed_forward`; hints: `exercises/hints/feed_forward.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::nn;
 use tch::Tensor;

@@ -13,7 +13,7 @@
 //! 4. `x = x + feed_forward(norm_2(x))`.
 //!
 //! `x` is `[batch, t, d_model]` and so is the result. No dropout (evaluation). Chapter:
-//! `chapters/11-gpt.md`. Check: `anatomy exercises check gpt_block`; hints: `exercises/hints/gpt_block.md`.
+//! `chapters/11-gpt.md`. Check: `cargo anatomy exercises check gpt_block`; hints: `exercises/hints/gpt_block.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

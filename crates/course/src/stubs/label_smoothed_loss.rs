@@ -10,7 +10,7 @@
 //! * return a scalar: the mean over the positions that count.
 //!
 //! Write it with tensor operations, not with `cross_entropy_loss` or the crate's `label_smoothed_loss`.
-//! Chapter: `chapters/10-training.md`. Check: `anatomy exercises check label_smoothed_loss`.
+//! Chapter: `chapters/10-training.md`. Check: `cargo anatomy exercises check label_smoothed_loss`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

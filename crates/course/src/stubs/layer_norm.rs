@@ -10,7 +10,7 @@
 //!
 //! Write it with tensor operations (`mean_dim`, `var_correction` or your own squares), not with
 //! `layer_norm`. Chapter: `chapters/05-layer-norm-and-encoder-layer.md`.
-//! Check: `anatomy exercises check layer_norm`; hints: `exercises/hints/layer_norm.md`.
+//! Check: `cargo anatomy exercises check layer_norm`; hints: `exercises/hints/layer_norm.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

@@ -11,7 +11,7 @@
 //!   least `1e-9`, as sentence-transformers does.
 //!
 //! Chapter: `chapters/12-spam-filter.md`, *One vector per message* (code: `src/classify/`).
-//! Check: `anatomy exercises check mean_pooling`; hints: `exercises/hints/mean_pooling.md`.
+//! Check: `cargo anatomy exercises check mean_pooling`; hints: `exercises/hints/mean_pooling.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

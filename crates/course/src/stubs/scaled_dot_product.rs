@@ -12,7 +12,7 @@
 //!
 //! Return `(output, weights)`. Write it with tensor operations, not with the crate's
 //! `scaled_dot_product_attention` or libtorch's. Chapter: `chapters/02-self-attention.md`.
-//! Check: `anatomy exercises check scaled_dot_product`; hints: `exercises/hints/scaled_dot_product.md`.
+//! Check: `cargo anatomy exercises check scaled_dot_product`; hints: `exercises/hints/scaled_dot_product.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

@@ -8,7 +8,7 @@
 //! * return `[batch, t]`: position 0 holds `bos`; position `i > 0` holds `targets[i − 1]`; and where the
 //!   target is padding, the input is padding too (so `<eos>` is never an input).
 //!
-//! Chapter: `chapters/10-training.md`. Check: `anatomy exercises check shift_right`.
+//! Chapter: `chapters/10-training.md`. Check: `cargo anatomy exercises check shift_right`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 

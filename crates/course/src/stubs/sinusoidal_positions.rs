@@ -10,7 +10,7 @@
 //! Return the whole table, `[max_len, d_model]` (float, on `device`; `d_model` is even). Compute the
 //! frequencies in log space, `exp(2i · -ln(10000) / d_model)`, and use tensor operations rather than
 //! loops over positions. Not the crate's own `sinusoidal_positions`, please.
-//! Check: `anatomy exercises check sinusoidal_positions`; hints: `exercises/hints/sinusoidal_positions.md`.
+//! Check: `cargo anatomy exercises check sinusoidal_positions`; hints: `exercises/hints/sinusoidal_positions.md`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::{Device, Tensor};
 

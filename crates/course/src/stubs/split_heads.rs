@@ -9,7 +9,7 @@
 //!
 //! `view` only re-reads the same memory with a new shape; `transpose` swaps two axes. You need both —
 //! in the right order. Chapter: `chapters/03-multi-head-attention.md`.
-//! Check: `anatomy exercises check split_heads`; hints: `exercises/hints/split_heads.md`.
+//! Check: `cargo anatomy exercises check split_heads`; hints: `exercises/hints/split_heads.md`.
 #![allow(unused_variables)] // remove once the bodies are written
 use tch::Tensor;
 

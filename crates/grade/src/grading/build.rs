@@ -101,7 +101,7 @@ impl Plan {
             let first = e.rendered.lines().next().unwrap_or_default();
             let names: Vec<&str> = s.exercise.functions.iter().map(|(f, _)| *f).collect();
             return format!(
-                "{}: the functions {} no longer have the stub's names or types ({first}); `anatomy exercises reset \
+                "{}: the functions {} no longer have the stub's names or types ({first}); `cargo anatomy exercises reset \
                  {}` puts the stub back",
                 s.file.display(),
                 names.join(", "),
@@ -213,12 +213,19 @@ impl Built {
     fn cargo_build() -> Result<Built> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let root = project_root();
-        let output = Command::new(&cargo)
-            .args(["build", "--quiet", "--message-format=json"])
+        // In a process group of its own, which the watch mode's `q` (and a signal) kills with the rest.
+        let child = Command::new(&cargo)
+            .args(["build", "--workspace", "--quiet", "--message-format=json"])
             .arg("--manifest-path")
             .arg(root.join("Cargo.toml"))
-            .output()
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
             .with_context(|| format!("cannot run {cargo:?} to build the grader: is Rust installed?"))?;
+        let _group = super::cleanup::Group::new(child.id());
+        let output = child.wait_with_output().context("cannot read cargo's build of the grader")?;
         let (mut externs, mut native, mut artifacts): (Vec<(String, PathBuf)>, Vec<PathBuf>, Vec<PathBuf>) =
             (Vec::new(), Vec::new(), Vec::new());
         for line in output.stdout.lines() {

@@ -167,7 +167,7 @@ fn an_extended_student_s_late_mark_is_listed_apart_with_the_hand_in_time_to_chec
     let lines = matched.lines().join("\n");
     assert!(
         lines.contains(
-            "marked LATE by Canvas: eve, extended to 2026-12-04T23:59:00Z; Canvas marks LATE against its own due date: check SpeedGrader's hand-in time and record it with `anatomy exercises gradebook late --assignment attention eve=TIME` if it is after 2026-12-04T23:59:00Z"
+            "marked LATE by Canvas: eve, extended to 2026-12-04T23:59:00Z; Canvas marks LATE against its own due date: check SpeedGrader's hand-in time and record it with `cargo anatomy exercises gradebook late --assignment attention eve=TIME` if it is after 2026-12-04T23:59:00Z"
         ),
         "{lines}"
     );

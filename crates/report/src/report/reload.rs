@@ -27,18 +27,18 @@ pub fn read_lines(text: &str) -> Result<Saved> {
     let mut lines: Vec<(usize, GradeLine)> = Vec::new();
     for (i, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let value: serde_json::Value = serde_json::from_str(l).with_context(|| {
-            format!("line {} is not JSON: give the output of `anatomy exercises grade --json`", i + 1)
+            format!("line {} is not JSON: give the output of `cargo anatomy exercises grade --json`", i + 1)
         })?;
         let line = serde_json::from_value(value).with_context(|| {
-            format!("line {} is not a grading's: give the output of `anatomy exercises grade --json`", i + 1)
+            format!("line {} is not a grading's: give the output of `cargo anatomy exercises grade --json`", i + 1)
         })?;
         lines.push((i + 1, line));
     }
     let Some((_, first)) = lines.first() else {
-        bail!("no graded students in it: give the output of `anatomy exercises grade --json`");
+        bail!("no graded students in it: give the output of `cargo anatomy exercises grade --json`");
     };
     let chosen: Vec<&'static Exercise> = EXERCISES.iter().filter(|e| first.statuses.contains_key(e.name)).collect();
-    ensure!(!chosen.is_empty(), "line 1 names no exercise: give the output of `anatomy exercises grade --json`");
+    ensure!(!chosen.is_empty(), "line 1 names no exercise: give the output of `cargo anatomy exercises grade --json`");
     let tier = Tier::named(&first.sandbox_tier);
     let due = first.late.as_ref().and_then(|l| anatomy_intake::times::parse_time(&l.due));
     let rows =
@@ -111,7 +111,7 @@ mod tests {
     #[test]
     fn a_line_that_is_not_a_gradings_is_refused_with_its_number() {
         let (_, text) = saved(&Tier::None, None);
-        let advice = "give the output of `anatomy exercises grade --json`";
+        let advice = "give the output of `cargo anatomy exercises grade --json`";
         assert_eq!(refusal(""), format!("no graded students in it: {advice}"));
         assert_eq!(refusal(" \n\n"), format!("no graded students in it: {advice}"));
         let broken = format!("{text}\n{{\"student\": ");

@@ -18,7 +18,9 @@ use anyhow::Result;
 use super::Setup;
 use crate::mistakes;
 use crate::tape::Entry;
-use anatomy_course::wire::{self, Exit, DONE, EXIT, FRESH, MAX_RECORD, OUTPUT, PANIC, PANIC_AT, REFUSED, START, SYSCALL};
+use anatomy_course::wire::{
+    self, Exit, DONE, EXIT, FRESH, MAX_RECORD, OUTPUT, PANIC, PANIC_AT, REFUSED, START, SYSCALL,
+};
 use anatomy_intake::tape::{self as reader, Broken, Frame};
 
 mod channels;
@@ -428,7 +430,8 @@ impl<'a> ProbeRun<'a> {
                 (None, None) => "could not be started: the probe did not end when asked".to_string(),
             };
             let (entries, printed) = self.running.take().map(|r| (r.entries, r.printed)).unwrap_or_default();
-            records[k] = Record { entries, stop: Some(Stop::new(mistakes::CRASHED, why)), printed, ..Record::default() };
+            records[k] =
+                Record { entries, stop: Some(Stop::new(mistakes::CRASHED, why)), printed, ..Record::default() };
             return Ok(Some(k + 1));
         }
         if self.running.is_none() && self.idle_since.elapsed() > self.cx.limits.time_per_check {
