@@ -642,7 +642,9 @@ fn the_watch_mode_goes_to_any_exercise_and_q_stops_a_grade_at_once() {
     // SIGKILL is delivered at once; the kernel ends a process within moments: a second is more than enough.
     let alive = |p: &u32| {
         let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
-        stat.rfind(')').is_some_and(|i| !stat[i + 2..].starts_with('Z')).then(|| stat[..stat.rfind(')').unwrap() + 1].to_string())
+        stat.rfind(')')
+            .is_some_and(|i| !stat[i + 2..].starts_with('Z'))
+            .then(|| stat[..stat.rfind(')').unwrap() + 1].to_string())
     };
     let deadline = Instant::now() + Duration::from_secs(1);
     let mut left: Vec<String> = running.iter().filter_map(alive).collect();

@@ -188,7 +188,10 @@ impl Watch {
             self.screen.say(&format!("grading {} …\n", e.name));
         }
         let tx = self.tx.clone();
-        std::thread::spawn(move || tx.send(Input::Graded(Verdict::grade(e))));
+        std::thread::spawn(move || {
+            // The loop may have ended meanwhile: then nobody waits for this verdict.
+            let _ = tx.send(Input::Graded(Verdict::grade(e)));
+        });
         self.tick();
     }
 
