@@ -164,8 +164,9 @@ pub struct EncoderDecoder {
 }
 
 impl EncoderDecoder {
-    /// Builds the model in its own `VarStore` and initializes every matrix (dim > 1) with Xavier-uniform
-    /// and every bias with 0, as the paper's reference implementation does.
+    /// Builds the model in its own `VarStore` and initializes every matrix (dim > 1), the embedding tables
+    /// included, with Xavier-uniform and every bias with 0: the lecture notes' start, whose code comes from
+    /// the Annotated Transformer (not the paper's tensor2tensor; see [`init::xavier_uniform`]).
     pub fn new(vs: &nn::VarStore, config: &Seq2SeqConfig) -> Result<Self> {
         config.validate()?;
         let root = vs.root();

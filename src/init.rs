@@ -5,8 +5,9 @@
 //! standard normal N(0, 1). `tch`'s own default for a linear weight is Kaiming-uniform with the ReLU
 //! gain, `±√6/√fan_in`, about 2.45 times wider, which would inflate every random-weight number the
 //! chapters print. Every linear map of the chapter's modules is made with [`linear`], so the random
-//! values have the book's scale. (The encoder-decoder model re-draws its matrices Xavier-uniform, as the
-//! paper's reference code does.)
+//! values have the book's scale. (The encoder-decoder model re-draws its matrices Xavier-uniform,
+//! embedding tables included, as the lecture notes' `make_model` and the Annotated Transformer it adapts
+//! do; see [`xavier_uniform`].)
 //!
 //! Every random start is drawn on the CPU's generator and then copied to the model's device. A GPU has a
 //! generator of its own, which gives other numbers for the same seed: drawn there, the weights of a model
@@ -85,8 +86,12 @@ pub fn sorted_variables(vs: &nn::VarStore) -> Vec<(String, tch::Tensor)> {
 }
 
 /// Xavier/Glorot-uniform for every matrix of `vs`, `U(-b, b)` with `b = √(6 / (fan_in + fan_out))`, and
-/// zeros for biases; LayerNorm weights (ones) are vectors and stay as they are. The 2017 paper's
-/// reference code starts the encoder-decoder this way.
+/// zeros for biases; LayerNorm weights (ones) are vectors and stay as they are. This is the lecture notes'
+/// start for the encoder-decoder: their `make_model`, from the Annotated Transformer, redraws this way
+/// every parameter of two or more dimensions, the embedding tables included, and their text sets the
+/// biases to 0 (their code leaves them at PyTorch's default). The 2017 paper's own code, tensor2tensor,
+/// differs: its weight matrices are Glorot-uniform too, but its embedding tables are drawn from
+/// N(0, 1/d_model).
 pub fn xavier_uniform(vs: &nn::VarStore) {
     tch::no_grad(|| {
         for (name, mut t) in sorted_variables(vs) {
