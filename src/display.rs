@@ -40,6 +40,17 @@ impl Rich for Tensor {
 /// last two axes (leading axes at index 0), with numbered columns, rows named by `row_names` (tokens,
 /// say) where given, and a note of how much of the tensor the window shows ("8 of 768 columns").
 pub fn tensor_table(t: &Tensor, row_names: Option<&[String]>) -> Html {
+    table(t, row_names, None)
+}
+
+/// [`tensor_table`] with the columns named too: for a `[query, key]` table of scores or weights, the
+/// query tokens down the side and the key tokens across the top, where numbered columns would leave the
+/// reader counting tokens.
+pub fn token_table(t: &Tensor, row_names: &[String], column_names: &[String]) -> Html {
+    table(t, Some(row_names), Some(column_names))
+}
+
+fn table(t: &Tensor, row_names: Option<&[String]>, column_names: Option<&[String]>) -> Html {
     let mut html =
         format!(r#"<div style="{STYLE}"><div>Tensor <b>{:?}</b> · {:?} · {:?}</div>"#, t.size(), t.kind(), t.device());
     let mut view = t.shallow_clone();
@@ -62,7 +73,8 @@ pub fn tensor_table(t: &Tensor, row_names: Option<&[String]>) -> Html {
                 write!(html, "<div>showing {shown_rows} of {rows} rows and {shown_cols} of {cols} columns{at}</div>");
             html.push_str(r#"<table style="border-collapse: collapse"><tr><th></th>"#);
             for j in 0..shown_cols {
-                let _ = write!(html, r#"<th style="{CELL}">{j}</th>"#);
+                let name = column_names.and_then(|n| n.get(j as usize)).map_or_else(|| j.to_string(), |n| escape(n));
+                let _ = write!(html, r#"<th style="{CELL}">{name}</th>"#);
             }
             html.push_str("</tr>");
             for (i, row) in values.iter().enumerate() {
@@ -311,4 +323,24 @@ pub fn transformer_families() -> Html {
     }
     html.push_str("</table>");
     Html(html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_table_names_its_columns_and_a_tensor_table_numbers_them() {
+        let t = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0]).view([2, 2]);
+        let tokens = ["time".to_string(), "<b>".to_string()];
+        let header = |html: &Html| {
+            let start = html.0.find("<tr>").unwrap();
+            html.0[start..start + html.0[start..].find("</tr>").unwrap()].to_string()
+        };
+        let named = token_table(&t, &tokens, &tokens);
+        assert!(header(&named).contains(">time</th>") && header(&named).contains(">&lt;b&gt;</th>"));
+        assert!(named.0.contains(r#"">time</th><td"#), "the rows keep their names");
+        let numbered = tensor_table(&t, Some(&tokens));
+        assert!(header(&numbered).contains(">0</th>") && !header(&numbered).contains(">time</th>"));
+    }
 }
