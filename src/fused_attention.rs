@@ -263,6 +263,20 @@ mod tests {
         assert!(packed_keys.allclose(&keys, 1e-6, 1e-6, false) && packed_values.allclose(&values, 1e-6, 1e-6, false));
     }
 
+    /// Chapter 03's cell on `.contiguous()`, as it is written there: a view of the transposed heads is
+    /// refused, which is why `merge_heads` copies first, and after the copy the merge gives the input back.
+    #[test]
+    fn a_view_of_transposed_heads_is_refused_until_they_are_made_contiguous() {
+        let x = Tensor::arange(3840, (Kind::Float, Device::Cpu)).view([1, 5, 768]);
+        let heads = x.view([1, 5, 12, 64]).transpose(1, 2); // [1, 12, 5, 64]: no number moved
+        assert!(!heads.is_contiguous());
+        let context = heads.contiguous();
+        let back = context.transpose(1, 2); // [1, 5, 12, 64], strides of a [1, 12, 5, 64] tensor
+        assert!(back.f_view([1, 5, 768]).is_err());
+        let merged = back.contiguous().view([1, 5, 768]);
+        assert!(merged.equal(&x));
+    }
+
     /// Loading a checkpoint or an optimiser's step changes `query`, `key` and `value` in place, and the
     /// packed matrix with them; moving the parameters elsewhere ends the sharing, and then the three
     /// products run again.
