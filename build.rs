@@ -16,9 +16,10 @@ fn main() {
     // Watch only paths that exist: cargo counts a missing one as changed on every build, which in the
     // students' copy (no solutions/) reran this script and relinked every crate at each `cargo run`.
     // Removing solutions/ is seen; a copy that gains one later needs `cargo clean` (a copy never does).
-    // Watched by paths relative to the package (`../../build.rs` from a crate below crates/): an absolute
-    // path goes missing when the checkout is moved, which reran this script and rebuilt every crate that
-    // uses it. The program finds the moved checkout's folders itself (src/project.rs).
+    // Watched by paths relative to the package (`../../build.rs` from a crate below crates/), so that the
+    // watch itself does not depend on where the checkout lies. (A moved checkout is still rebuilt once: its
+    // LibTorch folder, and so LIBTORCH and the rpath below, moved with it. Where the program runs, it finds
+    // the checkout's folders itself: src/project.rs.)
     let up = manifest.strip_prefix(&root).map(|below| below.components().map(|_| "../").collect::<String>());
     let watched = |name: &str| match &up {
         Ok(up) => format!("{up}{name}"),

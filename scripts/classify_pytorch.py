@@ -2,7 +2,7 @@
 would pick instead (word counts and logistic regression, scikit-learn), on the same split.
 
 Reference numbers only (no test depends on this). Run it with the reference virtualenv, after
-`cargo run -- classify prepare` wrote the examples:
+`cargo anatomy classify prepare` wrote the examples:
 
     .deps/venv-ref/bin/pip install scikit-learn            # once
     .deps/venv-ref/bin/python scripts/classify_pytorch.py frozen      # both poolings, the head as ours

@@ -334,7 +334,7 @@ def instructors_versions(root, notebooks):
     import tempfile
 
     scratch = tempfile.mkdtemp(prefix=SOURCE, dir=root)
-    subprocess.run(["cargo", "run", "--quiet", "--bin", "anatomy", "--", "notebooks", "release", "--source",
+    subprocess.run(["cargo", "run", "--quiet", "--package", "anatomy-cli", "--", "notebooks", "release", "--source",
                     "--root", root, "--out", scratch], cwd=root, check=True, stdout=subprocess.DEVNULL)
     return scratch, [os.path.join(scratch, os.path.basename(path)) for path in homework]
 

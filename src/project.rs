@@ -19,6 +19,12 @@ pub fn project_root() -> PathBuf {
     .clone()
 }
 
+/// The checkout this program was built in, if it lies in one (a build's `target/…`); `None` for a program
+/// installed elsewhere. The class grader refuses to run where [`project_root`] is another checkout.
+pub fn program_root() -> Option<PathBuf> {
+    root_above(std::env::current_exe().ok().and_then(|e| e.canonicalize().ok()).as_deref())
+}
+
 /// The nearest folder at or above `start` that is the project's root.
 pub fn root_above(start: Option<&Path>) -> Option<PathBuf> {
     start?

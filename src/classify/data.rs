@@ -203,7 +203,7 @@ pub fn write_examples(path: &Path, examples: &[Example]) -> Result<()> {
 /// Reads the prepared examples (`anatomy classify prepare` writes them).
 pub fn read_examples(path: &Path) -> Result<Vec<Example>> {
     let text = std::fs::read_to_string(path).with_context(|| {
-        format!("the prepared spam examples are missing ({}): run `cargo run -- classify prepare`", path.display())
+        format!("the prepared spam examples are missing ({}): run `cargo anatomy classify prepare`", path.display())
     })?;
     text.lines()
         .enumerate()

@@ -229,6 +229,17 @@ fn grade_units(
     limits: Limits,
     done: &(dyn Fn(usize) + Sync),
 ) -> Result<grading::Graded> {
+    // The grader builds the project it finds from the folder it runs in (its libraries, the probes' recipe):
+    // run from inside a student's checkout, that would be the student's build, outside any sandbox.
+    let (here, own) = (anatomy_course::project_root(), anatomy_course::program_root());
+    if let Some(own) = own.filter(|own| *own != here) {
+        bail!(
+            "this grader belongs to {} but runs in {}: grade a class from the grader's own checkout (cd {})",
+            own.display(),
+            here.display(),
+            own.display()
+        );
+    }
     let options = grading::Options { tier: tier.clone(), limits, ..grading::Options::default() };
     grading::grade_units(units, &options, done)
 }

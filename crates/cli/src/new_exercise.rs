@@ -38,6 +38,6 @@ pub fn run(a: Args) -> Result<bool> {
     for file in new_exercise(&a.root.unwrap_or_else(anatomy_course::project_root), &new)? {
         println!("{}", relative(&file));
     }
-    println!("written: fill in each part, then `cargo run -- exercises table --write`");
+    println!("written: fill in each part, then `cargo anatomy exercises table --write`");
     Ok(true)
 }

@@ -69,9 +69,10 @@ fn write_the_toy(copy: &Path) {
 }
 
 /// Runs cargo in the copy (its own target folder, its dependencies linked from this project's build, as
-/// the handout's are) and returns its output, failing the test with it when cargo fails. No `-p`: cargo
-/// chooses features for the packages it is given, and with the whole workspace it chooses this project's
-/// (crates/cli/Cargo.toml), so that the linked dependencies are found fresh instead of compiled again.
+/// the handout's are) and returns its output, failing the test with it when cargo fails. The whole workspace
+/// (`--workspace`, or the command's tree through `cargo anatomy`): cargo chooses features for the packages it
+/// is given, and with these it chooses this project's (crates/cli/Cargo.toml), so that the linked
+/// dependencies are found fresh instead of compiled again.
 fn cargo_in(copy: &Path, args: &[&str]) -> String {
     let root = project_root();
     let target = root.join("target/recipe-build");

@@ -30,7 +30,7 @@ mod project;
 
 /// The project's root: the folder that holds `grader/`, found when the program runs (the learner's
 /// crate's `src/project.rs`, included here: this crate does not depend on that one).
-pub use project::project_root;
+pub use project::{program_root, project_root};
 
 /// One exercise of the course.
 #[derive(Debug)]

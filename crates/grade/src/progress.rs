@@ -69,11 +69,18 @@ pub struct Repeat {
 /// Remembers the outcomes of grading the student's own files, counting each named mistake once per
 /// version of the file; returns the named mistakes that earlier attempts had made too.
 pub fn record(outcomes: &[Outcome]) -> Result<Vec<Repeat>> {
+    let graded: Vec<Option<Vec<u8>>> =
+        outcomes.iter().map(|o| super::find(o.name).ok().and_then(|e| fs::read(e.file()).ok())).collect();
+    record_graded(outcomes, &graded)
+}
+
+/// [`record`], with each outcome's file as it was graded (the watch mode reads it before grading: the file
+/// may be saved again while the grade runs, and this grade's verdict belongs to the bytes it graded).
+pub fn record_graded(outcomes: &[Outcome], graded: &[Option<Vec<u8>>]) -> Result<Vec<Repeat>> {
     let mut progress = entries();
     let mut repeats = Vec::new();
-    for o in outcomes {
-        let fingerprint =
-            super::find(o.name).ok().and_then(|e| fs::read(e.file()).ok()).map(|bytes| fingerprint(&bytes));
+    for (o, bytes) in outcomes.iter().zip(graded) {
+        let fingerprint = bytes.as_deref().map(fingerprint);
         let entry = progress.entry(o.name.to_string()).or_insert(Entry {
             status: o.status,
             mistakes: BTreeMap::new(),

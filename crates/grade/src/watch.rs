@@ -78,16 +78,21 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// Grades the learner's file of `e` as `check` does and records the outcome in the progress file.
+    /// Grades the learner's file of `e` as `check` does and records the outcome in the progress file, for
+    /// the file as it was when the grade began. A panic of the grader itself is its error, not the loop's.
     pub fn grade(e: &'static Exercise) -> Verdict {
         let started = Instant::now();
-        let graded = grading::grade(&progress::own_files(&[e])).map_err(|err| format!("{err:#}")).map(|mut o| {
-            let outcome = o.remove(0);
-            match progress::record(std::slice::from_ref(&outcome)) {
-                Ok(repeats) => (outcome, repeats, None),
-                Err(err) => (outcome, Vec::new(), Some(format!("{err:#}"))),
-            }
-        });
+        let bytes = std::fs::read(e.file()).ok();
+        let graded = std::panic::catch_unwind(|| grading::grade(&progress::own_files(&[e])))
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the grader itself failed (a panic): run the check again")))
+            .map_err(|err| format!("{err:#}"))
+            .map(|mut o| {
+                let outcome = o.remove(0);
+                match progress::record_graded(std::slice::from_ref(&outcome), &[bytes]) {
+                    Ok(repeats) => (outcome, repeats, None),
+                    Err(err) => (outcome, Vec::new(), Some(format!("{err:#}"))),
+                }
+            });
         Verdict { exercise: e, graded, seconds: started.elapsed().as_secs_f64() }
     }
 

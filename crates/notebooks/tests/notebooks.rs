@@ -26,7 +26,7 @@ fn every_chapter_has_its_notebook_and_they_are_in_sync() {
                 "{tracked} differs from {} ({difference}); the notebooks are generated from the chapters. \
                  To keep an edit of your own: `cp {tracked} my-notebooks/` (your working copies, which \
                  `make notebooks` opens and nothing overwrites), then `git checkout {tracked}`. A change \
-                 for everyone goes into the chapter, then `cargo run -- notebooks build`.",
+                 for everyone goes into the chapter, then `cargo anatomy notebooks build`.",
                 chapter.strip_prefix(root).unwrap().display(),
             );
         }

@@ -66,7 +66,7 @@ pub(crate) fn report_of(
             "status": status,
             "score": round(course.earned(o)),
             "message": format!("{}: {}", o.status.words(), o.message),
-            "test_code": format!("anatomy exercises check {}", e.name),
+            "test_code": format!("cargo anatomy exercises check {}", e.name),
             "filename": format!("exercises/{}.rs", e.name),
             "line_no": 0,
             "duration": millis / chosen.len().max(1) as u64,

@@ -147,7 +147,7 @@ fn random_weights_note(out: &mut dyn Write, seed: i64) -> std::io::Result<()> {
     writeln!(out, "   note   steps 3 to 15 run on random weights (seed {seed}) of bert-base-uncased's sizes, as")?;
     writeln!(out, "          the chapter's do: the shapes are the real ones, the values only show what each step")?;
     writeln!(out, "          does. The pretrained all-MiniLM-L6-v2, whose tokenizer step 1 used, comes later:")?;
-    writeln!(out, "          chapter 09, and `anatomy encode`.")
+    writeln!(out, "          chapter 09, and `cargo anatomy encode`.")
 }
 
 /// One attention head, twelve of them (per head and fused, with the same weights), the feed-forward block

@@ -1,11 +1,8 @@
-//! `anatomy exercises watch`: the rustlings loop. It grades the current exercise (the first that has not
-//! passed, or the one named), then waits: for a save of that file ([`file_events`]: the operating
-//! system's file events, and the file's modification time twice a second where those do not arrive) or for
-//! a key ([`keys`]: at once on a terminal, one letter per line from a pipe, which is how the tests drive
-//! it). A grade runs on a thread of its own (`Verdict::grade`), so the loop keeps listening: a line counts the
-//! seconds while it runs, and `q` (or Ctrl-C) stops it at once, its processes killed. What it knows between
-//! two inputs is `anatomy_grade::watch::State`; this file turns each input into a call on it and prints the
-//! answer.
+//! `anatomy exercises watch`, the rustlings loop: grades the current exercise (the first not passed, or the
+//! one named), then waits for a save of its file ([`file_events`]: file events, and polling twice a second)
+//! or a key ([`keys`]: at once on a terminal, a line at a time from a pipe, as the tests drive it). A grade
+//! runs on a thread of its own (`Verdict::grade`), so keys still work: a line counts its seconds, and `q` or
+//! Ctrl-C stops it at once, its processes killed. The state between two inputs is `anatomy_grade::watch`'s.
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -25,8 +22,7 @@ mod keys;
 pub enum Input {
     Saved(PathBuf),
     Key(char),
-    /// An exercise named by its number in the list or by its name: a line of its own from a pipe, or
-    /// digits then Enter on a terminal.
+    /// An exercise named by number or name: a line from a pipe, or digits then Enter on a terminal.
     Choose(String),
     /// A grade that ran on its own thread ended.
     Graded(Verdict),
@@ -48,6 +44,8 @@ struct Screen {
 impl Screen {
     fn say(&self, text: &str) {
         let text = if self.raw { text.replace('\n', "\r\n") } else { text.to_string() };
+        // Over the line of a running grade, never glued to it (it is written again at the next tick).
+        let text = if self.terminal { format!("\r\x1b[2K{text}") } else { text };
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{text}");
         let _ = out.flush();
@@ -63,7 +61,7 @@ impl Screen {
     /// The line of a running grade, written over itself on a terminal.
     fn status(&self, text: &str) {
         if self.terminal {
-            self.say(&format!("\r\x1b[2K{text}"));
+            self.say(text);
         }
     }
 }
@@ -130,6 +128,8 @@ impl Watch {
                 "{}type an exercise's number, then Enter, to work on it\n",
                 list_with(Some(self.state.current))
             )),
+            // The grade under way reads and records this file: it is not put back beneath it.
+            Input::Key('r') if self.running.is_some() => self.screen.say("a grade is running: r once it ends\n"),
             Input::Key('r') => self.screen.say(&self.state.reset()?),
             Input::Key(d) if d.is_ascii_digit() => {
                 self.typed.push(d);
@@ -140,7 +140,10 @@ impl Watch {
                 self.screen.say("\n");
                 self.choose(&typed);
             }
-            Input::Key(_) => self.screen.say(&format!("{KEYS}\n")),
+            Input::Key(_) => {
+                self.typed.clear();
+                self.screen.say(&format!("{KEYS}\n"));
+            }
             Input::Choose(text) => self.choose(&text),
             Input::Saved(path) if self.state.is_new_save(&path) && self.running.is_none() => {
                 // Editors write in several steps: let the save settle.
@@ -195,9 +198,11 @@ impl Watch {
         self.tick();
     }
 
-    /// The running grade's line, on a terminal: its seconds so far.
+    /// The running grade's line, on a terminal: its seconds so far (or the number being typed).
     fn tick(&self) {
-        if let Some((e, started)) = self.running {
+        if !self.typed.is_empty() {
+            self.screen.status(&format!("go to exercise: {} (Enter)", self.typed));
+        } else if let Some((e, started)) = self.running {
             let seconds = started.elapsed().as_secs_f64();
             self.screen.status(&format!("grading {} … {seconds:.1} s (q stops it)", e.name));
         }

@@ -172,11 +172,11 @@ struct Span {
 const EXTERNS: [&str; 3] = ["transformer_anatomy", "tch", "anatomy_checks"];
 
 impl Recipe {
-    /// Builds the workspace's default members as `cargo build` does — the command, the libraries and
-    /// `anatomy-grader` (a library naming what a probe links against) — and reads what they were built from. The
-    /// same selection as the learner's own `cargo build`, so that cargo finds everything fresh and each
-    /// dependency is compiled once, with the same features (building `anatomy-grader` alone unified them
-    /// otherwise and compiled `tch` a second time).
+    /// Builds every package of the workspace (`--workspace`) — the command, the libraries and
+    /// `anatomy-grader` (a library naming what a probe links against) — and reads what they were built from.
+    /// The command's own build (`cargo anatomy`, the command's tree) unifies the same features, so that cargo
+    /// finds everything fresh and each dependency is compiled once (building `anatomy-grader` alone unified
+    /// them otherwise and compiled `tch` a second time).
     pub(super) fn get(work: &Path) -> Result<Recipe> {
         static BUILD: Mutex<()> = Mutex::new(());
         let _one = BUILD.lock().unwrap_or_else(|e| e.into_inner());

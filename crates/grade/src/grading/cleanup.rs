@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
 
 static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-static GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+/// The process groups running now, and whether the process is stopping: a group started after the stop
+/// began (a grading thread goes on to its next probe when the last one is killed) is killed as it is
+/// registered, under the same lock, so none outlives the grader.
+static GROUPS: Mutex<(BTreeSet<i32>, bool)> = Mutex::new((BTreeSet::new(), false));
 
 /// A scratch folder removed when dropped, or when the process is stopped by a signal (the grader's
 /// students' copies, the handout's partial copy).
@@ -46,14 +49,21 @@ pub(super) struct Group(i32);
 
 impl Group {
     pub(super) fn new(pid: u32) -> Group {
-        GROUPS.lock().unwrap_or_else(|e| e.into_inner()).insert(pid as i32);
+        let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+        if groups.1 {
+            unsafe {
+                libc::kill(-(pid as i32), libc::SIGKILL);
+            }
+        } else {
+            groups.0.insert(pid as i32);
+        }
         Group(pid as i32)
     }
 }
 
 impl Drop for Group {
     fn drop(&mut self) {
-        GROUPS.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.0);
+        GROUPS.lock().unwrap_or_else(|e| e.into_inner()).0.remove(&self.0);
     }
 }
 
@@ -74,9 +84,13 @@ fn install() {
 /// still running are killed (their process groups) and every scratch folder is removed, as on a signal.
 /// The watch mode's `q` during a grade ends this way.
 pub fn stop_and_exit(code: i32) -> ! {
-    for &group in GROUPS.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
+    {
+        let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+        groups.1 = true;
+        for &group in groups.0.iter() {
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
         }
     }
     // Another thread may still be writing into a folder (the handout links files into its own):

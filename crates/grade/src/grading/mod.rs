@@ -59,6 +59,9 @@ pub struct Options {
     pub seed: Option<i64>,
     /// Units graded at the same time.
     pub jobs: usize,
+    /// Whether each outcome keeps what its code printed ([`Outcome::output`]): a learner grading their own
+    /// files reads it; a class's prints are never kept, sandboxed or not.
+    pub show_output: bool,
 }
 
 impl Default for Options {
@@ -68,6 +71,7 @@ impl Default for Options {
             limits: Limits::default(),
             seed: None,
             jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            show_output: false,
         }
     }
 }
@@ -79,9 +83,11 @@ fn work_dir() -> PathBuf {
     project_root().join("target").join("exercise-grader")
 }
 
-/// Grades the submissions as one unit, unsandboxed (a learner's own files, the instructors' tests).
+/// Grades the submissions as one unit, unsandboxed (a learner's own files, the instructors' tests), each
+/// outcome with what its code printed.
 pub fn grade(submissions: &[Submission]) -> Result<Vec<Outcome>> {
-    Ok(grade_units(vec![submissions.to_vec()], &Options::default(), &|_| {})?.all()?.remove(0))
+    let options = Options { show_output: true, ..Options::default() };
+    Ok(grade_units(vec![submissions.to_vec()], &options, &|_| {})?.all()?.remove(0))
 }
 
 /// A class's grades: each unit's outcomes, and the grader's own failure if one stopped the class.
@@ -130,7 +136,8 @@ pub fn grade_units(units: Vec<Vec<Submission>>, options: &Options, done: &(dyn F
     let sources: Vec<Vec<Source>> =
         units.iter().map(|u| u.iter().map(|s| handin::read_code(&s.file, s.exercise)).collect()).collect();
     let same = Distinct::of(&units, &sources);
-    let context = Setup { recipe: &recipe, tier: &options.tier, programs: &programs, limits: options.limits, seed };
+    let (tier, limits, show_output) = (&options.tier, options.limits, options.show_output);
+    let context = Setup { recipe: &recipe, tier, programs: &programs, limits, seed, show_output };
     let results = same.grade(&units, &sources, run.path(), &context, options.jobs, done);
     drop(run);
     let mut failure = None;
@@ -265,6 +272,7 @@ pub(super) struct Setup<'a> {
     programs: &'a [Vec<u8>],
     limits: Limits,
     seed: i64,
+    show_output: bool,
 }
 
 fn outcome(s: &Submission, status: Status, message: String) -> Outcome {
@@ -291,9 +299,8 @@ fn grade_unit(unit: &[Submission], sources: &[Source], folder: &Path, cx: &Setup
         static JUDGE: Mutex<()> = Mutex::new(());
         let _turn = JUDGE.lock().unwrap_or_else(|e| e.into_inner());
         // A learner grading their own files reads what their code printed; a class's prints stay unread.
-        let own = matches!(cx.tier, Tier::None);
         for ((&i, record), &seed) in plan.entries.iter().zip(records).zip(&seeds) {
-            let mut outcome = judge(&unit[i], record, seed, &cx.limits, own);
+            let mut outcome = judge(&unit[i], record, seed, &cx.limits, cx.show_output);
             outcome.message = plan.student_lines(&outcome.message);
             unit_state.outcomes[i] = Some(outcome);
         }
