@@ -91,7 +91,7 @@ pub fn sorted_variables(vs: &nn::VarStore) -> Vec<(String, tch::Tensor)> {
 /// every parameter of two or more dimensions, the embedding tables included, and their text sets the
 /// biases to 0 (their code leaves them at PyTorch's default). The 2017 paper's own code, tensor2tensor,
 /// differs: its weight matrices are Glorot-uniform too, but its embedding tables are drawn from
-/// N(0, 1/d_model).
+/// a normal distribution of standard deviation d_model^-0.5 (variance 1/d_model).
 pub fn xavier_uniform(vs: &nn::VarStore) {
     tch::no_grad(|| {
         for (name, mut t) in sorted_variables(vs) {

@@ -11,7 +11,7 @@
 //! Transformer paper's (Vaswani et al. 2017, §6.1: beam 4, α = 0.6). GNMT's reported setting is α = 0.2,
 //! and its score has a second term that this search leaves out, a coverage penalty (weight β = 0.2) that
 //! lowers the score of an output whose attention leaves source tokens barely read. The 0.6 to 0.7 that
-//! GNMT mentions belongs to the plain `len^α` normalisation it compares its penalty against.
+//! GNMT mentions belongs to the plain `len^α` normalisation it used before it designed this penalty.
 //!
 //! The search stops when `width` outputs have ended and no beam still open has a higher summed
 //! log-probability than the lowest of the `width` best ended ones: a sum can only fall as tokens are

@@ -17,7 +17,7 @@ pub struct Args {
     /// Beam width (1 = greedy decoding).
     #[arg(long, default_value_t = 1)]
     beam: usize,
-    /// α of the GNMT length penalty ((5 + len) / 6)^α; 0 ranks by log-probability alone.
+    /// α of GNMT's length penalty ((5 + len) / 6)^α (0.6: the Transformer paper's); 0: log-probability alone.
     #[arg(long, default_value_t = 0.6)]
     length_penalty: f64,
     /// Recompute every position at every step instead of keeping the keys and values.
