@@ -25,7 +25,8 @@ use scratch::Scratch;
 const EXERCISES: [&str; 3] = ["layer_norm", "causal_mask", "mean_pooling"];
 
 /// Writes the class into `class`: two students for each wrong answer of `EXERCISES`, each counted under its
-/// name (returned), and one who calls a finished operation the rules forbid.
+/// name (returned; a wrong answer whose file says `//! mistake: unnamed` under "unnamed"), and one who
+/// calls a finished operation the rules forbid.
 fn make_class(class: &Path) -> Counted {
     let mut made = Counted::new();
     for exercise in EXERCISES {
@@ -33,13 +34,16 @@ fn make_class(class: &Path) -> Counted {
         let mut files: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|f| f.unwrap().path()).collect();
         files.sort();
         for file in files {
-            let id = file.file_stem().unwrap().to_string_lossy().to_string();
+            let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+            let unnamed = std::fs::read_to_string(&file).unwrap().lines().any(|l| l.trim() == "//! mistake: unnamed");
+            let id = if unnamed { "unnamed".to_string() } else { stem.clone() };
             for copy in ["a", "b"] {
-                let student = class.join(format!("{exercise}-{id}-{copy}"));
+                // "EXERCISE-ID-FILE_COPY": the mistake's id is what the feedback must name.
+                let student = class.join(format!("{exercise}-{id}-{stem}_{copy}"));
                 hand_in_solutions(&student);
                 std::fs::copy(&file, student.join(format!("{exercise}.rs"))).unwrap();
             }
-            made.insert((exercise.to_string(), id), 2);
+            *made.entry((exercise.to_string(), id)).or_insert(0) += 2;
         }
     }
     let cheat = class.join("zz-shortcut");
@@ -89,7 +93,7 @@ fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_
     {
         assert!(page.contains(&format!("href=\"{file}\"")), "{student}");
         let feedback = std::fs::read_to_string(report.join(file)).unwrap();
-        // "EXERCISE-ID-a": the feedback names ID.
+        // "EXERCISE-ID-FILE_a": the feedback names ID.
         if let Some((id, _)) = student.split_once('-').and_then(|(_, rest)| rest.rsplit_once('-')) {
             assert!(feedback.contains(&format!("Mistake: `{id}`")), "{student}: {feedback}");
         }

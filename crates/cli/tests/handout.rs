@@ -126,8 +126,8 @@ fn a_handout_stopped_while_it_builds_leaves_nothing_behind() {
 }
 
 /// A copy moved (renamed) after its first build still works from its new place, as the README says to run
-/// it: `list` counts its own exercises/ folder, `check` grades and builds there, `watch` grades once, and
-/// nothing is written at the old place (the root used to be fixed in the binary when it was built).
+/// it: `list` counts its own exercises/ folder, `check` grades and builds there, `watch` grades once, the
+/// tour runs, and nothing is written at the old place (the root used to be fixed in the binary when it was built).
 fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::Path) {
     std::fs::rename(dir, moved).unwrap();
     let root = project_root();
@@ -165,5 +165,9 @@ fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::
     assert!(verdict.is_some_and(|l| l.starts_with("✓ ") && l.contains("(exercises/causal_mask.rs): passed")));
     drop(watch.stdin.take());
     assert!(watch.wait().unwrap().success());
+    // And the tour, from the moved copy.
+    let (code, out, err) = run(&["tour", "the cat"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("steps 3 to 15 run on random weights"), "{out}");
     assert!(!dir.exists(), "something was written at the old place: {}", dir.display());
 }
