@@ -24,7 +24,9 @@ fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_fro
             .output()
             .unwrap()
     };
+    let started = std::time::Instant::now();
     let o = make(&dir);
+    eprintln!("make handout: {:.1} s", started.elapsed().as_secs_f64());
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{out}\n{err}");
     let said =
@@ -129,6 +131,7 @@ fn a_handout_stopped_while_it_builds_leaves_nothing_behind() {
 /// it: `list` counts its own exercises/ folder, `check` grades and builds there, `watch` grades once, the
 /// tour runs, and nothing is written at the old place (the root used to be fixed in the binary when it was built).
 fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::Path) {
+    let started = std::time::Instant::now();
     std::fs::rename(dir, moved).unwrap();
     let root = project_root();
     let cargo = |args: &[&str]| {
@@ -148,6 +151,10 @@ fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::
     };
     let total = anatomy_course::EXERCISES.len();
     let (code, out, err) = run(&["exercises", "list"]);
+    eprintln!(
+        "moved copy: its first list (cargo's build there included) after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(out.contains(&format!("0 of {total} done; progress is kept in exercises/.progress.json")), "{out}");
     std::fs::copy(root.join("solutions/causal_mask.rs"), moved.join("exercises/causal_mask.rs")).unwrap();
@@ -170,4 +177,5 @@ fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("steps 3 to 15 run on random weights"), "{out}");
     assert!(!dir.exists(), "something was written at the old place: {}", dir.display());
+    eprintln!("moved copy: list, check, watch and the tour in {:.1} s", started.elapsed().as_secs_f64());
 }
