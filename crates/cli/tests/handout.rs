@@ -172,7 +172,9 @@ fn a_moved_copy_finds_its_own_folders(dir: &std::path::Path, moved: &std::path::
     assert!(verdict.is_some_and(|l| l.starts_with("✓ ") && l.contains("(exercises/causal_mask.rs): passed")));
     drop(watch.stdin.take());
     assert!(watch.wait().unwrap().success());
-    // And the tour, from the moved copy.
+    // And the tour, from the moved copy, with the model its set-up would put there (linked to this one's):
+    // found under the copy's new place when the tour runs.
+    std::os::unix::fs::symlink(root.join("models"), moved.join("models")).unwrap();
     let (code, out, err) = run(&["tour", "the cat"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("steps 3 to 15 run on random weights"), "{out}");
