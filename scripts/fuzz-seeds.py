@@ -86,6 +86,11 @@ def main():
         put("tape", channel)
     for roster in rosters():
         put("roster", roster)
+    # What a check prints: a shape, colours and cursor moves, bytes that are not UTF-8, a progress line,
+    # long lines, many lines, and output cut after the first bytes (the first byte: KiB more printed).
+    for more, text in [(0, b"[2, 5, 64]\n"), (0, b"\x1b[2J\x1b[31mred\x1b[0m\r\x07\n"), (0, b"\xff\xfe\xe2\x80\x8b\n"),
+                       (0, b"50%\r100%\n"), (0, b"x" * 5000), (0, b"line\n" * 500), (200, b"first\n"), (1, b"")]:
+        put("printed", bytes([more]) + text)
 
 
 def rosters():

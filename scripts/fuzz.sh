@@ -10,7 +10,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-targets=(rules notebook similarity time names tape roster)
+targets=(rules notebook similarity time names tape roster printed)
 CARGO_FUZZ_VERSION=0.13.2
 
 case "${1:-}" in

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::bounds::{self, MAX_DEPTH, MAX_TOKENS};
 use crate::rules::{self, Verdict, ATTENTION, CROSS_ENTROPY, NORMS};
-use crate::{cells, names, roster as rosters, similarity, tape, times};
+use crate::{cells, names, printed as prints, roster as rosters, similarity, tape, times};
 
 /// An entry point: bytes in, a panic if a promise is broken.
 pub type Target = fn(&[u8]);
@@ -21,6 +21,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("names", names),
     ("tape", tape),
     ("roster", roster),
+    ("printed", printed),
 ];
 
 /// A hand-in file through the stubs' rules (as an exercise that imports one item and forbids all three
@@ -168,5 +169,26 @@ pub fn roster(bytes: &[u8]) {
             assert!(!d.user_id.is_empty() && d.user_id.bytes().all(|b| b.is_ascii_digit()), "{d:?}");
             assert!(!d.file.is_empty(), "{line:?}");
         }
+    }
+}
+
+/// What a check printed, as a learner reads it under the verdict (the first byte says how much more the
+/// check printed than was kept, in KiB): no character but the line break and the tab that a terminal would
+/// obey, at most the lines and columns shown, and the bytes left out counted whenever any were.
+pub fn printed(bytes: &[u8]) {
+    let Some((&more, kept)) = bytes.split_first() else { return };
+    let total = kept.len() + ((more as usize) << 10);
+    let Some(out) = prints::shown(kept, total) else {
+        assert_eq!(total, 0);
+        return;
+    };
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n' && c != '\t'), "{out:?}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() <= prints::SHOWN_LINES + 1, "{} lines", lines.len());
+    for line in &lines {
+        assert!(line.chars().count() <= prints::SHOWN_COLUMNS * 10 + 40, "{line:?}");
+    }
+    if more > 0 {
+        assert!(lines.last().is_some_and(|l| l.contains("more bytes not shown")), "{out:?}");
     }
 }
