@@ -19,6 +19,9 @@ pub mod forbidden;
 pub mod kept_back;
 pub mod scaffold;
 pub mod wire;
+mod write;
+
+pub use write::write_whole;
 
 /// How many wrong answers an exercise needs in `tests/exercise-mistakes/NAME/`, each named after a mistake
 /// its check names (or saying `//! mistake: unnamed`): the one rule that `crates/checks/tests/declared.rs`
@@ -228,15 +231,6 @@ macro_rules! exercise_list {
 }
 
 for_each_exercise!(exercise_list);
-
-/// Writes a file whole (a partial file, then a rename), so that an interrupted run leaves no half of it:
-/// the reports, the exports and the new exercise's changed files all go through it.
-pub fn write_whole(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let partial = path.with_extension("partial");
-    std::fs::write(&partial, text).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
-}
 
 /// The folder of the student's files: `exercises/`, or the folder named by `ANATOMY_EXERCISES_DIR` (a
 /// second set of files, say, or a test's scratch folder). Progress is kept there too.

@@ -1,0 +1,134 @@
+//! Writing an output file whole, and never through somebody else's link.
+//!
+//! Every report, export, feedback file and scaffolded file goes through [`write_whole`]: the text is written
+//! to a new partial file beside the target, then renamed over it, so an interrupted run leaves the old file
+//! or the new one, never half of one. The partial file is created new and exclusive (`O_CREAT|O_EXCL`,
+//! which never follows a link), so a link planted at its name cannot redirect the write; and a target that
+//! is there but is not a regular file (a link, a device such as `/dev/null`, a folder) is refused, so that
+//! the rename can only ever replace a file of ours.
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{bail, Context, Result};
+
+/// Writes `text` to `path` whole (a new partial file in the same folder, then a rename). Refuses a `path`
+/// that exists and is not a regular file, in one line that names it.
+pub fn write_whole(path: &Path, text: &str) -> Result<()> {
+    if let Ok(there) = std::fs::symlink_metadata(path) {
+        let kind = if there.file_type().is_symlink() {
+            "a symbolic link"
+        } else if there.is_dir() {
+            "a folder"
+        } else if !there.is_file() {
+            "not a regular file (a device, a pipe or a socket)"
+        } else {
+            ""
+        };
+        if !kind.is_empty() {
+            bail!("{} is {kind}: name a new file or a regular file to replace", path.display());
+        }
+    }
+    write_through(path, &partial_name(path), text)
+}
+
+/// The write and the rename, through the partial file `partial`.
+fn write_through(path: &Path, partial: &Path, text: &str) -> Result<()> {
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(partial)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_data()));
+    if let Err(e) = written {
+        // Only a file this call created is removed: create_new refused anything already there.
+        if e.kind() != std::io::ErrorKind::AlreadyExists {
+            let _ = std::fs::remove_file(partial);
+        }
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    std::fs::rename(partial, path).map_err(|e| {
+        let _ = std::fs::remove_file(partial);
+        anyhow::Error::new(e).context(format!("cannot write {}", path.display()))
+    })
+}
+
+/// `.NAME.PID-N.partial` beside `path`: hidden, unique to this process and call, so that two outputs of one
+/// run (or two runs) never share a partial file.
+fn partial_name(path: &Path) -> PathBuf {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let n = CALLS.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!(".{name}.{}-{n}.partial", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("anatomy-write-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_new_file_and_a_replaced_one_are_written_whole_and_leave_no_partial_file() {
+        let dir = scratch("plain");
+        let path = dir.join("grades.csv");
+        write_whole(&path, "one").unwrap();
+        write_whole(&path, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        assert_eq!(names(&dir), ["grades.csv"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_link_at_the_target_or_at_any_partial_name_never_redirects_the_write() {
+        let dir = scratch("links");
+        let victim = dir.join("victim.txt");
+        std::fs::write(&victim, "the instructor's file").unwrap();
+        // A link where the output goes: refused, and the file it points at is untouched.
+        let out = dir.join("grades.csv");
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        let refused = write_whole(&out, "grades").unwrap_err().to_string();
+        assert_eq!(
+            refused,
+            format!("{} is a symbolic link: name a new file or a regular file to replace", out.display())
+        );
+        // A link planted at the partial name: the exclusive create refuses it, and the victim keeps its bytes.
+        let other = dir.join("report.md");
+        let planted = partial_name(&other);
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let refused = write_through(&other, &planted, "report").unwrap_err().to_string();
+        assert_eq!(refused, format!("cannot write {}", other.display()));
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the instructor's file");
+        assert!(!other.exists());
+        // The next call takes another partial name and writes the report.
+        write_whole(&other, "report").unwrap();
+        assert_eq!(std::fs::read_to_string(&other).unwrap(), "report");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_device_or_a_folder_is_refused_and_left_as_it_is() {
+        let refused = write_whole(Path::new("/dev/null"), "x").unwrap_err().to_string();
+        assert_eq!(
+            refused,
+            "/dev/null is not a regular file (a device, a pipe or a socket): name a new file or a regular file to replace"
+        );
+        let dir = scratch("folder");
+        let refused = write_whole(&dir, "x").unwrap_err().to_string();
+        assert!(refused.ends_with("is a folder: name a new file or a regular file to replace"), "{refused}");
+        assert!(names(&dir).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
