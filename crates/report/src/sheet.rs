@@ -415,18 +415,15 @@ impl Csv {
     }
 }
 
-/// The feedback file of each row, in a feedback folder: the student's label and `.md` (with `_` for a `/`
-/// or NUL a label read back from JSON lines may hold, and `_` before a dot name), and where two such names
-/// differ only in case (one file on a case-insensitive disk, as macOS's and Windows' are by default),
-/// ` (2)`, ` (3)`… before the `.md` of the later ones: no student's feedback overwrites another's.
+/// The feedback file of each row, in a feedback folder: the student's label and `.md`, and where two such
+/// names differ only in case (one file on a case-insensitive disk, as macOS's and Windows' are by default),
+/// ` (2)`, ` (3)`… before the `.md` of the later ones: no student's feedback overwrites another's. No name
+/// is hidden or special (see [`plain_stem`]).
 pub fn feedback_files(rows: &[Row]) -> Vec<String> {
     let mut taken = std::collections::BTreeSet::new();
     rows.iter()
         .map(|row| {
-            let mut stem: String = row.student.chars().map(|c| if c == '/' || c == '\0' { '_' } else { c }).collect();
-            if stem.is_empty() || stem == "." || stem == ".." {
-                stem.insert(0, '_');
-            }
+            let mut stem = plain_stem(&row.student);
             // A file name holds at most 255 bytes, and a label can be four times its folder's name: a
             // long one is cut and told apart by the MD5 of the whole label.
             if stem.len() > 180 {
@@ -445,6 +442,27 @@ pub fn feedback_files(rows: &[Row]) -> Vec<String> {
             name
         })
         .collect()
+}
+
+/// A label made an ordinary file name: `_` for a separator (`/`, `\\`), a NUL or any control character a
+/// label read back from JSON lines may hold; `_` before a name a file list would hide or a command would
+/// read as an option (a leading `.`, `-` or `~`, or none at all) and before a name Windows keeps for a
+/// device (`CON`, `nul.txt`, `COM1`…); `_` after a trailing dot or space, which Windows drops.
+fn plain_stem(label: &str) -> String {
+    let mut stem: String =
+        label.chars().map(|c| if c == '/' || c == '\\' || c.is_control() { '_' } else { c }).collect();
+    let base = stem.split('.').next().unwrap_or_default().trim_end().to_ascii_uppercase();
+    let device = matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$")
+        || (base.len() == 4
+            && (base.starts_with("COM") || base.starts_with("LPT"))
+            && base[3..].chars().all(|c| c.is_ascii_digit()));
+    if stem.is_empty() || stem.starts_with(['.', '-', '~']) || device {
+        stem.insert(0, '_');
+    }
+    if stem.ends_with(['.', ' ']) {
+        stem.push('_');
+    }
+    stem
 }
 
 #[cfg(test)]
@@ -822,6 +840,49 @@ mod tests {
     }
 
     #[test]
+    fn no_feedback_file_is_hidden_or_special() {
+        let labels = [
+            ".bashrc",
+            "..",
+            "-rf",
+            "~root",
+            "CON",
+            "nul.txt",
+            "com1",
+            "LPT9.md",
+            "dots.",
+            "space ",
+            "back\\slash",
+            "line\nbreak",
+            "esc\u{1b}[2J",
+            "COM10",
+            "Ada",
+        ];
+        let rows: Vec<Row> = labels
+            .iter()
+            .map(|s| Row { student: s.to_string(), outcomes: Vec::new(), handed_in: None, extension: None })
+            .collect();
+        let expected = [
+            "_.bashrc.md",
+            "_.._.md",
+            "_-rf.md",
+            "_~root.md",
+            "_CON.md",
+            "_nul.txt.md",
+            "_com1.md",
+            "_LPT9.md.md",
+            "dots._.md",
+            "space _.md",
+            "back_slash.md",
+            "line_break.md",
+            "esc_[2J.md",
+            "COM10.md",
+            "Ada.md",
+        ];
+        assert_eq!(feedback_files(&rows), expected);
+    }
+
+    #[test]
     fn a_long_or_unusual_label_gets_a_file_name_of_its_own() {
         use md5::{Digest, Md5};
         let rows: Vec<Row> =
@@ -834,7 +895,7 @@ mod tests {
         let (long, longer) = ("x".repeat(200), "x".repeat(201));
         let expected = [
             "nul_byte.md".to_string(),
-            "_..md".to_string(),
+            "_._.md".to_string(),
             "e\u{301}te.md".to_string(),
             "\u{e9}te (2).md".to_string(),
             format!("{}~{}.md", "x".repeat(180), md5(&long)),
