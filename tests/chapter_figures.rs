@@ -7,9 +7,10 @@ use tch::Device;
 use transformer_anatomy::model_dir::resolve_model_dir;
 use transformer_anatomy::{AttentionKind, BertModel};
 
-/// Chapter 02's opening: in MiniLM's layer 0, head 8 (the book's head), "flies" gives 0.57 of its weight
-/// to `[CLS]` and 0.04 to "arrow" in "time flies like an arrow"; the chapter's first cell prints the two
-/// with two decimals, and its check comment expects that line.
+/// Chapter 02's trained head (under "A trained head, through the same steps"): in MiniLM's layer 0, head 8
+/// (the book's head), "flies" gives 0.57 of its weight to `[CLS]` and 0.04 to "arrow" in "time flies like
+/// an arrow"; the first line of that cell's output gives the two with two decimals, and the chapter's
+/// check comment expects that line.
 #[test]
 fn chapter_02_flies_in_minilm_layer_0_head_8() {
     let _generator = common::generator();
