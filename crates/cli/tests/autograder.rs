@@ -25,9 +25,23 @@ use schema::{schema, schema_of, violations};
 use scratch::Scratch;
 use serde_json::Value;
 
-/// Runs `run_autograder`'s command on `root` (in the Landlock tier) and returns its results, validated.
+/// The grader started as a platform starts it: in `folder`, outside the checkout, and without the LIBTORCH
+/// that `cargo test` exported from the checkout's `.cargo/config.toml` (a platform's harness has no such
+/// variable; the grader's own build must find LibTorch wherever it is started). A LIBTORCH of one's own
+/// (`make test CUDA=1`) is kept.
+fn started_in(folder: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_anatomy"));
+    command.current_dir(folder);
+    if std::env::var_os("LIBTORCH").is_some_and(|l| Path::new(&l) == project_root().join(".deps/libtorch/torch")) {
+        command.env_remove("LIBTORCH");
+    }
+    command
+}
+
+/// Runs `run_autograder`'s command on `root` (in the Landlock tier) and returns its results, validated. It
+/// starts in `root`, as Gradescope starts it in /autograder.
 fn run_autograder(root: &Path, extra: &[&str]) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+    let o = started_in(root)
         .args(["exercises", "autograder", "run", "--root", root.to_str().unwrap()])
         .args(extra)
         .env("ANATOMY_BWRAP", root.join("no-bwrap-in-this-container"))
@@ -267,9 +281,10 @@ fn the_gradescope_zip_holds_setup_run_autograder_and_the_course_without_solution
 }
 
 /// Runs the command PrairieLearn's `info.json` names on `root` (laid out as `/grade`, Landlock tier) and
-/// returns its results, validated against PrairieLearn's schema.
+/// returns its results, validated against PrairieLearn's schema. It starts in `/`, outside both the checkout
+/// and the job's folder.
 fn run_prairielearn(root: &Path, extra: &[&str]) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
+    let o = started_in(Path::new("/"))
         .args(["exercises", "autograder", "run", "--platform", "prairielearn", "--root", root.to_str().unwrap()])
         .args(extra)
         .env("ANATOMY_BWRAP", root.join("no-bwrap-in-this-container"))

@@ -213,11 +213,15 @@ impl Built {
     fn cargo_build() -> Result<Built> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let root = project_root();
-        // In a process group of its own, which the watch mode's `q` (and a signal) kills with the rest.
+        // In a process group of its own, which the watch mode's `q` (and a signal) kills with the rest. Run
+        // in the project's folder, whatever folder the grader was started in (Gradescope's /autograder,
+        // PrairieLearn's): cargo reads `.cargo/config.toml`, where LibTorch is found, from the folder it runs
+        // in, not from the manifest's.
         let child = Command::new(&cargo)
             .args(["build", "--workspace", "--quiet", "--message-format=json"])
             .arg("--manifest-path")
             .arg(root.join("Cargo.toml"))
+            .current_dir(&root)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
