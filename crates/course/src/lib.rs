@@ -86,7 +86,7 @@ macro_rules! for_each_exercise {
                 uses: [], forbids: [ATTENTION], check: attention::SCALED_DOT_PRODUCT,
             },
             attention_head {
-                chapter: "02-self-attention", homework: false, points: 5,
+                chapter: "03-multi-head-attention", homework: false, points: 5,
                 functions: [attention_head(hidden_state, projections)],
                 summary: "one attention head: three linear maps, then scaled dot-product attention",
                 uses: ["exercises::support::Projections"], forbids: [ATTENTION],

@@ -9,7 +9,7 @@
 //! * return `[batch, seq, head_dim]`: `softmax(q · kᵀ / √head_dim) · v`.
 //!
 //! Write the attention with tensor operations (the previous exercise), not with the crate's modules.
-//! Chapter: `chapters/02-self-attention.md`. Check: `cargo anatomy exercises check attention_head`.
+//! Chapter: `chapters/03-multi-head-attention.md`. Check: `cargo anatomy exercises check attention_head`.
 #![allow(unused_variables)] // remove once the body is written
 use tch::Tensor;
 
