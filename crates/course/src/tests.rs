@@ -170,6 +170,38 @@ fn the_files_lie_under_the_project_or_the_folder_the_environment_names() {
     assert_eq!(exercises_dir(), root.join("exercises"));
 }
 
+/// Each chapter's header lists, after `exercise:` or `exercises:`, exactly the exercises declared with that
+/// chapter, in course order: the declaration is the one place an exercise's chapter is said, and a moved
+/// exercise whose chapters still name it where it was shows here. The homework chapter lists the homework.
+#[test]
+fn each_chapter_s_header_lists_the_exercises_declared_with_it_in_course_order() {
+    let chapters = project_root().join("chapters");
+    let mut listed_chapters = 0;
+    for entry in std::fs::read_dir(&chapters).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let header = text.split("*Code:").nth(1).and_then(|h| h.split("*\n").next()).unwrap_or_default();
+        let listed: Vec<&str> = match header.split_once("exercises: ").or_else(|| header.split_once("exercise: ")) {
+            Some((_, list)) => list.split(" (").next().unwrap().split(", ").map(|n| n.trim_matches('`')).collect(),
+            None => Vec::new(),
+        };
+        // The homework's own chapter (its notebook) hands out the homework, which its chapter teaches too.
+        let homework_chapter = stem.starts_with("homework-");
+        let declared: Vec<&str> = EXERCISES
+            .iter()
+            .filter(|e| if homework_chapter { e.homework } else { e.chapter == stem })
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(listed, declared, "{}'s header against the declaration", path.display());
+        listed_chapters += usize::from(!listed.is_empty());
+    }
+    for e in EXERCISES {
+        assert!(chapters.join(format!("{}.md", e.chapter)).is_file(), "{}: no chapter {}", e.name, e.chapter);
+    }
+    assert_eq!(listed_chapters, 11, "the chapters that hand out exercises, the homework chapter included");
+}
+
 #[test]
 fn a_status_has_its_words_its_place_in_a_report_and_its_snake_case_name() {
     use serde::de::{value::Error, IntoDeserializer};
