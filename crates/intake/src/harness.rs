@@ -43,9 +43,11 @@ pub fn rules(bytes: &[u8]) {
     rules::imported_names(text);
 }
 
-/// A notebook through the cell reader, then each solution cell through the rules.
+/// A notebook through the cell reader, then each solution cell through the rules: never more solution
+/// cells than the reader's limit of cells.
 pub fn notebook(bytes: &[u8]) {
     if let Ok(cells) = cells::solution_cells(bytes) {
+        assert!(cells.len() <= cells::MAX_CELLS, "{} solution cells", cells.len());
         for (_, source) in cells {
             rules(source.as_bytes());
         }
@@ -148,9 +150,13 @@ pub fn tape(bytes: &[u8]) {
 }
 
 /// A roster, and each of its lines as a Canvas download's file name: read or refused in one line, never a
-/// panic; every field within its bound and free of control characters, no two students sharing an id, and
-/// a download's id made of digits only.
+/// panic; every field within its bound and free of control characters, no two students sharing an id, a
+/// roster with a quote its line leaves open refused, and a download's id made of digits only.
 pub fn roster(bytes: &[u8]) {
+    let text = std::str::from_utf8(bytes).map(|t| t.strip_prefix('\u{feff}').unwrap_or(t));
+    if text.is_ok_and(|t| rosters::unclosed_quote(t).is_some()) {
+        assert!(rosters::read(bytes).is_err(), "a quote left open, read");
+    }
     match rosters::read(bytes) {
         Ok(roster) => {
             assert!(!roster.students.is_empty() && roster.students.len() <= rosters::MAX_STUDENTS);

@@ -92,6 +92,12 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
     let text =
         std::str::from_utf8(bytes).map_err(|_| "the roster is not UTF-8 text: export it as UTF-8 CSV".to_string())?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(line) = unclosed_quote(text) {
+        return Err(format!(
+            "roster line {line}: a field there opens a quote (\") that the line does not close, so it would take \
+             the lines after it into that one field: close the quote on line {line}, or remove it"
+        ));
+    }
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
     let mut records = reader.records();
     let header = match records.next() {
@@ -102,9 +108,15 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
     let header: Vec<String> = header.iter().map(|h| h.trim().to_string()).collect();
     let layout = Layout::of(&header)?;
     let mut students = Vec::new();
+    // The line each record starts on, counted on from the record before (the reader's own count starts
+    // before the blank lines it skips).
+    let (mut counted_to, mut line) = (0, 1);
     for (n, record) in records.enumerate() {
-        let line = n + 2;
-        let record = record.map_err(|e| format!("roster line {line}: not CSV ({e})"))?;
+        let record = record.map_err(|e| format!("roster line {}: not CSV ({e})", n + 2))?;
+        let start = record.position().map_or(counted_to, |p| p.byte() as usize).max(counted_to);
+        let start = start + text.as_bytes()[start..].iter().take_while(|b| matches!(b, b'\r' | b'\n')).count();
+        line += text.as_bytes()[counted_to..start].iter().filter(|&&b| b == b'\n').count();
+        counted_to = start;
         let field = |i: Option<usize>| -> Result<String, String> {
             let value = i.and_then(|i| record.get(i)).unwrap_or("").trim();
             if value.chars().count() > MAX_FIELD {
@@ -151,6 +163,49 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
         }
     }
     Ok(Roster { format: layout.format, students, assignment_columns: layout.assignments })
+}
+
+/// The line where a quoted field opens and runs past its line's end, read as the CSV reader reads quotes:
+/// a quote opens a field only at its start, `""` inside is one quote, and the field ends at its closing
+/// quote. No field of a roster holds a line break, so such a field is a quote left open, which would take
+/// every line after it into one field (a class of one, the others silently gone), or a login or id
+/// holding a line break.
+pub fn unclosed_quote(text: &str) -> Option<usize> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum At {
+        FieldStart,
+        Field,
+        Quoted(usize),
+        QuoteInQuoted(usize),
+    }
+    let (mut at, mut line) = (At::FieldStart, 1);
+    for b in text.bytes() {
+        at = match (at, b) {
+            (At::Quoted(opened), b'\n' | b'\r') => return Some(opened),
+            (At::Quoted(opened), b'"') => At::QuoteInQuoted(opened),
+            (At::QuoteInQuoted(opened), b'"') => At::Quoted(opened),
+            (At::Quoted(_), _) => at,
+            (At::FieldStart, b'"') => At::Quoted(line),
+            (_, b',' | b'\r') => At::FieldStart,
+            (_, b'\n') => {
+                line += 1;
+                At::FieldStart
+            }
+            _ => At::Field,
+        };
+    }
+    match at {
+        At::Quoted(opened) => Some(opened),
+        _ => None,
+    }
+}
+
+/// Reads the roster file `path` (at most [`MAX_ROSTER`] bytes, a regular file); the error is one line
+/// that names the file, where in it and what to fix.
+pub fn read_file(path: &std::path::Path) -> Result<Roster, String> {
+    const LIMIT: crate::files::Limit =
+        crate::files::Limit { max: MAX_ROSTER, kind: "a roster", fix: "export the class list alone, as CSV" };
+    read(&crate::files::read(path, LIMIT)?).map_err(|why| format!("{}: {why}", path.display()))
 }
 
 /// Where each field is, read from the header.
@@ -262,105 +317,4 @@ fn without_resubmission_number(file: &str) -> (String, u32) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const CANVAS: &str = "Student,ID,SIS User ID,SIS Login ID,Section,Attention (1234),Decoder (1235),Current Score\n\
-        \"    Points Possible\",,,,,15,40,\n\
-        \"Lovelace, Ada\",101,S-1,ada,Mon,,,\n\
-        \"=HYPERLINK(\"\"x\"\"), Eve\",102,S-2,eve,Tue,3,,\n";
-
-    #[test]
-    fn canvas_s_export_gives_its_students_and_assignment_columns_and_skips_points_possible() {
-        let roster = read(CANVAS.as_bytes()).unwrap();
-        assert_eq!(roster.format, Format::Canvas);
-        assert_eq!(roster.assignment_columns, ["Attention (1234)", "Decoder (1235)"]);
-        let ids: Vec<(&str, &str, &str, &str)> = roster
-            .students
-            .iter()
-            .map(|s| (s.name.as_str(), s.id.as_str(), s.login.as_str(), s.section.as_str()))
-            .collect();
-        assert_eq!(ids, [("Lovelace, Ada", "101", "ada", "Mon"), ("=HYPERLINK(\"x\"), Eve", "102", "eve", "Tue")]);
-        // A BOM, as Excel writes one, changes nothing.
-        assert_eq!(read(format!("\u{feff}{CANVAS}").as_bytes()).unwrap(), roster);
-    }
-
-    #[test]
-    fn a_plain_roster_in_any_column_order_and_every_refusal_in_one_line() {
-        let roster = read(b"login,NAME,id\nada,Ada Lovelace,7\nbob,Bob,8\n").unwrap();
-        assert_eq!(
-            (roster.format, roster.students[1].login.as_str(), roster.students[1].section.as_str()),
-            (Format::Plain, "bob", "")
-        );
-        // An invisible character in a name is written out, never passed on.
-        let shown = read("name,id\n\"Ada\u{202e}evil\",1\n".as_bytes()).unwrap();
-        assert_eq!(shown.students[0].name, "Ada\\u{202E}evil");
-        for (bytes, says) in [
-            (&b""[..], "empty"),
-            (b"who,what\nada,1\n", "neither Canvas"),
-            (b"name,id\nAda,\n", "line 2: the id is empty"),
-            (b"name,id\nAda,1\nBob,1\n", "\"1\" twice"),
-            (b"name,id,login\nAda,1,x\nBob,2,x\n", "\"x\" twice"),
-            (b"name,id,sis_id\nAda,1,S7\nBob,2,S7\n", "\"S7\" twice"),
-            (b"name,id\n\xff,1\n", "not UTF-8"),
-            (b"name,id\n", "no student"),
-        ] {
-            let error = read(bytes).unwrap_err();
-            assert!(error.contains(says) && !error.contains('\n'), "{error}");
-        }
-        let long = format!("name,id\n{},1\n", "a".repeat(MAX_FIELD + 1));
-        assert!(read(long.as_bytes()).unwrap_err().contains("over 256 characters"));
-        let many = format!("name,id\n{}", (0..=MAX_STUDENTS).map(|i| format!("s,{i}\n")).collect::<String>());
-        assert!(read(many.as_bytes()).unwrap_err().contains("over 20000 students"));
-    }
-
-    #[test]
-    fn canvas_s_test_student_and_column_headers_are_told_apart_and_a_plain_roster_may_give_e_mails() {
-        let text = "\u{feff}Student,ID,SIS User ID,SIS Login ID,Section,Homework 2: Decoder (48214),Current Score\r\n\
-            \"    Points Possible\",,,,,20,\r\n\
-            ,,,,,Manual Posting,\r\n\
-            \"Student, Test\",999,,0f3c9a7e5b1d2c4e6f8a0b2c4d6e8f0a1b3c5d7e,Monday and Tuesday,,\r\n\
-            \"Student, Test\",998,,,Monday,,\r\n\
-            \"Student, Test\",997,S-9,,Monday,,\r\n\
-            \"Test Student\",996,,tester,Monday,,\r\n\
-            \"Student, Test\",995,,0F3C9A7E5B1D2C4E6F8A0B2C4D6E8F0A1B3C5D7E,Monday,,\r\n\
-            \"Student, Test\",994,,0f3c9a7e5b1d2c4e6f8a0b2c4d6e8f0a1b3c5d7,Monday,,\r\n";
-        let roster = read(text.as_bytes()).unwrap();
-        assert_eq!(roster.assignment_columns, ["Homework 2: Decoder (48214)"]);
-        let tests: Vec<bool> = roster.students.iter().map(|s| s.is_canvas_test_student(roster.format)).collect();
-        assert_eq!(
-            tests,
-            [true, true, false, false, false, false],
-            "Canvas's own (its hex login, or none) is the test student; one with an SIS id or a login of their own is a real one, whatever the name"
-        );
-        assert!(!roster.students[0].is_canvas_test_student(Format::Plain), "only Canvas has one");
-        assert_eq!(canvas_column("Homework 2: Decoder (48214)"), Some(("Homework 2: Decoder", "48214")));
-        assert_eq!(canvas_column("Quiz (part 2) (7)"), Some(("Quiz (part 2)", "7")));
-        for not in ["Current Score", "Quiz ()", "Quiz (x1)", " (12)", "Quiz(12)"] {
-            assert_eq!(canvas_column(not), None, "{not}");
-        }
-        let plain = read(b"name,id,email,sis_id\nAda,7,ada@example.org,\nBob,8,,S-8\n").unwrap();
-        let fields: Vec<(&str, &str)> = plain.students.iter().map(|s| (s.email.as_str(), s.sis_id.as_str())).collect();
-        assert_eq!(fields, [("ada@example.org", ""), ("", "S-8")]);
-        assert!(read(b"name,id,email\nAda,7,a@x\nBob,8,a@x\n").unwrap_err().contains("\"a@x\" twice"));
-    }
-
-    #[test]
-    fn a_canvas_download_name_gives_the_id_canvas_wrote_whatever_the_student_named_the_file() {
-        let d = canvas_download("lovelaceada_LATE_101_9001_layer_norm-1.rs").unwrap();
-        assert_eq!(d, Download { user_id: "101".into(), late: true, file: "layer_norm.rs".into(), resubmission: 1 });
-        let d = canvas_download("lovelaceada_101_9001_homework-cross-attention.ipynb").unwrap();
-        assert_eq!((d.late, d.file.as_str()), (false, "homework-cross-attention.ipynb"));
-        // A student's file named like another student's download keeps the student's own id.
-        let d = canvas_download("evehacker_102_9002_lovelaceada_101_9001_layer_norm.rs").unwrap();
-        assert_eq!((d.user_id.as_str(), d.file.as_str()), ("102", "lovelaceada_101_9001_layer_norm.rs"));
-        for not in ["layer_norm.rs", "ada_101_layer_norm.rs", "_101_9001_x.rs", "a1_101_9001_x.rs", "ada_101_9001_"] {
-            assert_eq!(canvas_download(not), None, "{not}");
-        }
-        assert_eq!(without_resubmission_number("attention-head.rs"), ("attention-head.rs".into(), 0));
-        // Found by fuzzing: a file named "." once came out as no name at all.
-        assert_eq!(canvas_download("laca_LITE_0_0_.").map(|d| d.file).as_deref(), Some("."));
-        assert_eq!(without_resubmission_number(".rs"), (".rs".into(), 0));
-        assert_eq!(without_resubmission_number("notes-12.rs"), ("notes.rs".into(), 12));
-    }
-}
+mod tests;
