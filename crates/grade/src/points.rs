@@ -180,11 +180,28 @@ pub fn default_file() -> PathBuf {
     crate::project_root().join("exercises").join("course.toml")
 }
 
+/// The largest course file read: this course's, with every exercise's points and a dozen assignments with
+/// their titles, is a few kilobytes, and TOML's reader builds each value it reads.
+pub const MAX_COURSE_FILE: u64 = 256 << 10;
+
+/// The course file's text, read within [`MAX_COURSE_FILE`] (a file of any size would be read whole first).
+pub fn course_text(path: &Path) -> Result<String> {
+    const LIMIT: anatomy_intake::files::Limit = anatomy_intake::files::Limit {
+        max: MAX_COURSE_FILE,
+        kind: "a course file",
+        fix: "give the course file (exercises/course.toml is the example), a few kilobytes of TOML",
+    };
+    anatomy_intake::files::read_text(path, LIMIT).map_err(anyhow::Error::msg)
+}
+
 impl CourseFile {
     pub fn load(path: &Path) -> Result<CourseFile> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("cannot read the course file {}", path.display()))?;
-        let file: File = toml::from_str(&text).map_err(|e| {
+        CourseFile::parse(path, &course_text(path)?)
+    }
+
+    /// The course file `path` whose text is `text`, checked.
+    pub fn parse(path: &Path, text: &str) -> Result<CourseFile> {
+        let file: File = toml::from_str(text).map_err(|e| {
             anyhow::anyhow!(
                 "{} is not a course file ({}): it may have a [points] table, a `name = points` line for each \
                  exercise whose points differ from its default, a [late] table (penalty_per_day, max_days) and \
@@ -195,13 +212,22 @@ impl CourseFile {
         })?;
         for (name, &p) in &file.points {
             crate::find(name).with_context(|| format!("{} gives points to an unknown exercise", path.display()))?;
-            if !(p.is_finite() && p >= 0.0) {
-                bail!("{}: the points of {name} must be a number ≥ 0, not {p}", path.display());
+            // −0 passes `>= 0.0` and is written "-0" ("0 of -0 points"): refused with the negatives.
+            if !(p.is_finite() && p >= 0.0 && p.is_sign_positive()) {
+                bail!(
+                    "{}: the points of {name} are {p:?}: give a number of 0 or more, such as {name} = 5",
+                    path.display()
+                );
             }
         }
         if let Some(late) = file.late {
-            if !(0.0..=1.0).contains(&late.penalty_per_day) {
-                bail!("{}: [late] penalty_per_day is a share of the score, between 0 and 1", path.display());
+            if !((0.0..=1.0).contains(&late.penalty_per_day) && late.penalty_per_day.is_sign_positive()) {
+                bail!(
+                    "{}: [late] penalty_per_day is {:?}: give the share of the score lost per day, between 0 and 1 \
+                     (0.1 is 10 %)",
+                    path.display(),
+                    late.penalty_per_day
+                );
             }
         }
         let mut points: BTreeMap<String, f64> = EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect();
@@ -339,90 +365,4 @@ fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>) -> Resul
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_day_begun_late_counts_whole_and_the_policy_keeps_its_share() {
-        let parse_time = |t: &str| OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).unwrap();
-        let due = parse_time("2026-12-01T23:59:00Z");
-        let days = |t: &str| Late::days(parse_time(t), due);
-        assert_eq!(days("2026-11-01T00:00:00Z"), 0);
-        assert_eq!(days("2026-12-01T23:59:00Z"), 0, "on the minute is on time");
-        assert_eq!(days("2026-12-01T23:59:01Z"), 1);
-        assert_eq!(days("2026-12-02T23:59:00Z"), 1);
-        assert_eq!(days("2026-12-02T23:59:01Z"), 2);
-        let policy = Late { penalty_per_day: 0.25, max_days: 3 };
-        assert_eq!([0, 1, 3, 4].map(|d| policy.kept(d)), [1.0, 0.75, 0.25, 0.0]);
-        assert_eq!([0, 1, 3, 4].map(|d| policy.keep(4.5, d)), [4.5, 3.38, 1.13, 0.0], "to a hundredth");
-        assert_eq!(earned_of(5.0, Status::Failed, Some((1, 2))), 2.5);
-        assert_eq!([Status::Passed, Status::Failed, Status::NotDone].map(|s| earned_of(5.0, s, None)), [5.0, 0.0, 0.0]);
-        assert_eq!(
-            policy.words(1),
-            "Submitted 1 day late: the course keeps 75 % of the points (a 25 % penalty per day, nothing after 3 days)."
-        );
-        assert_eq!(policy.words(0), "Submitted on time: the course keeps all of the points.", "never \"0 days late\"");
-    }
-
-    #[test]
-    fn a_course_declares_its_assignments_or_has_one_of_every_exercise() {
-        let dir = std::env::temp_dir().join(format!("anatomy-course-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let load = |text: &str| {
-            let file = dir.join("course.toml");
-            std::fs::write(&file, text).unwrap();
-            CourseFile::load(&file)
-        };
-        let none = load("").unwrap();
-        assert_eq!(none.assignment(None).unwrap().exercises.len(), EXERCISES.len());
-        assert_eq!(none.assignment(Some(ALL)).unwrap().name, ALL);
-        assert!(none.assignment(Some("week1")).unwrap_err().to_string().contains("declares no assignment \"week1\""));
-        let two = load(
-            "[assignments.attention]\nexercises = [\"scaled_dot_product\", \"attention_head\"]\ndue = \"2026-12-01T23:59:00Z\"\n\
-             [assignments.decoder]\nexercises = [\"cross_attention\"]\n",
-        )
-        .unwrap();
-        let attention = two.assignment(Some("attention")).unwrap();
-        assert_eq!(
-            attention.exercises.iter().map(|e| e.name).collect::<Vec<_>>(),
-            ["scaled_dot_product", "attention_head"]
-        );
-        assert_eq!(attention.due.map(format_time).as_deref(), Some("2026-12-01T23:59:00Z"));
-        assert_eq!(
-            two.assignment(None).unwrap_err().to_string(),
-            "name the assignment: --assignment attention|decoder"
-        );
-        assert_eq!(two.all_assignments().len(), 2);
-        // A Canvas title of any characters, beside a short name.
-        let titled = load(
-            "[assignments.decoder]\nexercises = [\"cross_attention\"]\ncanvas = \"Homework 2: Decoder (48214)\"\n\
-             moodle = \"Assignment: Homework 2: Decoder\"\n",
-        )
-        .unwrap();
-        let decoder = titled.assignment(Some("decoder")).unwrap();
-        assert_eq!(
-            (decoder.canvas.as_deref(), decoder.moodle.as_deref()),
-            (Some("Homework 2: Decoder (48214)"), Some("Assignment: Homework 2: Decoder"))
-        );
-        for (text, says) in [
-            (
-                "[assignments.a]\nexercises = [\"layer_norm\"]\n[assignments.b]\nexercises = [\"layer_norm\"]\n",
-                "an exercise belongs to one",
-            ),
-            ("[assignments.a]\nexercises = [\"softmax\"]\n", "unknown exercise"),
-            ("[assignments.\"a b\"]\nexercises = [\"layer_norm\"]\n", "letters, digits"),
-            ("[assignments.a]\nexercises = []\n", "lists no exercise"),
-            ("[assignments.a]\nexercises = [\"layer_norm\"]\ndue = \"friday\"\n", "is not a date"),
-            ("[assignments.a]\nexercises = [\"layer_norm\"]\ncanvas = \" \"\n", "canvas = \" \" must be the platform's title"),
-            (
-                "[assignments.a]\nexercises = [\"layer_norm\"]\nmoodle = \"X\"\n[assignments.b]\nexercises = [\"causal_mask\"]\nmoodle = \"X\"\n",
-                "a and b both give moodle = \"X\"",
-            ),
-            ("[assignments.\"Homework 2: Decoder\"]\nexercises = [\"layer_norm\"]\n", "canvas = \"Homework 2: Decoder\""),
-        ] {
-            let error = format!("{:#}", load(text).unwrap_err());
-            assert!(error.contains(says), "{error}");
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+mod tests;
