@@ -1,6 +1,6 @@
 //! # Chapter 12: the body and a head on a real task (a spam filter)
 //!
-//! Section 7 put a classification head on the encoder and stopped where its weights were random. This
+//! Chapter 07 put a classification head on the encoder and stopped where its weights were random. This
 //! part gives the head a task: SpamAssassin's public corpus ([`data`]), MiniLM's encoder as the body,
 //! and a sentence vector pooled from its last hidden state ([`pool`]) as what the head reads.
 pub mod checkpoint;
