@@ -101,7 +101,7 @@ pub const ALL: &str = "exercises";
 /// penalty_per_day = 0.1   # a share of the score lost per day, or part of a day, late
 /// max_days = 5            # later than that earns nothing
 /// ```
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Late {
     pub penalty_per_day: f64,

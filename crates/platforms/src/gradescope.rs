@@ -1,7 +1,9 @@
 //! Gradescope: the autograder zip (`setup.sh`, `run_autograder` and the course without the instructors'
 //! files, which Gradescope unpacks into `/autograder/source`) and `results.json` for the submission in
 //! `/autograder/submission`, with the course's late policy applied to the due date of
-//! `submission_metadata.json`.
+//! `submission_metadata.json` ([`metadata`]).
+pub mod metadata;
+
 use std::io::Write;
 use std::path::Path;
 
@@ -39,8 +41,12 @@ pub fn failure(why: &str, chosen: &[&'static Exercise]) -> Value {
 pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<CourseFile>) -> Result<Value> {
     let course = course?;
     let (outcomes, tier) = grade_folder(&hand_in_folder(root, "submission", "Gradescope")?, chosen)?;
-    let late = lateness(root, &course)?;
-    Ok(results_of(&outcomes, &tier, chosen, &course, late))
+    let late = metadata::lateness(root, &course)?;
+    let mut results = results_of(&outcomes, &tier, chosen, &course, late.counted());
+    if let Some(note) = late.note() {
+        results["output"] = format!("{}\n\n{note}", results["output"].as_str().unwrap_or_default()).into();
+    }
+    Ok(results)
 }
 
 /// Gradescope's `results.json` for a grading's outcomes (one per chosen exercise, in order), graded in
@@ -92,27 +98,6 @@ pub fn results_of(
     })
 }
 
-/// How many days (rounded up) after the due date the submission came, with the course's policy; `None`
-/// without a policy or without the dates.
-fn lateness(root: &Path, course: &CourseFile) -> Result<Option<(u32, Late)>> {
-    let Some(policy) = course.late else { return Ok(None) };
-    let path = root.join("submission_metadata.json");
-    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
-    let meta: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    let date = |v: &Value| -> Result<Option<time::OffsetDateTime>> {
-        match v.as_str() {
-            None => Ok(None),
-            Some(s) => anatomy_intake::times::parse_time(s)
-                .map(Some)
-                .with_context(|| format!("{}: {s:?} is not a date", path.display())),
-        }
-    };
-    let (Some(created), Some(due)) = (date(&meta["created_at"])?, date(&meta["assignment"]["due_date"])?) else {
-        return Ok(None);
-    };
-    Ok(Some((Late::days(created, due), policy)))
-}
-
 /// Writes the autograder zip `out`; returns what to tell the instructor.
 pub fn write_zip(out: &Path, only: &[String], course: &Path) -> Result<String> {
     if out.extension().is_none_or(|x| x != "zip") {
@@ -158,7 +143,6 @@ pub fn write_zip(out: &Path, only: &[String], course: &Path) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::helpers::scratch;
     use crate::EXERCISES;
 
     /// Three exercises at their default points (5, 20, 5): layer_norm passed, cross_attention failed, and
@@ -269,33 +253,6 @@ mod tests {
         assert_eq!((tests[0]["score"].as_f64(), tests[0]["max_score"].as_f64()), (Some(0.0), Some(3.0)));
         assert_eq!(tests[0]["output"], "~~~~text\nthe disk is full\n~~~~\n");
         assert_eq!(failure("x", &[])["tests"][0]["max_score"], 1.0, "never out of nothing");
-    }
-
-    #[test]
-    fn lateness_is_read_from_the_submissions_metadata_under_a_late_policy_only() {
-        let root = scratch("gradescope-metadata");
-        let (_, mut course, _) = graded();
-        let meta = |created: &str, due: &str| {
-            let text = format!("{{\"created_at\": {created}, \"assignment\": {{\"due_date\": {due}}}}}");
-            std::fs::write(root.join("submission_metadata.json"), text).unwrap();
-        };
-        meta("\"2026-03-02T13:00:00.365935-07:00\"", "\"2026-03-01T12:00:00-07:00\"");
-        assert!(lateness(&root, &course).unwrap().is_none(), "no policy, no lateness");
-        course.late = Some(Late { penalty_per_day: 0.2, max_days: 2 });
-        let (days, policy) = lateness(&root, &course).unwrap().unwrap();
-        assert_eq!((days, policy.penalty_per_day), (2, 0.2), "25 hours late: two days begun");
-        meta("\"2026-03-01T11:59:59Z\"", "\"2026-03-01T12:00:00Z\"");
-        assert_eq!(lateness(&root, &course).unwrap().map(|l| l.0), Some(0));
-        meta("\"2026-03-01T11:59:59Z\"", "null");
-        assert!(lateness(&root, &course).unwrap().is_none(), "no due date");
-        meta("\"soon\"", "\"2026-03-01T12:00:00Z\"");
-        let error = lateness(&root, &course).unwrap_err().to_string();
-        assert!(error.ends_with("submission_metadata.json: \"soon\" is not a date"), "{error}");
-        std::fs::write(root.join("submission_metadata.json"), "{").unwrap();
-        assert!(lateness(&root, &course).unwrap_err().to_string().ends_with("submission_metadata.json is not JSON"));
-        std::fs::remove_file(root.join("submission_metadata.json")).unwrap();
-        assert!(lateness(&root, &course).unwrap().is_none(), "no metadata file");
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

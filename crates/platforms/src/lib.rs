@@ -146,9 +146,8 @@ fn executable(path: &Path) -> bool {
 /// The course a platform gets: the project's folder, the regular files git tracks there less what
 /// instructors keep back, and the text of the course file to put in `exercises/course.toml`.
 fn course_files(course: &Path) -> Result<(PathBuf, Vec<PathBuf>, String)> {
-    let course_text =
-        std::fs::read_to_string(course).with_context(|| format!("cannot read the course file {}", course.display()))?;
-    CourseFile::load(course)?;
+    let course_text = crate::points::course_text(course)?;
+    CourseFile::parse(course, &course_text)?;
     let root = grading::project_root();
     let kept = KeptBack::read(&root).with_context(|| format!("cannot read {}", anatomy_course::kept_back::FILE))?;
     let listed = Command::new("git")
