@@ -30,6 +30,7 @@ pub mod pages;
 pub mod roster;
 pub mod runs;
 pub mod schema;
+pub mod trust;
 
 /// The gradebook's file name, beside a course file of the instructor's own, or in their data folder
 /// ([`location::Location`]).
@@ -39,6 +40,10 @@ pub const FILE_NAME: &str = "gradebook.sqlite";
 pub struct Gradebook {
     conn: Connection,
     path: PathBuf,
+    /// The statement watch of [`trust::harden`] (a test lowers its limit).
+    #[allow(dead_code)]
+    watch: std::sync::Arc<trust::Watch>,
+    notice: Option<String>,
 }
 
 /// A point in time as the gradebook writes it: RFC 3339, UTC, to the microsecond and always with six
@@ -90,24 +95,34 @@ impl Gradebook {
 
     /// Opens an existing gradebook to read it, never changing it (SQLite may add its `-wal` and `-shm`
     /// files beside it, where the folder can be written): on a read-only share, where SQLite can make
-    /// neither, it is read as a file nobody changes (SQLite's `immutable`), unless a write-ahead log holds
-    /// changes not yet in it. An older schema is read migrated in memory ([`schema::readable`]).
+    /// neither, it is read as a file nobody changes (SQLite's `immutable`, said in [`Gradebook::notice`]),
+    /// but only when no journal beside it holds a write: a write-ahead log's changes, or a rollback
+    /// journal's write cut off before its commit, which `immutable` would read as committed. An older
+    /// schema is read migrated in memory ([`schema::readable`]).
     pub fn read(path: &Path) -> Result<Gradebook> {
         if !path.is_file() {
             return Self::open(path);
         }
         let read = |immutable: bool| -> Result<Gradebook> {
             let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-            let conn = match immutable {
+            let mut conn = match immutable {
                 false => Connection::open_with_flags(path, flags)?,
                 true => Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)?,
             };
+            let watch = trust::harden(&mut conn)?;
             conn.busy_timeout(std::time::Duration::from_secs(30))?;
-            Ok(Gradebook { conn: schema::readable(conn)?, path: path.to_path_buf() })
+            let conn = schema::readable(conn, path)?;
+            let notice = immutable.then(|| format!("{} is on a share SQLite cannot write its -wal and -shm files to, and no journal beside it holds a write: read as it is (SQLite's immutable)", path.display()));
+            Ok(Gradebook { conn, path: path.to_path_buf(), watch, notice })
         };
-        let pending = std::fs::metadata(wal_of(path)).is_ok_and(|m| m.is_file() && m.len() > 0);
+        let pending = |end: &str| std::fs::metadata(beside(path, end)).is_ok_and(|m| m.is_file() && m.len() > 0);
         match read(false) {
-            Err(e) if !pending && cannot_share(&e) => read(true),
+            Err(e) if hot_journal(&e) || (cannot_share(&e) && pending("-journal")) => bail!(
+                "the gradebook {} has a write cut off before its commit in {}-journal, which a read-only opening cannot roll back: any command that changes the gradebook (extend, override, late, roster) rolls it back first, where its folder can be written; then do this again",
+                path.display(),
+                path.display()
+            ),
+            Err(e) if !pending("-wal") && cannot_share(&e) => read(true),
             other => other,
         }
         .map_err(|e| refusal(path, e))
@@ -115,13 +130,19 @@ impl Gradebook {
 
     fn connect(path: &Path, flags: OpenFlags) -> Result<Gradebook> {
         let shown = path.display();
-        let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        let mut conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
             .with_context(|| format!("cannot open the gradebook {shown}"))?;
+        let watch = trust::harden(&mut conn).map_err(|e| refusal(path, e))?;
         // Another grading may be writing: wait for it rather than fail.
         conn.busy_timeout(std::time::Duration::from_secs(30))?;
-        let mut book = Gradebook { conn, path: path.to_path_buf() };
-        schema::prepare(&mut book.conn).map_err(|e| refusal(path, e))?;
+        let mut book = Gradebook { conn, path: path.to_path_buf(), watch, notice: None };
+        schema::prepare(&mut book.conn, path).map_err(|e| refusal(path, e))?;
         Ok(book)
+    }
+
+    /// What a person should know of how the file was read (a read-only share read as it is), if anything.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
     }
 
     pub fn path(&self) -> &Path {
@@ -147,11 +168,20 @@ impl Gradebook {
     }
 }
 
-/// The write-ahead log beside a gradebook (`gradebook.sqlite-wal`).
-fn wal_of(path: &Path) -> PathBuf {
+/// A file SQLite keeps beside a gradebook: `-wal`, `-shm` or `-journal`.
+fn beside(path: &Path, end: &str) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
-    name.push("-wal");
+    name.push(end);
     PathBuf::from(name)
+}
+
+/// Whether SQLite refused a read-only opening for a rollback journal it would have to roll back.
+fn hot_journal(e: &anyhow::Error) -> bool {
+    let code = e.downcast_ref::<rusqlite::Error>().and_then(|e| match e {
+        rusqlite::Error::SqliteFailure(f, _) => Some(f.extended_code),
+        _ => None,
+    });
+    code == Some(rusqlite::ffi::SQLITE_READONLY_ROLLBACK)
 }
 
 /// Whether SQLite could not open a WAL-mode file's shared memory (a read-only folder or share).
@@ -175,29 +205,53 @@ fn immutable_uri(path: &Path) -> String {
     uri + "?immutable=1"
 }
 
-/// An SQLite error as one line that says what to do; other errors pass as they are.
-fn refusal(path: &Path, e: anyhow::Error) -> anyhow::Error {
+/// An SQLite error as one line that names the gradebook and says what to do; other errors pass as they
+/// are. The command line passes every error of a gradebook's command through it.
+pub fn refusal(path: &Path, e: anyhow::Error) -> anyhow::Error {
     use rusqlite::ErrorCode::*;
     let shown = path.display();
-    let code = e.downcast_ref::<rusqlite::Error>().and_then(|e| e.sqlite_error_code());
-    match code {
+    let Some(sqlite) = e.downcast_ref::<rusqlite::Error>() else { return e };
+    let restore = "restore it from a copy (a gradebook is one file; copy it to back it up)";
+    match sqlite.sqlite_error_code() {
         Some(DiskFull) => anyhow::anyhow!(
             "the disk that holds the gradebook {shown} is full: nothing of this change was kept; free some space and do it again"
         ),
-        Some(NotADatabase) => anyhow::anyhow!(
-            "{shown} is not an SQLite file: give the gradebook's path, or restore it from a copy (a gradebook is one file; copy it to back it up)"
-        ),
-        Some(DatabaseCorrupt) => anyhow::anyhow!(
-            "the gradebook {shown} is damaged: restore it from a copy (a gradebook is one file; copy it to back it up)"
-        ),
+        Some(NotADatabase) => {
+            anyhow::anyhow!("{shown} is not an SQLite file: give the gradebook's path, or {restore}")
+        }
+        Some(DatabaseCorrupt) => anyhow::anyhow!("the gradebook {shown} is damaged: {restore}"),
         Some(ReadOnly) | Some(CannotOpen) | Some(PermissionDenied) => {
             anyhow::anyhow!("cannot write the gradebook {shown}: check the file's and its folder's permissions")
         }
         Some(DatabaseBusy) | Some(DatabaseLocked) => anyhow::anyhow!(
             "the gradebook {shown} stayed locked for 30 s by another grading: let it finish, then do this again"
         ),
+        Some(OperationInterrupted) => anyhow::anyhow!(
+            "a statement on the gradebook {shown} ran past {} steps and was stopped, far more than a term asks: {restore}, or ask whoever gave it for the file the grader wrote",
+            trust::MAX_STEPS
+        ),
+        Some(TooBig) => anyhow::anyhow!(
+            "the gradebook {shown} holds a value longer than {} bytes, which the grader never writes: {restore}, or ask whoever gave it for the file the grader wrote",
+            trust::MAX_LENGTH
+        ),
+        // SQLite's own words, or a value of another type, with nothing of ours said over them.
+        code if e.to_string() == sqlite.to_string() && (code.is_some() || unreadable(sqlite)) => anyhow::anyhow!(
+            "the gradebook {shown} cannot be read as the grader writes it ({}): {restore}, or ask whoever gave it for the file the grader wrote",
+            one_line(&sqlite.to_string())
+        ),
         _ => e,
     }
+}
+
+/// Whether a value could not be read as the grader wrote it (another type, or out of range).
+fn unreadable(e: &rusqlite::Error) -> bool {
+    use rusqlite::Error::*;
+    matches!(e, FromSqlConversionFailure(..) | InvalidColumnType(..) | IntegralValueOutOfRange(..))
+}
+
+/// SQLite's words on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

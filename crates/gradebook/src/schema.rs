@@ -2,6 +2,9 @@
 //! version is SQLite's `user_version`. Opening a file at an older version runs the missing steps in one
 //! transaction; a newer file is refused (this grader would not know its tables). The file is marked as
 //! ours by SQLite's `application_id`, so that another program's database is refused rather than changed.
+use std::collections::BTreeSet;
+use std::path::Path;
+
 use anyhow::{bail, Result};
 use rusqlite::Connection;
 
@@ -104,8 +107,8 @@ pub fn newest() -> i32 {
 
 /// Makes a connection ready: the file checked ([`check`]), WAL, foreign keys, then brought to the newest
 /// version.
-pub fn prepare(conn: &mut Connection) -> Result<()> {
-    let version = check(conn)?;
+pub fn prepare(conn: &mut Connection, path: &Path) -> Result<()> {
+    let version = check(conn, path)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     // A run reported as recorded is on the disk: each commit waits for it.
     conn.pragma_update(None, "synchronous", "FULL")?;
@@ -114,17 +117,20 @@ pub fn prepare(conn: &mut Connection) -> Result<()> {
 }
 
 /// Reads what a file is, writing nothing: refused when it is not SQLite (the first read fails), is
-/// another program's database, was written by a newer grader, or is damaged; else its version.
-pub fn check(conn: &Connection) -> Result<i32> {
+/// another program's database, was written by a newer grader, is damaged, holds a table, index, trigger or
+/// view the grader does not make ([`same_as_ours`]), or values it does not write
+/// ([`crate::trust::content`]); else its version.
+pub fn check(conn: &Connection, path: &Path) -> Result<i32> {
+    let shown = path.display();
     let (id, version): (i32, i32) =
         conn.query_row("SELECT * FROM pragma_application_id, pragma_user_version", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
     if tables > 0 && id != APPLICATION_ID {
-        bail!("it is an SQLite database, but not a gradebook: give the gradebook's path (`roster` says where it made it: beside --course FILE, else $ANATOMY_GRADEBOOK, else in your data folder)");
+        bail!("{shown} is an SQLite database, but not a gradebook: give the gradebook's path (`roster` says where it made it: beside --course FILE, else $ANATOMY_GRADEBOOK, else in your data folder)");
     }
     if version > newest() {
         bail!(
-            "it was written by a newer version of the grader (gradebook schema {version}; this one knows up to {}): update the project to open it",
+            "the gradebook {shown} was written by a newer version of the grader (gradebook schema {version}; this one knows up to {}): update the project to open it",
             newest()
         );
     }
@@ -136,17 +142,64 @@ pub fn check(conn: &Connection) -> Result<i32> {
         )
         .into());
     }
+    same_as_ours(conn, version, path)?;
+    crate::trust::content::check(conn, path)?;
     Ok(version)
+}
+
+/// The schema as the grader makes it at `version`: each table, index, trigger and view with the SQL that
+/// made it, from [`MIGRATIONS`] run in memory.
+fn ours(version: i32) -> Result<BTreeSet<(String, String, Option<String>)>> {
+    let conn = Connection::open_in_memory()?;
+    for step in &MIGRATIONS[..usize::try_from(version).unwrap_or(0)] {
+        conn.execute_batch(step)?;
+    }
+    schema_of(&conn)
+}
+
+fn schema_of(conn: &Connection) -> Result<BTreeSet<(String, String, Option<String>)>> {
+    let mut query = conn.prepare("SELECT type, name, sql FROM sqlite_schema")?;
+    let rows = query.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Refuses a file whose schema is not the grader's own at its version, naming what differs: a trigger or a
+/// view (code the grader would run), a table or an index it does not make, or one made otherwise.
+pub fn same_as_ours(conn: &Connection, version: i32, path: &Path) -> Result<()> {
+    let (file, ours) = (schema_of(conn)?, ours(version)?);
+    let named = |set: &BTreeSet<(String, String, Option<String>)>,
+                 (kind, name, _): &(String, String, Option<String>)| {
+        match set.iter().any(|(k, n, _)| k == kind && n == name) {
+            true => format!("the {kind} {name} made otherwise"),
+            false => format!("a {kind} {name}"),
+        }
+    };
+    let extra: Vec<String> = file.difference(&ours).map(|s| named(&ours, s)).collect();
+    let missing: Vec<String> = ours
+        .difference(&file)
+        .filter(|(k, n, _)| !file.iter().any(|(fk, f, _)| fk == k && f == n))
+        .map(|(k, n, _)| format!("no {k} {n}"))
+        .collect();
+    if extra.is_empty() && missing.is_empty() {
+        return Ok(());
+    }
+    let differs: Vec<String> = extra.into_iter().chain(missing).collect();
+    bail!(
+        "the gradebook {} holds what the grader never makes ({}; gradebook schema {version}): a gradebook is data, and this grader runs no trigger or view of a file's own; ask whoever gave it for the file the grader wrote, or restore it from a copy",
+        path.display(),
+        differs.join(", ")
+    )
 }
 
 /// A file opened to be read only, at the newest version: the file itself when it is, else a copy of it in
 /// memory, migrated there (the file is migrated when it is next written).
-pub fn readable(conn: Connection) -> Result<Connection> {
-    let version = check(&conn)?;
+pub fn readable(conn: Connection, path: &Path) -> Result<Connection> {
+    let version = check(&conn, path)?;
     if version == newest() {
         return Ok(conn);
     }
     let mut copy = Connection::open_in_memory()?;
+    crate::trust::harden(&mut copy)?;
     rusqlite::backup::Backup::new(&conn, &mut copy)?.run_to_completion(1024, std::time::Duration::ZERO, None)?;
     migrate(&mut copy, version)?;
     Ok(copy)
