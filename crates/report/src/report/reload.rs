@@ -21,40 +21,78 @@ pub struct Saved {
     pub rows: Vec<Row>,
 }
 
-/// A graded class read back from its JSON lines ([`GradeLine`]). A line that is not a grading's is refused
-/// with its number.
-pub fn read_lines(text: &str) -> Result<Saved> {
-    let mut lines: Vec<(usize, GradeLine)> = Vec::new();
+/// The largest file of grading lines read: a line per student, of a few kilobytes (a message of at most
+/// 4,000 characters for each exercise not passed), so that a class of thousands fits many times over.
+pub const MAX_GRADES_FILE: u64 = 64 << 20;
+/// The longest line read: every exercise failed with the longest message, escaped, is under 1 MiB, and a
+/// line is parsed whole, each of its values built.
+pub const MAX_LINE: usize = 1 << 20;
+/// The most students read: a roster's most ([`anatomy_intake::roster::MAX_STUDENTS`]).
+pub const MAX_LINES: usize = anatomy_intake::roster::MAX_STUDENTS;
+
+/// What to give instead of a file that is not a grading's lines.
+const GIVE: &str = "give the output of `cargo anatomy exercises grade --json`";
+
+/// A graded class read back from the JSON lines ([`GradeLine`]) of the file `file`. A line that is not a
+/// grading's is refused with the file and its number; each line becomes its row as it is read.
+pub fn read_lines(text: &str, file: &Path) -> Result<Saved> {
+    let shown = file.display();
+    let mut first: Option<(Vec<&'static Exercise>, GradeLine)> = None;
+    let mut rows = Vec::new();
     for (i, l) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let value: serde_json::Value = serde_json::from_str(l).with_context(|| {
-            format!("line {} is not JSON: give the output of `cargo anatomy exercises grade --json`", i + 1)
+        let n = i + 1;
+        ensure!(
+            l.len() <= MAX_LINE,
+            "{shown} line {n} is over {} MiB, longer than a grading's: {GIVE}",
+            MAX_LINE >> 20
+        );
+        ensure!(rows.len() < MAX_LINES, "{shown} holds over {MAX_LINES} students, more than a class: {GIVE}");
+        let line: GradeLine = serde_json::from_str(l).map_err(|e| match e.is_data() {
+            true => anyhow::anyhow!("{shown} line {n} is not a grading's: {GIVE}: {e}"),
+            false => anyhow::anyhow!("{shown} line {n} is not JSON: {GIVE}: {e}"),
         })?;
-        let line = serde_json::from_value(value).with_context(|| {
-            format!("line {} is not a grading's: give the output of `cargo anatomy exercises grade --json`", i + 1)
-        })?;
-        lines.push((i + 1, line));
+        let chosen = match &first {
+            Some((chosen, _)) => chosen.clone(),
+            None => {
+                let chosen: Vec<_> = EXERCISES.iter().filter(|e| line.statuses.contains_key(e.name)).collect();
+                ensure!(!chosen.is_empty(), "{shown} line {n} names no exercise: {GIVE}");
+                chosen
+            }
+        };
+        for (name, &(passed, total)) in &line.parts {
+            ensure!(
+                total > 0 && passed <= total,
+                "{shown} line {n}: {}'s parts of {name} are {passed} passed of {total}, which no grading gives: {GIVE}",
+                line.student
+            );
+        }
+        rows.push(line.row(&chosen).with_context(|| format!("{shown} line {n}"))?);
+        if first.is_none() {
+            first = Some((chosen, line));
+        }
     }
-    let Some((_, first)) = lines.first() else {
-        bail!("no graded students in it: give the output of `cargo anatomy exercises grade --json`");
+    let Some((chosen, first)) = first else {
+        bail!("{shown} holds no graded students: {GIVE}");
     };
-    let chosen: Vec<&'static Exercise> = EXERCISES.iter().filter(|e| first.statuses.contains_key(e.name)).collect();
-    ensure!(!chosen.is_empty(), "line 1 names no exercise: give the output of `cargo anatomy exercises grade --json`");
     let tier = Tier::named(&first.sandbox_tier);
     let due = first.late.as_ref().and_then(|l| anatomy_intake::times::parse_time(&l.due));
-    let rows =
-        lines.iter().map(|(n, line)| line.row(&chosen).with_context(|| format!("line {n}"))).collect::<Result<_>>()?;
     Ok(Saved { chosen, tier, due, rows })
 }
 
 /// Makes the report again from a file of saved JSON lines (`grade --json`), into `out`, with the
 /// similarity pairs of `class` (the graded class folder) when given.
 pub fn remake(grades: &Path, out: &Path, course: &CourseFile, class: Option<&Path>) -> Result<Summary> {
-    let text = std::fs::read_to_string(grades)
-        .with_context(|| format!("cannot read {}: give the JSON lines of `grade --json`", grades.display()))?;
-    let Saved { chosen, tier, due, rows } = read_lines(&text)?;
+    let limit = anatomy_intake::files::Limit {
+        max: MAX_GRADES_FILE,
+        kind: "a file of grading lines",
+        fix: "give the JSON lines of `grade --json`",
+    };
+    let text = anatomy_intake::files::read_text(grades, limit).map_err(anyhow::Error::msg)?;
+    let Saved { chosen, tier, due, rows } = read_lines(&text, grades)?;
     ensure!(
         due.is_none() || course.late.is_some(),
-        "the grades were given a due date but the course file has no [late] policy: give the course file they were graded with (--course)"
+        "{} was graded with a due date but the course file has no [late] policy: give the course file it was graded with (--course)",
+        grades.display()
     );
     let book = Sheet { chosen: &chosen, course, tier: &tier, due };
     let pairs = match class {
@@ -85,7 +123,7 @@ mod tests {
     }
 
     fn refusal(text: &str) -> String {
-        format!("{:#}", read_lines(text).err().expect("refused"))
+        format!("{:#}", read_lines(text, Path::new("grades.jsonl")).err().expect("refused"))
     }
 
     #[test]
@@ -93,7 +131,7 @@ mod tests {
         let due = anatomy_intake::times::parse_time("2026-03-01T12:00:00Z");
         let (rows, text) = saved(&Tier::Bubblewrap("/usr/bin/bwrap".into()), due);
         let spaced = format!("\n{}\n  \n", text.replace('\n', "\n\n"));
-        let back = read_lines(&spaced).unwrap();
+        let back = read_lines(&spaced, Path::new("grades.jsonl")).unwrap();
         let chosen: Vec<&str> = back.chosen.iter().map(|e| e.name).collect();
         assert_eq!(chosen, ["layer_norm", "causal_mask"], "course order, not the keys' order");
         assert_eq!((back.tier.name(), back.due), ("bubblewrap", due));
@@ -104,20 +142,28 @@ mod tests {
             assert_eq!(statuses(read), statuses(row), "{}", row.student);
         }
         let (_, undated) = saved(&Tier::None, None);
-        let back = read_lines(&undated).unwrap();
+        let back = read_lines(&undated, Path::new("grades.jsonl")).unwrap();
         assert_eq!((back.tier.name(), back.due), ("none", None));
     }
 
     #[test]
-    fn a_line_that_is_not_a_gradings_is_refused_with_its_number() {
+    fn a_line_that_is_not_a_gradings_is_refused_with_the_file_and_its_number() {
         let (_, text) = saved(&Tier::None, None);
         let advice = "give the output of `cargo anatomy exercises grade --json`";
-        assert_eq!(refusal(""), format!("no graded students in it: {advice}"));
-        assert_eq!(refusal(" \n\n"), format!("no graded students in it: {advice}"));
+        assert_eq!(refusal(""), format!("grades.jsonl holds no graded students: {advice}"));
+        assert_eq!(refusal(" \n\n"), format!("grades.jsonl holds no graded students: {advice}"));
         let broken = format!("{text}\n{{\"student\": ");
-        assert!(refusal(&broken).starts_with(&format!("line 6 is not JSON: {advice}: ")), "{}", refusal(&broken));
+        assert!(
+            refusal(&broken).starts_with(&format!("grades.jsonl line 6 is not JSON: {advice}: ")),
+            "{}",
+            refusal(&broken)
+        );
         let other = format!("{text}{{\"student\": \"eve\"}}\n");
-        assert!(refusal(&other).starts_with(&format!("line 5 is not a grading's: {advice}: ")), "{}", refusal(&other));
+        assert!(
+            refusal(&other).starts_with(&format!("grades.jsonl line 5 is not a grading's: {advice}: ")),
+            "{}",
+            refusal(&other)
+        );
         // A later line without an exercise the first one has: the line's number, then why.
         let first = text.lines().next().unwrap();
         let fewer =
@@ -125,10 +171,23 @@ mod tests {
         assert_ne!(fewer, first);
         assert_eq!(
             refusal(&format!("{first}\n{fewer}\n")),
-            "line 2: zoe's line has no status for causal_mask: make the report from the same --only"
+            "grades.jsonl line 2: zoe's line has no status for causal_mask: make the report from the same --only"
         );
         let nothing = first.replace("\"causal_mask\":\"passed\",", "").replace("\"layer_norm\":\"passed\",", "");
-        assert_eq!(refusal(&nothing), format!("line 1 names no exercise: {advice}"));
+        assert_eq!(refusal(&nothing), format!("grades.jsonl line 1 names no exercise: {advice}"));
+        // Parts no grading gives would multiply the points: more passed than there are, or none at all.
+        for (parts, said) in [("[3,2]", "3 passed of 2"), ("[0,0]", "0 passed of 0")] {
+            let forged = first.replacen("\"parts\":{}", &format!("\"parts\":{{\"causal_mask\":{parts}}}"), 1);
+            assert_ne!(forged, first, "the line has parts to forge");
+            assert_eq!(
+                refusal(&forged),
+                format!("grades.jsonl line 1: ada's parts of causal_mask are {said}, which no grading gives: {advice}")
+            );
+        }
+        let long = format!("{first}\n{{\"student\": \"{}\"}}\n", "x".repeat(MAX_LINE));
+        assert_eq!(refusal(&long), format!("grades.jsonl line 2 is over 1 MiB, longer than a grading's: {advice}"));
+        let many = format!("{first}\n").repeat(MAX_LINES + 1);
+        assert_eq!(refusal(&many), format!("grades.jsonl holds over 20000 students, more than a class: {advice}"));
     }
 
     #[test]
@@ -140,7 +199,14 @@ mod tests {
         std::fs::write(&grades, saved(&Tier::None, anatomy_intake::times::parse_time("2026-03-01T12:00:00Z")).1)
             .unwrap();
         let refused = remake(&grades, &dir.join("out"), &course, None).err().unwrap().to_string();
-        assert!(refused.starts_with("the grades were given a due date but the course file has no [late] policy"));
+        assert_eq!(
+            refused,
+            format!(
+                "{} was graded with a due date but the course file has no [late] policy: give the course file it was \
+                 graded with (--course)",
+                grades.display()
+            )
+        );
         assert!(!dir.join("out").exists(), "nothing written");
         let late = CourseFile { late: Some(crate::points::Late { penalty_per_day: 0.1, max_days: 5 }), ..course };
         let summary = remake(&grades, &dir.join("out"), &late, None).unwrap();
@@ -149,6 +215,27 @@ mod tests {
         assert!(dir.join("out/index.html").is_file() && dir.join("out/feedback/ada.md").is_file());
         let missing = remake(&dir.join("none.jsonl"), &dir.join("out"), &late, None).err().unwrap().to_string();
         assert!(missing.starts_with("cannot read ") && missing.ends_with("give the JSON lines of `grade --json`"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_of_grading_lines_past_its_limit_is_refused_before_it_is_read_and_nothing_is_written() {
+        let dir = std::env::temp_dir().join(format!("anatomy-report-large-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let grades = dir.join("grades.jsonl");
+        // Sparse: 1 GiB that costs no disk.
+        std::fs::File::create(&grades).unwrap().set_len(1 << 30).unwrap();
+        let (_, course, _) = class();
+        let refused = format!("{:#}", remake(&grades, &dir.join("out"), &course, None).err().unwrap());
+        assert_eq!(
+            refused,
+            format!(
+                "{} is 1 GiB, more than the 64 MiB a file of grading lines may be: give the JSON lines of `grade --json`",
+                grades.display()
+            )
+        );
+        assert!(!dir.join("out").exists(), "nothing written");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
