@@ -123,33 +123,18 @@ pub fn choices<T: Copy + Send + Sync + 'static>(
         .map(move |n| *all.iter().find(|&&v| name(v) == n).expect("clap accepted only these"))
 }
 
-/// Runs a gradebook command; an SQLite error of any of them names the gradebook and what to do.
 pub fn run(args: Args) -> Result<bool> {
     let at = Location::of(args.course.as_deref());
-    let path = at.path.clone();
-    command(args, at).map_err(|e| anatomy_gradebook::refusal(&path, e))
-}
-
-/// Opens the gradebook to read it, saying how when it was read as it is on a read-only share.
-fn read(at: &Location) -> Result<Gradebook> {
-    let book = at.read()?;
-    if let Some(notice) = book.notice() {
-        eprintln!("note: {notice}");
-    }
-    Ok(book)
-}
-
-fn command(args: Args, at: Location) -> Result<bool> {
     let course = CourseFile::load(&args.course.unwrap_or_else(points::default_file))?;
     let named = |a: Option<String>| a.map(|a| course.assignment(Some(&a))).transpose();
     match args.command {
         Command::Roster { file } => println!("{}", at.import(&anatomy_gradebook::roster::read_roster(&file)?)?),
         Command::Match { submissions, assignment } => {
-            let matched = read(&at)?.match_hand_ins(&submissions, named(assignment)?.as_ref())?;
+            let matched = at.read()?.match_hand_ins(&submissions, named(assignment)?.as_ref())?;
             println!("{}", matched.lines().join("\n"));
             return Ok(matched.unmatched.is_empty());
         }
-        Command::Show { assignment } => print!("{}", read(&at)?.show(&course, named(assignment)?.as_ref())?),
+        Command::Show { assignment } => print!("{}", at.read()?.show(&course, named(assignment)?.as_ref())?),
         Command::Extend { student, assignment, due, days, reason, by } => {
             let mut book = at.open()?;
             let (student, assignment) = (book.student(&student)?, course.assignment(assignment.as_deref())?);
@@ -169,13 +154,13 @@ fn command(args: Args, at: Location) -> Result<bool> {
             println!("{}", book.set_late(&course, &assignment, &given, &reason, &who(by))?.join("\n"));
         }
         Command::History { student } => {
-            let book = read(&at)?;
+            let book = at.read()?;
             print!("{}", book.history_text(&book.student(&student)?)?);
         }
         Command::Export { format, out, assignment, identify, unlimited_grades } => {
             let assignment = named(assignment)?;
             let wanted = Wanted { format, assignment: assignment.as_ref(), identify, unlimited_grades };
-            let exported = read(&at)?.export(&course, wanted)?;
+            let exported = at.read()?.export(&course, wanted)?;
             write_whole(&out, &exported.text).with_context(|| format!("cannot write {}", out.display()))?;
             for warning in &exported.warnings {
                 eprintln!("warning: {warning}");
@@ -184,7 +169,7 @@ fn command(args: Args, at: Location) -> Result<bool> {
         }
         Command::Report { assignment, out, similarity } => {
             let assignment = course.assignment(assignment.as_deref())?;
-            let summary = read(&at)?.pages(&course, &assignment, &out, similarity)?;
+            let summary = at.read()?.pages(&course, &assignment, &out, similarity)?;
             eprintln!("{}", summary.closing_line(&out));
         }
     }

@@ -15,6 +15,10 @@ use anatomy_report::sheet::Extension;
 use crate::roster::Student;
 use crate::Gradebook;
 
+mod given;
+pub use given::later;
+use given::{who_checked, words};
+
 /// An override as it stands: the points (none when withdrawn) and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Override {
@@ -32,16 +36,6 @@ pub fn who(by: Option<String>) -> String {
     by.or_else(|| std::env::var("USER").ok()).filter(|b| !b.trim().is_empty()).unwrap_or_else(|| "unknown".into())
 }
 
-fn words(what: &str, text: &str) -> Result<()> {
-    if text.trim().is_empty() {
-        bail!("say why: give the {what} (it is kept with the change, for the audit trail)");
-    }
-    if text.chars().count() > MAX_WORDS || text.chars().any(|c| c.is_control() && c != '\n') {
-        bail!("the {what} must be text of at most {MAX_WORDS} characters, without control characters");
-    }
-    Ok(())
-}
-
 impl Gradebook {
     /// Overrides one cell: `points` (of at most the exercise's `max`), or `None` to withdraw the override
     /// so that the runs decide again.
@@ -55,8 +49,10 @@ impl Gradebook {
         by: &str,
     ) -> Result<()> {
         words("comment", comment)?;
+        who_checked(by)?;
         if let Some(p) = points {
-            if !(p.is_finite() && (0.0..=max).contains(&p)) {
+            // -0 is in 0..=max, but an export would write it "-0": refused with NaN, infinity and negatives.
+            if !(p.is_finite() && p.is_sign_positive() && (0.0..=max).contains(&p)) {
                 bail!("--points {p}: give a number from 0 to {max}, the most {exercise} is worth");
             }
         }
@@ -110,6 +106,7 @@ impl Gradebook {
         by: &str,
     ) -> Result<OffsetDateTime> {
         words("reason", reason)?;
+        who_checked(by)?;
         let Some(class_due) = assignment.due else {
             bail!(
                 "the assignment {} has no due date, so nobody is late: give it one (due = \"…\" under [assignments.{}] in the course file)",
@@ -119,7 +116,7 @@ impl Gradebook {
         };
         let due = match (due, days) {
             (Some(due), None) => due,
-            (None, Some(days)) => class_due + time::Duration::days(days.into()),
+            (None, Some(days)) => later(class_due, days)?,
             _ => bail!("give the new due date either as --due DATE or as --days N after the assignment's"),
         };
         self.change(|tx| {
@@ -269,6 +266,7 @@ impl Gradebook {
         by: &str,
     ) -> Result<Vec<String>> {
         words("reason", reason)?;
+        who_checked(by)?;
         let policy = course.late;
         if policy.is_none() && given.iter().any(|(_, l)| *l != Lateness::Withdrawn) {
             bail!(

@@ -37,6 +37,8 @@ use crate::history::Standing;
 use crate::roster::Student;
 use crate::Gradebook;
 
+mod guard;
+
 /// The files an export writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -158,6 +160,7 @@ impl Gradebook {
         };
         let mut warnings: Vec<String> = self.graded_test_students(&assignments)?.into_iter().collect();
         let mut term = self.term(course, assignments)?;
+        guard::numbers(course, &term)?;
         let exported = match (wanted.format, wanted.identify) {
             (Format::Csv, _) => ours(&term),
             (Format::Canvas, _) => {
@@ -205,7 +208,11 @@ impl Gradebook {
             );
         }
         let why = "left out, since Canvas's export does not list them and their ids are not Canvas's";
-        Ok(Keyed::by(term, |s| (!keys.contains(&s.key)).then(|| why.to_string())))
+        let shared = guard::shared(term, "Canvas ID", |s| Some(s.lms_id.clone()), guard::canvas_same);
+        Ok(Keyed::by(term, |s| match keys.contains(&s.key) {
+            false => Some(why.to_string()),
+            true => shared.get(&s.key).cloned(),
+        }))
     }
 
     /// A warning naming Canvas's test students who have grades in `assignments` (a gradebook of before
@@ -264,8 +271,9 @@ impl Keyed {
 
 /// The students Moodle can find by `id`: not one without it, nor one whose value the rule against formulas
 /// would change (Moodle's import would look for a user with the changed one, find none and refuse the
-/// whole file).
+/// whole file), nor one whose value another student has too (Moodle would give both rows to one user).
 fn moodle_ids(term: &Term, id: MoodleId) -> Keyed {
+    let shared = guard::shared(term, id.header(), |s| id.of(s).map(String::from), guard::moodle_same);
     let none = format!(
         "left out, with no {} (Moodle's import refuses a file whose first row has none, and gives a later row without one to the student above it)",
         id.header()
@@ -277,7 +285,7 @@ fn moodle_ids(term: &Term, id: MoodleId) -> Keyed {
     Keyed::by(term, |s| match id.of(s) {
         None => Some(none.clone()),
         Some(value) if spreadsheet_cell(value) != value => Some(changed.clone()),
-        Some(_) => None,
+        Some(_) => shared.get(&s.key).cloned(),
     })
 }
 

@@ -38,10 +38,11 @@ pub struct Current {
 }
 
 impl Current {
-    /// The points that count: the override's, else the latest run's as they stand now; none when neither
-    /// exists.
+    /// The points that count: the override's, else the latest run's as they stand now (-0 as 0); none
+    /// when neither exists.
     pub fn points(&self) -> Option<f64> {
-        self.overridden.as_ref().and_then(|o| o.points).or(self.earned)
+        self.overridden.as_ref().and_then(|o| o.points).or(self.earned).map(|p| p + 0.0)
+        // -0 is 0
     }
 }
 
@@ -81,7 +82,7 @@ impl Standing {
     /// The assignment's points: the sum of the cells that have any, none when no cell has.
     pub fn total(&self) -> Option<f64> {
         let counted: Vec<f64> = self.cells.iter().filter_map(Current::points).collect();
-        (!counted.is_empty()).then(|| (counted.iter().sum::<f64>() * 100.0).round() / 100.0)
+        (!counted.is_empty()).then(|| (counted.iter().sum::<f64>() * 100.0).round() / 100.0 + 0.0)
     }
 
     /// The days late that count: a late penalty's, else the most of its graded cells' as they stand now.

@@ -227,8 +227,7 @@ pub fn refusal(path: &Path, e: anyhow::Error) -> anyhow::Error {
             "the gradebook {shown} stayed locked for 30 s by another grading: let it finish, then do this again"
         ),
         Some(OperationInterrupted) => anyhow::anyhow!(
-            "a statement on the gradebook {shown} ran past {} steps and was stopped, far more than a term asks: {restore}, or ask whoever gave it for the file the grader wrote",
-            trust::MAX_STEPS
+            "a statement on the gradebook {shown} ran far longer than any term asks and was stopped: {restore}, or ask whoever gave it for the file the grader wrote"
         ),
         Some(TooBig) => anyhow::anyhow!(
             "the gradebook {shown} holds a value longer than {} bytes, which the grader never writes: {restore}, or ask whoever gave it for the file the grader wrote",

@@ -101,10 +101,15 @@ impl Location {
         Gradebook::open(&self.path)
     }
 
-    /// Opens the gradebook to read it only ([`Gradebook::read`]).
+    /// Opens the gradebook to read it only ([`Gradebook::read`]); how it was read, when a person should
+    /// know (a read-only share read as it is), is said on the standard error.
     pub fn read(&self) -> Result<Gradebook> {
         self.require()?;
-        Gradebook::read(&self.path)
+        let book = Gradebook::read(&self.path)?;
+        if let Some(notice) = book.notice() {
+            eprintln!("note: {notice}");
+        }
+        Ok(book)
     }
 
     /// Opens the gradebook, creating it and its folder when there is none (and no older one to move).

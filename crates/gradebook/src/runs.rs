@@ -5,7 +5,7 @@
 //! override stands ([`crate::adjust`]).
 use std::collections::BTreeMap;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use rusqlite::params;
 use sha2::{Digest, Sha256};
 
@@ -98,15 +98,27 @@ pub struct Recorded {
 }
 
 impl Gradebook {
-    /// Records a run in one transaction, and returns its number: all its cells are kept, or none.
+    /// Records a run in one transaction, and returns its number: all its cells are kept, or none. A file
+    /// is kept by its SHA-256, and a row already under that hash holding other bytes (a file changed outside
+    /// the grader) is given the graded bytes, never taken as them. Points that are not a finite number of
+    /// at least 0 are refused before anything is written, and -0 is written as 0.
     pub fn record(&mut self, run: &Run) -> Result<i64> {
+        for c in &run.cells {
+            if ![c.points, c.max_points].iter().all(|p| p.is_finite() && *p >= 0.0) {
+                bail!(
+                    "the run of {} gives {} {} of {} points, and points are a finite number of at least 0: check the course file's points and [late] policy; nothing was recorded",
+                    run.assignment, c.exercise, c.points, c.max_points
+                );
+            }
+        }
         self.change(|tx| {
             tx.execute(
                 "INSERT INTO runs (at, grader, seed, tier, assignment, due, exercises) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![crate::now(), run.grader, run.seed, run.tier, run.assignment, run.due, run.exercises.join(",")],
             )?;
             let id = tx.last_insert_rowid();
-            let mut source = tx.prepare_cached("INSERT OR IGNORE INTO sources (sha256, bytes) VALUES (?1, ?2)")?;
+            let mut source = tx.prepare_cached("INSERT INTO sources (sha256, bytes) VALUES (?1, ?2)
+                 ON CONFLICT (sha256) DO UPDATE SET bytes = excluded.bytes WHERE bytes IS NOT excluded.bytes")?;
             let mut cell = tx.prepare_cached(
                 "INSERT INTO cells (run, student, exercise, status, mistake, message, parts_passed, parts_total,
                  points, max_points, handed_in, due, late_days, source)
@@ -127,8 +139,8 @@ impl Gradebook {
                     c.message,
                     c.parts.map(|p| p.0 as i64),
                     c.parts.map(|p| p.1 as i64),
-                    c.points,
-                    c.max_points,
+                    c.points + 0.0,
+                    c.max_points + 0.0,
                     c.handed_in,
                     c.due,
                     c.late_days,
@@ -151,12 +163,19 @@ impl Gradebook {
         Ok(latest)
     }
 
-    /// The bytes graded, by SHA-256.
+    /// The bytes graded, by SHA-256, hashed again: bytes that are not the file the hash names (a gradebook
+    /// changed outside the grader) are refused, never shown as what a student handed in.
     pub fn source(&self, sha256: &str) -> Result<Vec<u8>> {
-        let bytes = self
+        let shown = self.path().display();
+        let bytes: Vec<u8> = self
             .conn()
             .query_row("SELECT bytes FROM sources WHERE sha256 = ?1", [sha256], |r| r.get(0))
-            .with_context(|| format!("the gradebook has no file {sha256}"))?;
+            .with_context(|| format!("the gradebook {shown} has no file {sha256}"))?;
+        if format!("{:x}", Sha256::digest(&bytes)) != sha256 {
+            bail!(
+                "the gradebook {shown} holds other bytes under the SHA-256 {sha256} than the file it names: it was changed outside the grader; grade the assignment again to keep the files graded, or restore the gradebook from a copy"
+            );
+        }
         Ok(bytes)
     }
 

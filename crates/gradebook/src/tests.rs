@@ -11,6 +11,7 @@ use crate::export::{Exported, Format, MoodleId, Wanted};
 use crate::runs::{Cell, Run};
 use crate::*;
 
+mod hostile;
 mod term;
 
 /// An export of every assignment, or of one; Moodle's by ID number.

@@ -24,7 +24,7 @@ enum Rule {
     Int(i64, i64),
     /// A number from 0 to [`MAX_POINTS`].
     Points,
-    /// A blob, its length held by SQLite's own limit.
+    /// A blob of at most SQLite's own limit on a value ([`super::MAX_LENGTH`]).
     Blob,
 }
 
@@ -126,7 +126,7 @@ fn condition(column: &str, rule: Rule, null: bool) -> String {
         Text(most) => format!("typeof({c}) = 'text' AND octet_length({c}) <= {most}"),
         Int(least, most) => format!("typeof({c}) = 'integer' AND {c} BETWEEN {least} AND {most}"),
         Points => format!("typeof({c}) IN ('integer', 'real') AND {c} >= 0 AND {c} <= {MAX_POINTS:.1}"),
-        Blob => format!("typeof({c}) = 'blob'"),
+        Blob => format!("typeof({c}) = 'blob' AND octet_length({c}) <= {}", super::MAX_LENGTH),
     };
     match null {
         true => format!("({c} IS NULL OR ({held}))"),
@@ -150,13 +150,14 @@ fn described(conn: &Connection, table: &str, column: &str, rule: Rule, null: boo
         Text(most) => format!("text of at most {most} bytes"),
         Int(least, most) => format!("a whole number from {least} to {most}"),
         Points => format!("points from 0 to {MAX_POINTS}"),
-        Blob => "a file's bytes".to_string(),
+        Blob => format!("a file's bytes, at most {}", super::MAX_LENGTH),
     };
     Ok(match (kind.as_str(), bytes, number) {
         ("null", _, _) => format!("no value where the grader writes {wanted}"),
         ("text", Some(n), _) if matches!(rule, Text(_)) => {
             format!("a text of {n} bytes where the grader writes {wanted}")
         }
+        ("blob", Some(n), _) if matches!(rule, Blob) => format!("{n} bytes where the grader writes {wanted}"),
         (_, _, Some(x)) if !matches!(rule, Text(_) | Blob) => format!("{x} where the grader writes {wanted}"),
         (kind, _, _) => format!("a value of type {kind} where the grader writes {wanted}"),
     })
