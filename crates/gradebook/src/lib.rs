@@ -16,6 +16,10 @@
 //! The schema is versioned ([`schema`]): an older file is migrated forward in a transaction when opened
 //! to be changed. What only reads ([`Gradebook::read`]) opens it read-only and writes nothing, so that a
 //! copy on a read-only share can be shown and exported.
+//!
+//! A gradebook may come from a colleague, so every file is opened as data, never code ([`trust`]): no
+//! trigger or view of its own runs, its schema and values must be the grader's own, and lengths and
+//! runaway statements are bounded, each refusal one line that names the file.
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
