@@ -26,7 +26,7 @@
 //! ```
 
 // The chapter's steps, in its order. Each module names the chapters whose header (`*Code: …*`) names
-// its file, and no other: tests/chapter_map.rs holds the two together.
+// its file, and no other: `cargo anatomy notebooks chapter-map --write` writes them from the headers.
 pub mod overview; // chapters/00-overview.md
 pub mod tokenize; // chapters/01-tokenize.md
 pub mod config; // chapters/01-tokenize.md

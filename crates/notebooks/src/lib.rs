@@ -15,6 +15,11 @@
 //! `todo!()` where the answer goes. The answer is the exercise's reference solution, `solutions/ID.rs`
 //! (kept back from students), which [`source_chapter`] puts in, between nbgrader's markers, only for the
 //! instructors' version (`anatomy notebooks release --source`).
+//!
+//! The chapters' headers are read here too: [`chapter_map`] writes the README's chapter table, the
+//! contributors' "The chapter, file by file" and src/lib.rs's module comments from them.
+pub mod chapter_map;
+
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -317,6 +322,33 @@ pub fn stale_notebooks(root: &Path) -> Result<Vec<(PathBuf, PathBuf, String)>> {
         }
     }
     Ok(stale)
+}
+
+/// `anatomy notebooks build`: writes every notebook whose cells differ from its chapter's, or with `check`
+/// only names them. Returns the notebooks written and those named (with what differs).
+pub fn build(root: &Path, check: bool) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    let (mut written, mut stale) = (vec![], vec![]);
+    for (chapter, notebook, difference) in stale_notebooks(root)? {
+        if check {
+            stale.push(format!("{} ({difference})", notebook.display()));
+        } else {
+            write_notebook(&chapter, &notebook)?;
+            written.push(notebook);
+        }
+    }
+    Ok((written, stale))
+}
+
+/// `anatomy notebooks chapter-map`: writes (`write`, each whole) every copy of the chapter map that differs
+/// from what the chapters' headers make ([`chapter_map::stale`]), or only names them; returns them.
+pub fn chapter_map(root: &Path, write: bool) -> Result<Vec<PathBuf>> {
+    let stale = chapter_map::stale(root).map_err(anyhow::Error::msg)?;
+    if write {
+        for (path, text) in &stale {
+            anatomy_course::write_whole(path, text)?;
+        }
+    }
+    Ok(stale.into_iter().map(|(path, _)| path).collect())
 }
 
 /// Writes the notebook a chapter makes.
