@@ -1,9 +1,10 @@
-//! `anatomy notebooks build`: chapters/*.md → notebooks/*.ipynb; `reset NAME`: the learner's working
-//! copy in my-notebooks/ back as generated; `release`: a homework notebook as students get it (nbgrader's
-//! checksums and all) or, `--source`, as instructors keep it, solutions in (`anatomy_platforms::nbgrader`).
+//! `anatomy notebooks build`: chapters/*.md → notebooks/*.ipynb; `chapter-map`: the chapters' headers → the
+//! copies of their map; `reset NAME`: the learner's working copy in my-notebooks/ back as generated; `release`:
+//! a homework notebook as students get it (nbgrader's checksums and all) or, `--source`, as instructors keep
+//! it, solutions in (`anatomy_platforms::nbgrader`).
 use std::path::{Path, PathBuf};
 
-use anatomy_notebooks::{reset_copy, stale_notebooks, write_notebook};
+use anatomy_notebooks::{build, chapter_map, reset_copy};
 use anatomy_platforms::nbgrader;
 use anyhow::{bail, Result};
 
@@ -24,6 +25,13 @@ enum Command {
         /// The project folder (default: this crate's).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
+    },
+    /// Write README.md's chapter table, docs/contributors.md's "The chapter, file by file" and src/lib.rs's
+    /// module comments from the chapters' `*Code: … · tests: …*` headers (after changing one).
+    ChapterMap {
+        /// Write them; without it, change nothing and exit 1 if one differs from what the headers make.
+        #[arg(long)]
+        write: bool,
     },
     /// Write the students' version of every homework notebook (a chapter with nbgrader solution cells): no
     /// outputs, nbgrader's metadata (schema 3) and checksums, as `nbgrader generate_assignment` releases it.
@@ -54,38 +62,28 @@ enum Command {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (check, root) = match args.command {
-        Command::Build { check, root } => (check, root),
-        Command::Reset { name, root } => {
-            return reset(&root.unwrap_or_else(transformer_anatomy::project::project_root), &name)
+    let here = |root: Option<PathBuf>| root.unwrap_or_else(transformer_anatomy::project::project_root);
+    let (written, stale, fix) = match args.command {
+        Command::Build { check, root } => {
+            let (written, stale) = build(&here(root), check)?;
+            (written, stale, "notebooks build")
         }
+        Command::ChapterMap { write: true } => (chapter_map(&here(None), true)?, vec![], ""),
+        Command::ChapterMap { write: false } => {
+            let stale = chapter_map(&here(None), false)?.iter().map(|p| p.display().to_string()).collect();
+            (vec![], stale, "notebooks chapter-map --write")
+        }
+        Command::Reset { name, root } => return reset(&here(root), &name),
         Command::Release { out, in_place, source, root } => {
-            let root = root.unwrap_or_else(transformer_anatomy::project::project_root);
-            let written = if source { nbgrader::source(&root, out)? } else { nbgrader::release(&root, out, in_place)? };
-            written.iter().for_each(|path| println!("wrote {}", path.display()));
-            return Ok(());
+            let root = here(root);
+            (if source { nbgrader::source(&root, out)? } else { nbgrader::release(&root, out, in_place)? }, vec![], "")
         }
     };
-    let root = root.unwrap_or_else(transformer_anatomy::project::project_root);
-    let stale = build(&root, check)?;
+    written.iter().for_each(|path| println!("wrote {}", path.display()));
     if !stale.is_empty() {
-        bail!("out of date (run `cargo anatomy notebooks build`): {}", stale.join(", "));
+        bail!("out of date (run `cargo anatomy {fix}`): {}", stale.join(", "));
     }
     Ok(())
-}
-
-/// Writes every notebook whose cells differ from its chapter's (saying so), or with `check` lists them.
-fn build(root: &Path, check: bool) -> Result<Vec<String>> {
-    let mut stale = vec![];
-    for (chapter, notebook, difference) in stale_notebooks(root)? {
-        if check {
-            stale.push(format!("{} ({difference})", notebook.display()));
-        } else {
-            write_notebook(&chapter, &notebook)?;
-            println!("wrote {}", notebook.display());
-        }
-    }
-    Ok(stale)
 }
 
 /// Copies notebooks/NAME.ipynb over my-notebooks/NAME.ipynb, keeping the old copy as NAME.ipynb.old.
