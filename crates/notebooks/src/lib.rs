@@ -16,7 +16,7 @@
 //! (kept back from students), which [`source_chapter`] puts in, between nbgrader's markers, only for the
 //! instructors' version (`anatomy notebooks release --source`).
 //!
-//! The chapters' headers are read here too: [`chapter_map`] writes the README's chapter table, the
+//! The chapters' headers are read here too: [`chapter_map()`] writes the README's chapter table, the
 //! contributors' "The chapter, file by file" and src/lib.rs's module comments from them.
 pub mod chapter_map;
 
