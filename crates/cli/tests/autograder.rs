@@ -211,6 +211,14 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
     // Without a policy, the same submission keeps every point.
     let results = run_autograder(&late, &[]);
     assert_eq!(results["score"], full_marks());
+    // A submission time the policy cannot read is never taken as on time: the student reads why.
+    let metadata = late.join("submission_metadata.json");
+    std::fs::write(&metadata, r#"{"created_at": 1763661600, "assignment": {"due_date": "2026-11-18T23:59:00Z"}}"#)
+        .unwrap();
+    let results = run_autograder(&late, &["--course", course.to_str().unwrap(), "--only", "layer_norm"]);
+    assert_eq!(results["score"], 0.0, "{results}");
+    let said = format!("{}: created_at is the number 1763661600, not a date", metadata.display());
+    assert!(results["output"].as_str().unwrap().contains(&said), "{results}");
 
     // Broken: the grader cannot run (no submission folder): still a valid file, with a visible failure.
     let broken = work.join("broken");
