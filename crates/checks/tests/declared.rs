@@ -3,13 +3,15 @@
 //! (compiled in), a solution, hints of at least one level, a check with its named mistakes, and
 //! `WRONG_ANSWERS_NEEDED` wrong answers in `tests/exercise-mistakes/NAME/`, one at least for a named
 //! mistake; no stub, solution, hint file or
-//! folder of wrong answers for an exercise that is not declared. Instructors' copies only (solutions and
-//! wrong answers are kept back from the students').
+//! folder of wrong answers for an exercise that is not declared. Instructors' copies only: this file is
+//! kept back from the students' copy with the solutions and the wrong answers (`exercises/kept-back`), so
+//! where it runs, a missing `solutions/` is a failure, never a students' copy to skip.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anatomy_checks::checks::CHECKS;
 use anatomy_checks::mistakes::NAMED;
+use anatomy_course::kept_back::{self, KeptBack};
 use anatomy_course::{project_root, EXERCISES, WRONG_ANSWERS_NEEDED};
 
 /// The stems of the files in `dir` with the extension `ext`, or of its folders when `ext` is empty.
@@ -26,10 +28,23 @@ fn names(dir: &Path, ext: &str) -> BTreeSet<String> {
 #[test]
 fn every_declared_exercise_has_its_files_and_nothing_undeclared_exists() {
     let root = project_root();
-    if !root.join("solutions").is_dir() {
-        eprintln!("a students' copy: the solutions and wrong answers are kept back, nothing to hold");
-        return;
+    // This file is kept back from the students' copy with the solutions (exercises/kept-back): a checkout
+    // that runs it is an instructors' copy, and one without solutions/ is a broken one, not a students'.
+    let list = KeptBack::read(&root).unwrap_or_else(|e| panic!("{}: {e}", root.join(kept_back::FILE).display()));
+    for path in ["crates/checks/tests/declared.rs", "solutions/"] {
+        assert!(
+            list.holds(path),
+            "{} does not keep back {path}: the students' copy would run this test",
+            kept_back::FILE
+        );
     }
+    assert!(
+        root.join("solutions").is_dir(),
+        "{} is missing: this test is kept back from the students' copy ({}), so this is an instructors' \
+         copy, whose reference solutions must be there (restore solutions/, e.g. `git checkout -- solutions`)",
+        root.join("solutions").display(),
+        kept_back::FILE
+    );
     let declared: BTreeSet<String> = EXERCISES.iter().map(|e| e.name.to_string()).collect();
     let mut problems = Vec::new();
     for e in EXERCISES {

@@ -84,10 +84,37 @@ fn the_tour_walks_every_step() {
     assert_eq!(stdout(&anatomy(&["tour", "--device", "cpu"])), out);
 }
 
+/// The tour walks the text it is given, not its default: it ends well, step 1 shows that text's ids and
+/// tokens (the ids `tokenize --json` gives for it), not the default's, and the steps that depend on the
+/// text's length show its five positions, through to the last step.
 #[test]
 fn the_tour_takes_another_text() {
     let o = anatomy(&["tour", "fruit flies like a banana"]);
-    assert!(stdout(&o).contains("[5909, 10029, 2066, 1037, 15212]"), "{}", stdout(&o));
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(o.status.success(), "the tour failed ({}):\n{err}\nstdout:\n{out}", o.status);
+    assert!(!err.contains("panicked"), "stderr:\n{err}");
+    // Step 1, from its heading to step 2's: that text's ids and tokens, as the tour prints them.
+    let step1 = match (out.find("── 1 tokenize"), out.find("── 2 ")) {
+        (Some(start), Some(end)) if start < end => &out[start..end],
+        _ => panic!("no step 1 in the tour:\n{out}"),
+    };
+    let tokenized = concat!(
+        "   op     tokenizer(text, add_special_tokens=False)\n",
+        "   shape  [1, 5]\n",
+        "   ids    [5909, 10029, 2066, 1037, 15212]\n",
+        "   tokens [\"fruit\", \"flies\", \"like\", \"a\", \"banana\"]\n",
+    );
+    assert!(step1.contains(tokenized), "step 1 is not that text's:\n{step1}");
+    assert!(!out.contains("[2051, 10029, 2066, 2019, 8612]"), "the default text's ids in the tour:\n{out}");
+    for expected in [
+        "   shape  [1, 5, 768]",
+        "   shape  [1, 5, 5]",
+        "   op     tril(ones(5, 5))",
+        "keys and values from the 5 encoder positions",
+        "── 16 ",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in the tour:\n{out}");
+    }
 }
 
 #[test]
