@@ -12,16 +12,14 @@
 //!
 //! [`crate::charts::heatmap`] draws any matrix with axes and a colour scale (one head's weights, the
 //! positional-encoding pattern).
-use std::fmt::Write;
-
 use anyhow::{ensure, Result};
+use maud::{html, Markup, PreEscaped, DOCTYPE};
 use serde::Serialize;
 use tch::nn::Module;
 use tch::{Kind, Tensor};
 
 use crate::encoder_layer::AttentionBlock;
 use crate::fused_attention::FusedMultiHeadAttention;
-use crate::html::escape;
 pub use crate::html::Html;
 use crate::multi_head_attention::MultiHeadAttention;
 use crate::pretrained::BertModel;
@@ -114,6 +112,9 @@ const ORANGE: &str = "#b45309";
 /// Secondary text: 7:1 on white (CSS's `gray` is 3.9:1, below WCAG AA).
 const MUTED: &str = "#595959";
 const RED: &str = "#ef4444";
+/// The head view's own style: a token reached with Tab shows that it has the focus.
+const HEAD_VIEW_STYLE: &str =
+    ".anatomy-view .anatomy-from:focus { outline: 2px solid currentColor; outline-offset: 2px; font-weight: bold; }";
 
 /// One head's score in [`AttentionPicture::rank_heads`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -196,122 +197,136 @@ impl AttentionPicture {
     }
 
     /// The SVG of one head: tokens on the left attend to tokens on the right.
-    fn head_svg(&self, layer: usize, head: usize) -> String {
+    fn head_svg(&self, layer: usize, head: usize) -> Markup {
         let n = self.tokens.len();
         let (row, top, width) = (20.0, 44.0, 420.0);
         let (left, right) = (150.0, 270.0);
         let height = top + row * n as f64 + 8.0;
-        let mut svg = format!(
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" class="anatomy-head" role="group" aria-label="attention of layer {layer}, head {head}: each token on the left, its lines to the tokens it attends to on the right">"#
-        );
-        let _ = write!(
-            svg,
-            r#"<text x="{}" y="14" text-anchor="middle" fill="currentColor">layer {layer} · head {head}</text>"#,
-            width / 2.0
-        );
-        let _ = write!(
-            svg,
-            r##"<text x="{left}" y="34" text-anchor="end" fill="#475569" font-size="13">attends from (query) →</text><text x="{right}" y="34" text-anchor="start" fill="#475569" font-size="13">→ to (key)</text>"##
-        );
-        let _ = write!(svg, r#"<g class="lines">"#);
-        for (i, weights) in self.weights(layer, head).iter().enumerate() {
-            let y1 = top + row * (i as f64 + 0.5);
-            for (j, &w) in weights.iter().enumerate() {
-                if w < 0.01 {
-                    continue; // invisible anyway; keeps the file small
+        let y = |i: usize| top + row * (i as f64 + 0.5);
+        html! {
+            svg xmlns="http://www.w3.org/2000/svg" width=(width) height=(height)
+                viewBox={ "0 0 " (width) " " (height) } class="anatomy-head" role="group"
+                aria-label={ "attention of layer " (layer) ", head " (head) ": each token on the left, its lines to \
+                             the tokens it attends to on the right" } {
+                text x=(width / 2.0) y="14" text-anchor="middle" fill="currentColor" {
+                    "layer " (layer) " · head " (head)
                 }
-                let y2 = top + row * (j as f64 + 0.5);
-                let _ = write!(
-                    svg,
-                    r#"<line x1="{}" y1="{y1}" x2="{}" y2="{y2}" stroke="{}" stroke-width="2" stroke-opacity="{w:.3}" data-from="{i}"/>"#,
-                    left + 6.0,
-                    right - 6.0,
-                    self.token_color(i)
-                );
+                text x=(left) y="34" text-anchor="end" fill="#475569" font-size="13" { "attends from (query) →" }
+                text x=(right) y="34" text-anchor="start" fill="#475569" font-size="13" { "→ to (key)" }
+                g class="lines" {
+                    @for (i, weights) in self.weights(layer, head).iter().enumerate() {
+                        // Weights under 0.01 are invisible anyway; leaving them out keeps the file small.
+                        @for (j, &w) in weights.iter().enumerate().filter(|(_, &w)| w >= 0.01) {
+                            line x1=(left + 6.0) y1=(y(i)) x2=(right - 6.0) y2=(y(j)) stroke=(self.token_color(i))
+                                stroke-width="2" stroke-opacity=(format!("{w:.3}")) data-from=(i) {}
+                        }
+                    }
+                }
+                @for (i, token) in self.tokens.iter().enumerate() {
+                    text x=(left) y=(y(i) + 4.0) text-anchor="end" fill=(self.token_color(i)) class="anatomy-from"
+                        data-i=(i) tabindex="0" role="button" aria-pressed="false" style="cursor:pointer" { (token) }
+                    text x=(right) y=(y(i) + 4.0) text-anchor="start" fill=(self.token_color(i)) { (token) }
+                }
             }
         }
-        svg.push_str("</g>");
-        for (i, token) in self.tokens.iter().enumerate() {
-            let y = top + row * (i as f64 + 0.5) + 4.0;
-            let (t, c) = (escape(token), self.token_color(i));
-            let _ = write!(
-                svg,
-                r#"<text x="{left}" y="{y}" text-anchor="end" fill="{c}" class="anatomy-from" data-i="{i}" tabindex="0" role="button" aria-pressed="false" style="cursor:pointer">{t}</text>"#
-            );
-            let _ = write!(svg, r#"<text x="{right}" y="{y}" text-anchor="start" fill="{c}">{t}</text>"#);
-        }
-        svg.push_str("</svg>");
-        svg
     }
 
     /// A page (or notebook cell) with the head view of `layer`/`head`, and selectors that redraw it for
     /// any other layer and head from the data embedded in the page.
     pub fn head_view(&self, layer: usize, head: usize) -> Result<Html> {
         self.check(layer, head)?;
+        // The data is JSON inside a <script>, which HTML does not unescape: a "</" in it (a token
+        // "</script>") is written "<\/", which JSON reads as "</" and HTML as no end of the script.
         let data = serde_json::to_string(self)?.replace("</", "<\\/");
-        Ok(Html(format!(
-            r#"<div class="anatomy-view" style="{STYLE}">
-<style>.anatomy-view .anatomy-from:focus {{ outline: 2px solid currentColor; outline-offset: 2px; font-weight: bold; }}</style>
-{}
-<div class="anatomy-canvas">{}</div>
-<script type="application/json" class="anatomy-data">{data}</script>
-<script>
-{}{HEAD_VIEW_POINTER}}})();
-</script>
-</div>"#,
-            self.head_view_controls(layer, head),
-            self.head_svg(layer, head),
-            head_view_redraw(),
-        )))
+        let script = format!("\n{}{HEAD_VIEW_POINTER}}})();\n", head_view_redraw());
+        Ok(html! {
+            div class="anatomy-view" style=(STYLE) {
+                "\n"
+                style { (PreEscaped(HEAD_VIEW_STYLE)) }
+                "\n" (self.head_view_controls(layer, head)) "\n"
+                div class="anatomy-canvas" { (self.head_svg(layer, head)) }
+                "\n"
+                script type="application/json" class="anatomy-data" { (PreEscaped(data)) }
+                "\n"
+                script { (PreEscaped(script)) }
+                "\n"
+            }
+        }
+        .into())
     }
 
     /// The head view's selectors (the chosen layer and head selected), its key (sentence A, and B for a
     /// pair; the weight's scale) and what to do with it.
-    fn head_view_controls(&self, layer: usize, head: usize) -> String {
-        let options = |n: usize, chosen: usize| -> String {
-            (0..n)
-                .map(|i| {
-                    format!(
-                        r#"<option value="{i}"{}>{i}</option>"#,
-                        if i == chosen { " selected=\"selected\"" } else { "" }
-                    )
-                })
-                .collect()
+    fn head_view_controls(&self, layer: usize, head: usize) -> Markup {
+        let options = |n: usize, chosen: usize| {
+            html! {
+                @for i in 0..n {
+                    option value=(i) selected=[(i == chosen).then_some("selected")] { (i) }
+                }
+            }
         };
-        format!(
-            r#"<div><label>layer <select class="anatomy-layer">{}</select></label> <label>head <select class="anatomy-head-select">{}</select></label>
-<span style="color:{BLUE}">■ sentence A</span>{}
-<span style="margin-left:1em">weight <svg width="120" height="12" style="vertical-align:middle" aria-hidden="true"><defs><linearGradient id="anatomy-weight"><stop offset="0" stop-color="{BLUE}" stop-opacity="0"/><stop offset="1" stop-color="{BLUE}" stop-opacity="1"/></linearGradient></defs><rect width="120" height="12" fill="url(#anatomy-weight)" stroke="gray"/></svg> 0 → 1</span>
-<span style="margin-left:1em;color:{MUTED}">hover over a token on the left, or reach it with Tab, to see only its lines; click it, or press Enter or Space, to keep them</span></div>"#,
-            options(self.num_layers(), layer),
-            options(self.num_heads(), head),
-            if self.sentence_b_start.is_some() {
-                format!(r#" <span style="color:{ORANGE}">■ sentence B</span>"#)
-            } else {
-                String::new()
-            },
-        )
+        html! {
+            div {
+                label { "layer " select class="anatomy-layer" { (options(self.num_layers(), layer)) } }
+                " "
+                label { "head " select class="anatomy-head-select" { (options(self.num_heads(), head)) } }
+                "\n"
+                span style={ "color:" (BLUE) } { "■ sentence A" }
+                @if self.sentence_b_start.is_some() {
+                    " " span style={ "color:" (ORANGE) } { "■ sentence B" }
+                }
+                "\n"
+                span style="margin-left:1em" {
+                    "weight "
+                    svg width="120" height="12" style="vertical-align:middle" aria-hidden="true" {
+                        defs {
+                            linearGradient id="anatomy-weight" {
+                                stop offset="0" stop-color=(BLUE) stop-opacity="0" {}
+                                stop offset="1" stop-color=(BLUE) stop-opacity="1" {}
+                            }
+                        }
+                        rect width="120" height="12" fill="url(#anatomy-weight)" stroke="gray" {}
+                    }
+                    " 0 → 1"
+                }
+                "\n"
+                span style={ "margin-left:1em;color:" (MUTED) } {
+                    "hover over a token on the left, or reach it with Tab, to see only its lines; click it, or \
+                     press Enter or Space, to keep them"
+                }
+            }
+        }
     }
 
     /// Every layer (rows) × head (columns) as a small heatmap: darker cells, more attention.
     pub fn model_view(&self) -> Html {
-        let mut html = format!(
-            r#"<div class="anatomy-view" style="{STYLE}"><div><b>Model view</b>: every layer (rows) × head (columns); in each small square, rows are the tokens attending (queries), columns the tokens attended to (keys), darker = more weight</div><table style="border-collapse: collapse"><tr><td></td>"#
-        );
-        for h in 0..self.num_heads() {
-            let _ = write!(html, r#"<td style="text-align:center">head {h}</td>"#);
-        }
-        html.push_str("</tr>");
-        for (l, heads) in self.attentions.iter().enumerate() {
-            let _ = write!(html, r#"<tr><td>layer {l}</td>"#);
-            for (h, weights) in heads.iter().enumerate() {
-                let label = format!("layer {l}, head {h}: attention weights, darker = more");
-                let _ = write!(html, "<td>{}</td>", matrix_svg(weights, 4.0, BLUE, &label));
+        html! {
+            div class="anatomy-view" style=(STYLE) {
+                div {
+                    b { "Model view" }
+                    ": every layer (rows) × head (columns); in each small square, rows are the tokens attending \
+                     (queries), columns the tokens attended to (keys), darker = more weight"
+                }
+                table style="border-collapse: collapse" {
+                    tr {
+                        td {}
+                        @for h in 0..self.num_heads() {
+                            td style="text-align:center" { "head " (h) }
+                        }
+                    }
+                    @for (l, heads) in self.attentions.iter().enumerate() {
+                        tr {
+                            td { "layer " (l) }
+                            @for (h, weights) in heads.iter().enumerate() {
+                                @let label = format!("layer {l}, head {h}: attention weights, darker = more");
+                                td { (matrix_svg(weights, 4.0, BLUE, &label)) }
+                            }
+                        }
+                    }
+                }
             }
-            html.push_str("</tr>");
         }
-        html.push_str("</table></div>");
-        Html(html)
+        .into()
     }
 
     /// How one head arrives at the weights of `token`: its query, every key, their elementwise product
@@ -328,47 +343,51 @@ impl AttentionPicture {
         let product_scale =
             qk.keys.iter().flat_map(|k| k.iter().zip(q).map(|(a, b)| (a * b).abs())).fold(0f32, f32::max).max(1e-6);
         // Each band is an image of a vector's numbers: blue positive, red negative, opacity the size.
-        let band = |values: &[f32], scale: f32, what: &str| -> String {
-            let mut s = format!(
-                r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="14" role="img"><title>{}: {} numbers, blue positive, red negative, stronger = larger</title>"#,
-                3 * values.len(),
-                escape(what),
-                values.len()
-            );
-            for (i, v) in values.iter().enumerate() {
-                let color = if *v >= 0.0 { BLUE } else { RED };
-                let _ = write!(
-                    s,
-                    r#"<rect x="{}" y="0" width="3" height="14" fill="{color}" fill-opacity="{:.3}"/>"#,
-                    3 * i,
-                    (v.abs() / scale).min(1.0)
-                );
+        let band = |values: &[f32], scale: f32, what: &str| {
+            html! {
+                svg xmlns="http://www.w3.org/2000/svg" width=(3 * values.len()) height="14" role="img" {
+                    title { (what) ": " (values.len()) " numbers, blue positive, red negative, stronger = larger" }
+                    @for (i, v) in values.iter().enumerate() {
+                        rect x=(3 * i) y="0" width="3" height="14" fill=(if *v >= 0.0 { BLUE } else { RED })
+                            fill-opacity=(format!("{:.3}", (v.abs() / scale).min(1.0))) {}
+                    }
+                }
             }
-            s.push_str("</svg>");
-            s
         };
         let weights = &self.attentions[layer][head][token];
-        let mut html = format!(
-            r#"<div class="anatomy-view" style="{STYLE}"><div>layer {layer} · head {head} · query token <b>{}</b> ({d} dimensions) <span style="margin-left:1em;color:{MUTED}">a static view of one query token: choose another with neuron_view's token (--token N)</span></div><table style="border-collapse: collapse"><tr><td>query q</td><td>{}</td><td></td><td></td><td></td></tr><tr><th>key token</th><th>key k</th><th>q × k</th><th>q·k/√d</th><th>weight</th></tr>"#,
-            escape(&self.tokens[token]),
-            band(q, scale, "query q")
-        );
-        for (j, (k, weight)) in qk.keys.iter().zip(weights).enumerate() {
-            let product: Vec<f32> = k.iter().zip(q).map(|(a, b)| a * b).collect();
-            let score = product.iter().sum::<f32>() / (d as f32).sqrt();
-            let _ = write!(
-                html,
-                r#"<tr><td style="color:{}">{}</td><td>{}</td><td>{}</td><td style="text-align:right">{score:.2}</td><td><svg xmlns="http://www.w3.org/2000/svg" width="60" height="12" aria-hidden="true"><rect x="0" y="1" width="{:.1}" height="10" fill="{BLUE}"/></svg> {:.3}</td></tr>"#,
-                self.token_color(j),
-                escape(&self.tokens[j]),
-                band(k, scale, &format!("key of {}", self.tokens[j])),
-                band(&product, product_scale, "q × k, element by element"),
-                60.0 * weight,
-                weight
-            );
+        Ok(html! {
+            div class="anatomy-view" style=(STYLE) {
+                div {
+                    "layer " (layer) " · head " (head) " · query token "
+                    b { (self.tokens[token]) }
+                    " (" (d) " dimensions) "
+                    span style={ "margin-left:1em;color:" (MUTED) } {
+                        "a static view of one query token: choose another with neuron_view's token (--token N)"
+                    }
+                }
+                table style="border-collapse: collapse" {
+                    tr { td { "query q" } td { (band(q, scale, "query q")) } td {} td {} td {} }
+                    tr { th { "key token" } th { "key k" } th { "q × k" } th { "q·k/√d" } th { "weight" } }
+                    @for (j, (k, weight)) in qk.keys.iter().zip(weights).enumerate() {
+                        @let product: Vec<f32> = k.iter().zip(q).map(|(a, b)| a * b).collect();
+                        @let score = product.iter().sum::<f32>() / (d as f32).sqrt();
+                        tr {
+                            td style={ "color:" (self.token_color(j)) } { (self.tokens[j]) }
+                            td { (band(k, scale, &format!("key of {}", self.tokens[j]))) }
+                            td { (band(&product, product_scale, "q × k, element by element")) }
+                            td style="text-align:right" { (format!("{score:.2}")) }
+                            td {
+                                svg xmlns="http://www.w3.org/2000/svg" width="60" height="12" aria-hidden="true" {
+                                    rect x="0" y="1" width=(format!("{:.1}", 60.0 * weight)) height="10" fill=(BLUE) {}
+                                }
+                                " " (format!("{weight:.3}"))
+                            }
+                        }
+                    }
+                }
+            }
         }
-        html.push_str("</table></div>");
-        Ok(Html(html))
+        .into())
     }
 
     /// The chosen head as JSON: `{"tokens": [...], "layer": L, "head": H, "weights": [[...], ...]}`.
@@ -466,43 +485,87 @@ const HEAD_VIEW_POINTER: &str = r#"  // Hover over a token on the left to see on
 /// A matrix as an SVG heatmap with `cell` pixels per entry; opacity follows the value (scaled to the
 /// largest magnitude), blue for positive and red for negative values. `label` is what a screen reader
 /// says of it (the picture is an image with that title).
-fn matrix_svg(rows: &[Vec<f32>], cell: f64, positive: &str, label: &str) -> String {
+fn matrix_svg(rows: &[Vec<f32>], cell: f64, positive: &str, label: &str) -> Markup {
     let (h, w) = (rows.len(), rows.first().map_or(0, Vec::len));
     let scale = rows.iter().flatten().fold(0f32, |m, v| m.max(v.abs())).max(1e-6);
-    let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img"><title>{}</title>"#,
-        cell * w as f64,
-        cell * h as f64,
-        cell * w as f64,
-        cell * h as f64,
-        escape(label)
-    );
-    for (i, row) in rows.iter().enumerate() {
-        for (j, v) in row.iter().enumerate() {
-            let color = if *v >= 0.0 { positive } else { RED };
-            let _ = write!(
-                svg,
-                r#"<rect x="{}" y="{}" width="{cell}" height="{cell}" fill="{color}" fill-opacity="{:.3}"/>"#,
-                cell * j as f64,
-                cell * i as f64,
-                v.abs() / scale
-            );
+    let (width, height) = (cell * w as f64, cell * h as f64);
+    html! {
+        svg xmlns="http://www.w3.org/2000/svg" width=(width) height=(height)
+            viewBox={ "0 0 " (width) " " (height) } role="img" {
+            title { (label) }
+            @for (i, row) in rows.iter().enumerate() {
+                @for (j, v) in row.iter().enumerate() {
+                    rect x=(cell * j as f64) y=(cell * i as f64) width=(cell) height=(cell)
+                        fill=(if *v >= 0.0 { positive } else { RED })
+                        fill-opacity=(format!("{:.3}", v.abs() / scale)) {}
+                }
+            }
         }
     }
-    svg.push_str("</svg>");
-    svg
 }
 
-/// A complete HTML page around a view, for writing to a file.
+/// The page's own style: light, or dark where the reader's system is.
+const PAGE_STYLE: &str = "body { margin: 1.5em; background: #fff; color: #111; } @media (prefers-color-scheme: dark) \
+                          { body { background: #111; color: #eee; } } select { margin: 0 .5em; }";
+
+/// A complete HTML page around a view (`body`, HTML already), for writing to a file.
 pub fn html_page(title: &str, body: &str) -> String {
-    format!(
-        r#"<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"/><title>{}</title>
-<style>body {{ margin: 1.5em; background: #fff; color: #111; }} @media (prefers-color-scheme: dark) {{ body {{ background: #111; color: #eee; }} }} select {{ margin: 0 .5em; }}</style>
-</head><body>
-{body}
-</body></html>
-"#,
-        escape(title)
-    )
+    let page = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { (title) }
+                "\n" style { (PreEscaped(PAGE_STYLE)) } "\n"
+            }
+            body { "\n" (PreEscaped(body)) "\n" }
+        }
+        "\n"
+    };
+    page.into_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOSTILE: &str = "</script><script>alert(1)</script>";
+
+    /// Six tokens, one of them a script's end and start, one with a `"`, on two layers of two heads.
+    fn hostile_picture() -> AttentionPicture {
+        let tokens = ["[CLS]", HOSTILE, r#"a"b"#, "it's", "<s>", "[SEP]"].map(String::from).to_vec();
+        let n = tokens.len();
+        let uniform = vec![vec![1.0 / n as f32; n]; n];
+        AttentionPicture { tokens, sentence_b_start: Some(3), attentions: vec![vec![uniform; 2]; 2] }
+    }
+
+    #[test]
+    fn the_html_of_every_view_escapes_a_hostile_token_and_title() {
+        let p = hostile_picture();
+        let escaped = "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;";
+        let title = format!(r#"attention: {HOSTILE} / "quoted""#);
+        let head = html_page(&title, &p.head_view(1, 1).unwrap());
+        assert!(head.contains(&format!("<title>attention: {escaped} / &quot;quoted&quot;</title>")), "{head}");
+        assert!(head.contains(&format!(r#"style="cursor:pointer">{escaped}</text>"#)), "{head}");
+        assert!(head.contains(r#"style="cursor:pointer">a&quot;b</text>"#), "{head}");
+        // Only the page's own two scripts end, the data's and the code's: in the data, which HTML reads up to
+        // the first "</script", the token is written "<\/script>", and the whole of it is JSON.
+        assert_eq!(head.matches("</script").count(), 2, "{head}");
+        let start = head.find(r#"class="anatomy-data">"#).unwrap() + r#"class="anatomy-data">"#.len();
+        let end = start + head[start..].find("</script").unwrap();
+        let data: serde_json::Value = serde_json::from_str(&head[start..end]).unwrap();
+        assert_eq!(data["tokens"][1], HOSTILE);
+        let outside_the_data = [&head[..start], &head[end..]].concat();
+        assert_eq!(outside_the_data.matches("<script").count(), 2, "{head}");
+        assert!(head.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"), "the page says its language");
+
+        let model = p.model_view();
+        assert!(!model.contains("<script"));
+        let qk = QueriesAndKeys { queries: vec![vec![1.0, -1.0]; 6], keys: vec![vec![0.5, 2.0]; 6] };
+        let neuron = p.neuron_view(0, 0, 1, &qk).unwrap();
+        assert!(neuron.contains(&format!("query token <b>{escaped}</b>")), "{}", &*neuron);
+        assert!(neuron.contains(&format!("<title>key of {escaped}: 2 numbers")), "{}", &*neuron);
+        assert!(neuron.contains("<title>key of a&quot;b: 2 numbers"), "{}", &*neuron);
+        assert!(!neuron.contains("<script"), "{}", &*neuron);
+    }
 }

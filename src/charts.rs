@@ -5,14 +5,13 @@
 //! one picture no chart type fits; it is drawn by hand.
 //!
 //! Chapter section: [`chapters/10-training.md`](../chapters/10-training.md).
-use std::fmt::Write;
-
+use maud::{html, Markup};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::decoding::BeamSearch;
-use crate::html::{escape, titled_svg, Html};
+use crate::html::{titled_svg, Html};
 
 const COLOURS: [RGBColor; 4] =
     [RGBColor(59, 130, 246), RGBColor(249, 115, 22), RGBColor(16, 185, 129), RGBColor(239, 68, 68)];
@@ -387,30 +386,21 @@ fn why_the_search_ended(search: &BeamSearch) -> Option<String> {
 /// The beam tree's words around its nodes on a `width` × `height` canvas: the title, what the columns are
 /// (above the `caption` of `why` the search ended, if any), what the rows are (centred at `middle`), and
 /// the start token at the height `start` of the first row.
-fn beam_tree_labels(svg: &mut String, (width, height): (f64, f64), why: Option<&str>, middle: f64, start: f64) {
+fn beam_tree_labels((width, height): (f64, f64), why: Option<&str>, middle: f64, start: f64) -> Markup {
     let caption = if why.is_some() { 22.0 } else { 0.0 };
-    let _ =
-        write!(svg, r#"<text x="{}" y="20" text-anchor="middle" font-size="17">{BEAM_TREE_TITLE}</text>"#, width / 2.0);
-    let _ = write!(
-        svg,
-        r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">step (one column per token written); blue: the best output</text>"##,
-        width / 2.0,
-        height - 8.0 - caption
-    );
-    if let Some(why) = why {
-        let _ = write!(
-            svg,
-            r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">{}</text>"##,
-            width / 2.0,
-            height - 8.0,
-            crate::html::escape(why)
-        );
+    html! {
+        text x=(width / 2.0) y="20" text-anchor="middle" font-size="17" { (BEAM_TREE_TITLE) }
+        text x=(width / 2.0) y=(height - 8.0 - caption) text-anchor="middle" font-size="13" fill="#334155" {
+            "step (one column per token written); blue: the best output"
+        }
+        @if let Some(why) = why {
+            text x=(width / 2.0) y=(height - 8.0) text-anchor="middle" font-size="13" fill="#334155" { (why) }
+        }
+        text transform={ "translate(14 " (middle) ") rotate(-90)" } text-anchor="middle" font-size="13" fill="#334155" {
+            "beams, best first"
+        }
+        text x="38" y=(start + 5.0) text-anchor="middle" font-weight="bold" { "<s>" }
     }
-    let _ = write!(
-        svg,
-        r##"<text transform="translate(14 {middle}) rotate(-90)" text-anchor="middle" font-size="13" fill="#334155">beams, best first</text>"##
-    );
-    let _ = write!(svg, r#"<text x="38" y="{}" text-anchor="middle" font-weight="bold">&lt;s&gt;</text>"#, start + 5.0);
 }
 
 /// The beams after every step of a beam search as a tree: one column per step, one node per beam (its
@@ -429,46 +419,36 @@ pub fn beam_tree(search: &BeamSearch, token: impl Fn(i64) -> String) -> Html {
     let on_best = |s: usize, i: usize| best.get(s) == Some(&i);
     let x = |s: usize| left + col * s as f64;
     let y = |i: usize| top + row * (i as f64 + 0.5);
-    let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="14">"#
-    );
-    beam_tree_labels(&mut svg, (width, height), why.as_deref(), top + row * rows / 2.0, y(0));
-    let node = |svg: &mut String, (s, i): (usize, usize), parent: usize, text: &str, log_prob: f64, blue: bool| {
+    // A node: the edge from its parent, its token (blue and bold on the best path) and its log-probability.
+    let node = |(s, i): (usize, usize), parent: usize, text: &str, log_prob: f64, blue: bool| {
         let from_x = if s == 0 { 38.0 + 16.0 } else { x(s - 1) + 22.0 };
         let (stroke, weight) = if blue { ("#1d4ed8", 2.5) } else { ("#94a3b8", 1.0) };
-        let bold = if blue { r##" font-weight="bold" fill="#1d4ed8""## } else { "" };
-        let _ = write!(
-            svg,
-            r##"<line x1="{from_x}" y1="{}" x2="{}" y2="{}" stroke="{stroke}" stroke-width="{weight}"/><text x="{}" y="{}" text-anchor="middle"{bold}>{}</text><text x="{}" y="{}" text-anchor="middle" font-size="12" fill="#334155">{log_prob:.2}</text>"##,
-            y(parent),
-            x(s) - 22.0,
-            y(i),
-            x(s),
-            y(i) + 1.0,
-            escape(text),
-            x(s),
-            y(i) + 15.0,
-        );
+        html! {
+            line x1=(from_x) y1=(y(parent)) x2=(x(s) - 22.0) y2=(y(i)) stroke=(stroke) stroke-width=(weight) {}
+            text x=(x(s)) y=(y(i) + 1.0) text-anchor="middle" font-weight=[blue.then_some("bold")]
+                fill=[blue.then_some("#1d4ed8")] { (text) }
+            text x=(x(s)) y=(y(i) + 15.0) text-anchor="middle" font-size="12" fill="#334155" {
+                (format!("{log_prob:.2}"))
+            }
+        }
     };
-    for s in 0..steps {
-        let _ = write!(
-            svg,
-            r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">{}</text>"##,
-            x(s),
-            top - 12.0,
-            s + 1
-        );
-        for (i, b) in search.steps.get(s).into_iter().flatten().enumerate() {
-            node(&mut svg, (s, i), b.parent, &token(b.token), b.log_prob, on_best(s, i));
+    let svg = html! {
+        svg xmlns="http://www.w3.org/2000/svg" width=(width) height=(height) viewBox={ "0 0 " (width) " " (height) }
+            font-family="sans-serif" font-size="14" {
+            (beam_tree_labels((width, height), why.as_deref(), top + row * rows / 2.0, y(0)))
+            @for s in 0..steps {
+                text x=(x(s)) y=(top - 12.0) text-anchor="middle" font-size="13" fill="#334155" { (s + 1) }
+                @for (i, b) in search.steps.get(s).into_iter().flatten().enumerate() {
+                    (node((s, i), b.parent, &token(b.token), b.log_prob, on_best(s, i)))
+                }
+                @for (k, e) in ended(s).iter().enumerate() {
+                    (node((s, alive(s) + k), e.parent, "</s>", e.log_prob, on_best(s, alive(s) + k)))
+                }
+            }
         }
-        for (k, e) in ended(s).iter().enumerate() {
-            let i = alive(s) + k;
-            node(&mut svg, (s, i), e.parent, "</s>", e.log_prob, on_best(s, i));
-        }
-    }
-    svg.push_str("</svg>");
+    };
     Html(titled_svg(
-        &svg,
+        &svg.0,
         BEAM_TREE_TITLE,
         "Each column is a step of the beam search and each node a hypothesis, its token and log-probability, \
          joined to the hypothesis it extends; the best output's path is drawn in blue and bold.",

@@ -6,12 +6,11 @@
 //! weights a heatmap with the tokens on both axes; a mask a 0/1 grid. Everything is self-contained
 //! HTML/SVG in colours that read on light and dark themes. In a terminal the usual `{}`/`{:?}` output
 //! remains. Bring [`Rich`] into scope (`use transformer_anatomy::display::Rich;`) to display tensors.
-use std::fmt::Write;
-
+use maud::html;
 use tch::{Kind, Tensor};
 
 use crate::config::BertConfig;
-use crate::html::{escape, Html};
+use crate::html::Html;
 use crate::overview::Branch;
 
 const STYLE: &str = "font-family: ui-monospace, monospace; font-size: 12px; border-collapse: collapse;";
@@ -51,8 +50,6 @@ pub fn token_table(t: &Tensor, row_names: &[String], column_names: &[String]) ->
 }
 
 fn table(t: &Tensor, row_names: Option<&[String]>, column_names: Option<&[String]>) -> Html {
-    let mut html =
-        format!(r#"<div style="{STYLE}"><div>Tensor <b>{:?}</b> · {:?} · {:?}</div>"#, t.size(), t.kind(), t.device());
     let mut view = t.shallow_clone();
     let mut leading = Vec::new();
     while view.dim() > 2 {
@@ -62,60 +59,72 @@ fn table(t: &Tensor, row_names: Option<&[String]>, column_names: Option<&[String
     if view.dim() == 1 {
         view = view.unsqueeze(0);
     }
-    if view.dim() == 2 && view.numel() > 0 {
+    // The window of the last two axes: its values, and how much of the tensor they are.
+    let window = (view.dim() == 2 && view.numel() > 0).then(|| {
         let (rows, cols) = (view.size()[0], view.size()[1]);
         let (shown_rows, shown_cols) = (rows.min(SHOWN), cols.min(SHOWN));
         let window = view.narrow(0, 0, shown_rows).narrow(1, 0, shown_cols).to_kind(Kind::Double);
-        if let Ok(values) = Vec::<Vec<f64>>::try_from(&window) {
-            let at =
-                if leading.is_empty() { String::new() } else { format!(" at index [{}, …]", leading.join(", ")) };
-            let _ =
-                write!(html, "<div>showing {shown_rows} of {rows} rows and {shown_cols} of {cols} columns{at}</div>");
-            html.push_str(r#"<table style="border-collapse: collapse"><tr><th></th>"#);
-            for j in 0..shown_cols {
-                let name = column_names.and_then(|n| n.get(j as usize)).map_or_else(|| j.to_string(), |n| escape(n));
-                let _ = write!(html, r#"<th style="{CELL}">{name}</th>"#);
+        Vec::<Vec<f64>>::try_from(&window).ok().map(|values| (values, (rows, cols), (shown_rows, shown_cols)))
+    });
+    let name =
+        |names: Option<&[String]>, i: usize| names.and_then(|n| n.get(i)).map_or_else(|| i.to_string(), Clone::clone);
+    html! {
+        div style=(STYLE) {
+            div {
+                "Tensor " b { (format!("{:?}", t.size())) }
+                " · " (format!("{:?}", t.kind())) " · " (format!("{:?}", t.device()))
             }
-            html.push_str("</tr>");
-            for (i, row) in values.iter().enumerate() {
-                let name = row_names.and_then(|n| n.get(i)).map_or_else(|| i.to_string(), |n| escape(n));
-                let _ = write!(html, r#"<tr><th style="{CELL}">{name}</th>"#);
-                for v in row {
-                    let _ = write!(html, r#"<td style="{CELL}">{}</td>"#, crate::inspect::format_value(*v));
+            @if let Some(Some((values, (rows, cols), (shown_rows, shown_cols)))) = window {
+                div {
+                    "showing " (shown_rows) " of " (rows) " rows and " (shown_cols) " of " (cols) " columns"
+                    @if !leading.is_empty() { " at index [" (leading.join(", ")) ", …]" }
                 }
-                if cols > SHOWN {
-                    let _ = write!(html, r#"<td style="{CELL}">…</td>"#);
+                table style="border-collapse: collapse" {
+                    tr {
+                        th {}
+                        @for j in 0..shown_cols as usize {
+                            th style=(CELL) { (name(column_names, j)) }
+                        }
+                    }
+                    @for (i, row) in values.iter().enumerate() {
+                        tr {
+                            th style=(CELL) { (name(row_names, i)) }
+                            @for v in row {
+                                td style=(CELL) { (crate::inspect::format_value(*v)) }
+                            }
+                            @if cols > SHOWN {
+                                td style=(CELL) { "…" }
+                            }
+                        }
+                    }
+                    @if rows > SHOWN {
+                        tr { th style=(CELL) { "⋮" } }
+                    }
                 }
-                html.push_str("</tr>");
+            } @else if view.dim() == 0 {
+                div { (crate::inspect::format_value(view.double_value(&[]))) }
             }
-            if rows > SHOWN {
-                let _ = write!(html, r#"<tr><th style="{CELL}">⋮</th></tr>"#);
-            }
-            html.push_str("</table>");
         }
-    } else if view.dim() == 0 {
-        let _ = write!(html, "<div>{}</div>", crate::inspect::format_value(view.double_value(&[])));
     }
-    html.push_str("</div>");
-    Html(html)
+    .into()
 }
 
 impl BertConfig {
     /// The configuration as a two-column table.
     pub fn to_html(&self) -> Html {
         let json = serde_json::to_value(self).expect("a config serializes");
-        let mut html =
-            format!(r#"<table style="{STYLE}"><tr><th style="{CELL}">field</th><th style="{CELL}">value</th></tr>"#);
-        if let Some(map) = json.as_object() {
-            for (key, value) in map {
-                let _ = write!(
-                    html,
-                    r#"<tr><td style="{CELL}; text-align:left">{key}</td><td style="{CELL}">{value}</td></tr>"#
-                );
+        html! {
+            table style=(STYLE) {
+                tr { th style=(CELL) { "field" } th style=(CELL) { "value" } }
+                @for (key, value) in json.as_object().into_iter().flatten() {
+                    tr {
+                        td style={ (CELL) "; text-align:left" } { (key) }
+                        td style=(CELL) { (value.to_string()) }
+                    }
+                }
             }
         }
-        html.push_str("</table>");
-        Html(html)
+        .into()
     }
 
     /// Called by evcxr for a cell's final value.
@@ -143,29 +152,28 @@ pub fn cross_attention_heatmap(weights: &Tensor, target_tokens: &[String], sourc
 fn weights_heatmap(title: &str, axes: (&str, &str), weights: &Tensor, rows: &[String], columns: &[String]) -> Html {
     let small = weights.size().iter().product::<i64>() <= 400;
     crate::charts::heatmap(title, axes, weights, Some(rows), Some(columns), small)
-        .unwrap_or_else(|e| Html(format!("<p>no picture: {}</p>", escape(&format!("{e:#}")))))
+        .unwrap_or_else(|e| html! { p { "no picture: " (format!("{e:#}")) } }.into())
 }
 
 /// A mask as a grid of 0s and 1s (1 = may attend), shaded where attention is allowed.
 pub fn mask_grid(mask: &Tensor) -> Html {
     let rows = Vec::<Vec<f64>>::try_from(&mask.to_kind(Kind::Double)).unwrap_or_default();
-    let mut html = format!(
-        r#"<table style="{STYLE}"><caption style="text-align:left">mask: row = query position, column = key position, 1 = may attend</caption>"#
-    );
-    for row in rows {
-        html.push_str("<tr>");
-        for v in row {
-            let shade = if v != 0.0 { "background: rgba(59,130,246,0.45);" } else { "" };
-            let _ = write!(
-                html,
-                r#"<td style="{CELL} {shade} text-align:center; width: 1.6em">{}</td>"#,
-                if v != 0.0 { 1 } else { 0 }
-            );
+    html! {
+        table style=(STYLE) {
+            caption style="text-align:left" { "mask: row = query position, column = key position, 1 = may attend" }
+            @for row in rows {
+                tr {
+                    @for v in row {
+                        @let shade = if v != 0.0 { "background: rgba(59,130,246,0.45);" } else { "" };
+                        td style={ (CELL) " " (shade) " text-align:center; width: 1.6em" } {
+                            (if v != 0.0 { 1 } else { 0 })
+                        }
+                    }
+                }
+            }
         }
-        html.push_str("</tr>");
     }
-    html.push_str("</table>");
-    Html(html)
+    .into()
 }
 
 /// One model of the transformer family tree: the data behind [`transformer_families`].
@@ -302,27 +310,29 @@ pub const FAMILY: &[FamilyMember] = &[
 
 /// The family tree as a table, grouped by branch and ordered by year.
 pub fn transformer_families() -> Html {
-    let mut html = format!(r#"<table style="{STYLE}">"#);
-    let _ = write!(
-        html,
-        r#"<tr><th style="{CELL}">branch</th><th style="{CELL}">year</th><th style="{CELL}">model</th><th style="{CELL}">key idea</th></tr>"#
-    );
-    for branch in Branch::ALL {
+    let by_branch = Branch::ALL.map(|branch| {
         let mut members: Vec<&FamilyMember> = FAMILY.iter().filter(|m| m.branch == branch).collect();
         members.sort_by_key(|m| m.year);
-        for m in members {
-            let _ = write!(
-                html,
-                r#"<tr><td style="{CELL}; text-align:left">{}</td><td style="{CELL}">{}</td><td style="{CELL}; text-align:left"><b>{}</b></td><td style="{CELL}; text-align:left">{}</td></tr>"#,
-                m.branch.name(),
-                m.year,
-                m.model,
-                m.key_idea
-            );
+        members
+    });
+    html! {
+        table style=(STYLE) {
+            tr {
+                @for heading in ["branch", "year", "model", "key idea"] {
+                    th style=(CELL) { (heading) }
+                }
+            }
+            @for m in by_branch.iter().flatten() {
+                tr {
+                    td style={ (CELL) "; text-align:left" } { (m.branch.name()) }
+                    td style=(CELL) { (m.year) }
+                    td style={ (CELL) "; text-align:left" } { b { (m.model) } }
+                    td style={ (CELL) "; text-align:left" } { (m.key_idea) }
+                }
+            }
         }
     }
-    html.push_str("</table>");
-    Html(html)
+    .into()
 }
 
 #[cfg(test)]

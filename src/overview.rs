@@ -7,9 +7,9 @@
 //! shows it before chapter 01, and a test checks that every chapter it names exists.
 //!
 //! Chapter section: [`chapters/00-overview.md`](../chapters/00-overview.md).
-use std::fmt::Write;
+use maud::{html, Markup};
 
-use crate::html::{escape, titled_svg, Html};
+use crate::html::{titled_svg, Html};
 
 /// Which column of the figure a block sits in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,33 +165,31 @@ pub fn figure() -> Html {
     let rows = encoder.len().max(decoder.len()) as f64;
     let (width, height) = (2.0 * left + 2.0 * box_w + col_gap, top + rows * (box_h + gap) + bottom);
     let layout = Layout { box_w, box_h, gap, col_gap, left, bottom, height };
-    let mut svg = format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="14">"#
-    );
-    let _ = write!(
-        svg,
-        r##"<defs><marker id="overview-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#334155"/></marker></defs><rect width="{width}" height="{height}" fill="#ffffff"/><text x="{}" y="26" text-anchor="middle" font-size="18">{}</text>"##,
-        width / 2.0,
-        escape(TITLE)
-    );
-    column_svg(&mut svg, &layout, Side::Encoder, &encoder, "encoder: reads the whole source at once");
-    column_svg(&mut svg, &layout, Side::Decoder, &decoder, "decoder: writes one token at a time");
-    encoder_states_svg(&mut svg, &layout, encoder.len(), &decoder);
-    let _ = write!(
-        svg,
-        r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">bottom to top: from token ids to the next token's probabilities; each block names the chapter file that builds it</text>"##,
-        width / 2.0,
-        height - 40.0
-    );
-    let _ = write!(
-        svg,
-        r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" fill="#334155">light blue: encoder blocks · dark orange: decoder blocks · dashed frame: the layer stacked N times</text>"##,
-        width / 2.0,
-        height - 18.0
-    );
-    svg.push_str("</svg>");
+    let svg = html! {
+        svg xmlns="http://www.w3.org/2000/svg" width=(width) height=(height) viewBox={ "0 0 " (width) " " (height) }
+            font-family="sans-serif" font-size="14" {
+            defs {
+                marker id="overview-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7"
+                    orient="auto" {
+                    path d="M0,0 L10,5 L0,10 z" fill="#334155" {}
+                }
+            }
+            rect width=(width) height=(height) fill="#ffffff" {}
+            text x=(width / 2.0) y="26" text-anchor="middle" font-size="18" { (TITLE) }
+            (column_svg(&layout, Side::Encoder, &encoder, "encoder: reads the whole source at once"))
+            (column_svg(&layout, Side::Decoder, &decoder, "decoder: writes one token at a time"))
+            (encoder_states_svg(&layout, encoder.len(), &decoder))
+            text x=(width / 2.0) y=(height - 40.0) text-anchor="middle" font-size="13" fill="#334155" {
+                "bottom to top: from token ids to the next token's probabilities; each block names the chapter file \
+                 that builds it"
+            }
+            text x=(width / 2.0) y=(height - 18.0) text-anchor="middle" font-size="13" fill="#334155" {
+                "light blue: encoder blocks · dark orange: decoder blocks · dashed frame: the layer stacked N times"
+            }
+        }
+    };
     Html(titled_svg(
-        &svg,
+        &svg.0,
         TITLE,
         "The encoder's blocks on the left and the decoder's on the right, from the tokens at the bottom to the \
          output at the top, each block labelled with the chapter that builds it; the decoder's encoder-decoder \
@@ -201,68 +199,53 @@ pub fn figure() -> Html {
 
 /// One side's column: its label, the dashed frame around the layer that repeats, and its blocks bottom to
 /// top, each joined to the one below by an arrow.
-fn column_svg(svg: &mut String, layout: &Layout, side: Side, blocks: &[&Block], label: &str) {
+fn column_svg(layout: &Layout, side: Side, blocks: &[&Block], label: &str) -> Markup {
     let Layout { box_w, box_h, .. } = *layout;
     let x0 = layout.x(side);
-    let _ = write!(
-        svg,
-        r#"<text x="{}" y="60" text-anchor="middle" font-size="15" font-weight="bold">{label}</text>"#,
-        x0 + box_w / 2.0
-    );
+    let c = x0 + box_w / 2.0;
     // The frame around the repeated layer, with its "× N".
     let repeated: Vec<usize> = blocks.iter().enumerate().filter(|(_, b)| b.repeated).map(|(r, _)| r).collect();
-    if let (Some(&first), Some(&last)) = (repeated.first(), repeated.last()) {
-        let (fy, fh) = (layout.y(last) - 8.0, layout.y(first) - layout.y(last) + box_h + 16.0);
-        let _ = write!(
-            svg,
-            r##"<rect x="{}" y="{fy}" width="{}" height="{fh}" rx="8" fill="none" stroke="#334155" stroke-dasharray="6 4"/><text x="{}" y="{}" text-anchor="end" font-size="13" fill="#334155">× N layers</text>"##,
-            x0 - 10.0,
-            box_w + 20.0,
-            if side == Side::Encoder { x0 - 14.0 } else { x0 + box_w + 84.0 },
-            fy + fh / 2.0
-        );
-    }
+    let frame = repeated
+        .first()
+        .zip(repeated.last())
+        .map(|(&first, &last)| (layout.y(last) - 8.0, layout.y(first) - layout.y(last) + box_h + 16.0));
     let colours = if side == Side::Encoder { ENCODER_COLOURS } else { DECODER_COLOURS };
-    let (fill, text) = (hex(colours.fill), hex(colours.text));
-    for (r, b) in blocks.iter().enumerate() {
-        let by = layout.y(r);
-        let _ = write!(
-            svg,
-            r#"<rect x="{x0}" y="{by}" width="{box_w}" height="{box_h}" rx="5" fill="{fill}"/><text x="{c}" y="{}" text-anchor="middle" fill="{text}">{}</text><text x="{c}" y="{}" text-anchor="middle" font-size="12" fill="{text}">{}</text>"#,
-            by + 18.0,
-            escape(b.name),
-            by + 34.0,
-            escape(b.chapter),
-            c = x0 + box_w / 2.0,
-        );
-        if r > 0 {
-            let _ = write!(
-                svg,
-                r##"<line x1="{c}" y1="{}" x2="{c}" y2="{}" stroke="#334155" marker-end="url(#overview-arrow)"/>"##,
-                layout.y(r - 1),
-                by + box_h + 1.0,
-                c = x0 + box_w / 2.0
-            );
+    let (fill, ink) = (hex(colours.fill), hex(colours.text));
+    html! {
+        text x=(c) y="60" text-anchor="middle" font-size="15" font-weight="bold" { (label) }
+        @if let Some((fy, fh)) = frame {
+            rect x=(x0 - 10.0) y=(fy) width=(box_w + 20.0) height=(fh) rx="8" fill="none" stroke="#334155"
+                stroke-dasharray="6 4" {}
+            text x=(if side == Side::Encoder { x0 - 14.0 } else { x0 + box_w + 84.0 }) y=(fy + fh / 2.0)
+                text-anchor="end" font-size="13" fill="#334155" { "× N layers" }
+        }
+        @for (r, b) in blocks.iter().enumerate() {
+            @let by = layout.y(r);
+            rect x=(x0) y=(by) width=(box_w) height=(box_h) rx="5" fill=(fill) {}
+            text x=(c) y=(by + 18.0) text-anchor="middle" fill=(ink) { (b.name) }
+            text x=(c) y=(by + 34.0) text-anchor="middle" font-size="12" fill=(ink) { (b.chapter) }
+            @if r > 0 {
+                line x1=(c) y1=(layout.y(r - 1)) x2=(c) y2=(by + box_h + 1.0) stroke="#334155"
+                    marker-end="url(#overview-arrow)" {}
+            }
         }
     }
 }
 
 /// The encoder's output leaves the top of its column (`encoder_rows` high) and goes into the decoder's
 /// encoder-decoder attention (in every decoder layer: the figure draws the layer once).
-fn encoder_states_svg(svg: &mut String, layout: &Layout, encoder_rows: usize, decoder: &[&Block]) {
+fn encoder_states_svg(layout: &Layout, encoder_rows: usize, decoder: &[&Block]) -> Markup {
     let top_encoder = layout.y(encoder_rows - 1);
-    if let Some(r) = decoder.iter().position(|b| b.name == "encoder-decoder attention") {
-        let from_x = layout.x(Side::Encoder) + layout.box_w - 40.0;
-        let (to_x, to_y) = (layout.x(Side::Decoder), layout.y(r) + layout.box_h / 2.0);
-        let _ = write!(
-            svg,
-            r##"<path d="M{from_x},{top_encoder} C{from_x},{} {},{to_y} {},{to_y}" fill="none" stroke="#334155" stroke-width="2" marker-end="url(#overview-arrow)"/><text x="{}" y="{}" text-anchor="end" font-size="13" fill="#334155">encoder states</text>"##,
-            top_encoder - 50.0,
-            to_x - 60.0,
-            to_x - 1.0,
-            from_x - 8.0,
-            top_encoder - 24.0
-        );
+    let Some(r) = decoder.iter().position(|b| b.name == "encoder-decoder attention") else { return html! {} };
+    let from_x = layout.x(Side::Encoder) + layout.box_w - 40.0;
+    let (to_x, to_y) = (layout.x(Side::Decoder), layout.y(r) + layout.box_h / 2.0);
+    html! {
+        path d={ "M" (from_x) "," (top_encoder) " C" (from_x) "," (top_encoder - 50.0) " " (to_x - 60.0) "," (to_y) " "
+                 (to_x - 1.0) "," (to_y) }
+            fill="none" stroke="#334155" stroke-width="2" marker-end="url(#overview-arrow)" {}
+        text x=(from_x - 8.0) y=(top_encoder - 24.0) text-anchor="end" font-size="13" fill="#334155" {
+            "encoder states"
+        }
     }
 }
 

@@ -6,9 +6,10 @@
 //! and the verdict comes back as a small card: passed, not done, or the named mistake with the first
 //! hint and the others folded away. The grader does not trust this cell: it grades the solution cell's
 //! code, extracted from the notebook, in its sandbox (see `anatomy_grade::handin`).
+use maud::{html, Markup};
+
 use crate::checks::CheckResult;
 use crate::{find, run_check, Status};
-use transformer_anatomy::html::escape;
 
 /// What a check cell shows: the exercise, the status, the check's message and the hints.
 #[derive(Debug, Clone)]
@@ -63,41 +64,40 @@ impl Verdict {
 
     /// The card as HTML: the headline, the check's message, the first hint, the others folded.
     pub fn to_html(&self) -> String {
-        let e = escape;
         let colour = match self.status {
             Status::Passed => "#1b7f3b",
             Status::NotDone => "#6b6b6b",
             _ => "#b3261e",
         };
-        let mut html = format!(
-            "<div style=\"border-left:4px solid {colour};padding:4px 10px;font-family:sans-serif\">\
-             <p style=\"color:{colour};font-weight:bold;margin:2px 0\">{}</p>",
-            e(&self.headline())
-        );
-        if self.status != Status::Passed {
-            // "not done yet" alone says no more than the headline; what todo!() said, if anything, does.
-            if self.message != "not done yet" {
-                html += &format!("<pre style=\"white-space:pre-wrap;margin:4px 0\">{}</pre>", e(&self.message));
-            }
-            if let Some((first, rest)) = self.hints.split_first() {
-                html += &format!("<p style=\"margin:4px 0\"><b>Hint 1.</b> {}</p>", inline_markdown(first));
-                if !rest.is_empty() {
-                    html += "<details><summary>More hints, one at a time</summary>";
-                    for (i, hint) in rest.iter().enumerate() {
-                        html += &format!(
-                            "<details style=\"margin-left:1em\"><summary>Hint {}</summary><p>{}</p></details>",
-                            i + 2,
-                            inline_markdown(hint)
-                        );
+        let card = html! {
+            div style={ "border-left:4px solid " (colour) ";padding:4px 10px;font-family:sans-serif" } {
+                p style={ "color:" (colour) ";font-weight:bold;margin:2px 0" } { (self.headline()) }
+                @if self.status != Status::Passed {
+                    // "not done yet" alone says no more than the headline; what todo!() said, if anything, does.
+                    @if self.message != "not done yet" {
+                        pre style="white-space:pre-wrap;margin:4px 0" { (self.message) }
                     }
-                    html += "</details>";
+                    @if let Some((first, rest)) = self.hints.split_first() {
+                        p style="margin:4px 0" { b { "Hint 1." } " " (inline_markdown(first)) }
+                        @if !rest.is_empty() {
+                            details {
+                                summary { "More hints, one at a time" }
+                                @for (i, hint) in rest.iter().enumerate() {
+                                    details style="margin-left:1em" {
+                                        summary { "Hint " (i + 2) }
+                                        p { (inline_markdown(hint)) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                @if let Some(note) = self.refusal_note() {
+                    p style="margin:4px 0;color:#555" { (note) }
                 }
             }
-        }
-        if let Some(note) = self.refusal_note() {
-            html += &format!("<p style=\"margin:4px 0;color:#555\">{}</p>", e(&note));
-        }
-        html + "</div>"
+        };
+        card.into_string()
     }
 
     /// Shows the card when it is a notebook cell's value (evcxr's display protocol, which `evcxr_runtime`
@@ -126,19 +126,18 @@ impl std::fmt::Display for Verdict {
 
 /// A hint as the hint files write it, in HTML: `code` spans and *emphasis* (the only Markdown they use),
 /// everything escaped.
-fn inline_markdown(s: &str) -> String {
-    let mut html = String::new();
-    for (i, part) in s.split('`').enumerate() {
-        if i % 2 == 1 {
-            html += &format!("<code>{}</code>", escape(part));
-        } else {
-            for (j, text) in part.split('*').enumerate() {
-                html +=
-                    &if j % 2 == 1 && !text.is_empty() { format!("<em>{}</em>", escape(text)) } else { escape(text) };
+fn inline_markdown(s: &str) -> Markup {
+    html! {
+        @for (i, part) in s.split('`').enumerate() {
+            @if i % 2 == 1 {
+                code { (part) }
+            } @else {
+                @for (j, text) in part.split('*').enumerate() {
+                    @if j % 2 == 1 && !text.is_empty() { em { (text) } } @else { (text) }
+                }
             }
         }
     }
-    html
 }
 
 #[cfg(test)]
@@ -169,10 +168,27 @@ mod tests {
         assert!(html.contains("<code>projections.query.forward(decoder_states)</code>"), "{html}");
         assert!(html.contains("the <em>head</em> dimension"), "{html}");
         assert_eq!(html.matches("<summary>Hint ").count(), v.hints.len() - 1);
-        assert!(html.contains("libtorch&#39;s finished attention") || html.contains("libtorch's finished attention"));
+        assert!(html.contains("libtorch's finished attention"), "{html}");
         let todo = check("cross_attention", || crate::checks::cross_attention(&|_, _, _, _| todo!()));
         assert_eq!(todo.status, Status::NotDone);
         assert!(todo.to_string().starts_with("· cross_attention is not done yet"));
         assert!(!todo.to_html().contains("<pre"), "the headline says it all");
+    }
+
+    #[test]
+    fn the_card_escapes_a_hostile_message_and_hint() {
+        let hostile = "</script><script>alert(1)</script>";
+        let v = Verdict {
+            exercise: "cross_attention",
+            status: Status::Failed,
+            message: format!("{hostile} \"quoted\""),
+            hints: vec![format!("`{hostile}` and *{hostile}* and {hostile}")],
+            refused: vec![],
+        };
+        let escaped = "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;";
+        let html = v.to_html();
+        assert!(html.contains(&format!(">{escaped} &quot;quoted&quot;</pre>")), "{html}");
+        assert!(html.contains(&format!("<code>{escaped}</code> and <em>{escaped}</em> and {escaped}</p>")), "{html}");
+        assert!(!html.contains("<script"), "{html}");
     }
 }

@@ -2,6 +2,7 @@
 //! vocabulary, then greedy decoding (width 1) or beam search, each hypothesis turned back into the task's
 //! text; and, as a picture, where the last decoder layer looked in the source while it wrote.
 use anyhow::{Context, Result};
+use maud::html;
 use serde::Serialize;
 use tch::{Kind, Tensor};
 
@@ -87,10 +88,13 @@ pub fn cross_attention_page(trained: &TrainedModel, text: &str, written: &[i64])
     let source_ids = Vec::<i64>::try_from(&source.get(0))?;
     let columns: Vec<String> = source_ids.iter().map(|&id| vocab.token(id).to_string()).collect();
     let picture = display::cross_attention_heatmap(&weights, &rows, &columns);
-    let body = format!(
-        "<h2>Encoder-decoder attention</h2><p>Each row is a token the decoder wrote (queries); each column a \
-         source token (keys). A cell is the weight, averaged over the last layer's heads.</p>{}",
-        picture.0
-    );
-    Ok(html_page(&format!("encoder-decoder attention: {text}"), &body))
+    let body = html! {
+        h2 { "Encoder-decoder attention" }
+        p {
+            "Each row is a token the decoder wrote (queries); each column a source token (keys). A cell is the \
+             weight, averaged over the last layer's heads."
+        }
+        (picture)
+    };
+    Ok(html_page(&format!("encoder-decoder attention: {text}"), &body.0))
 }
