@@ -269,11 +269,19 @@ fn the_gradescope_zip_holds_setup_run_autograder_and_the_course_without_solution
     assert!(syntax.success(), "setup.sh is not valid bash");
     let _ = find("cross_attention").unwrap();
 
-    // Bad input: not a .zip, a missing folder, an unknown exercise: one line, exit 1, nothing written.
+    // Bad input: not a .zip, a missing folder, an unknown exercise, an output that is a link (to a file of
+    // the instructor's): one line, exit 1, nothing written, nothing written through the link.
+    let victim = work.join("victim.txt");
+    std::fs::write(&victim, "the instructor's").unwrap();
+    let linked = work.join("linked.zip");
+    std::os::unix::fs::symlink(&victim, &linked).unwrap();
+    // A link where the old code put its partial file: never written through.
+    std::os::unix::fs::symlink(&victim, work.join("autograder.zip.partial")).unwrap();
     for (args, words) in [
         (vec![work.join("autograder.tar").to_str().unwrap().to_string()], "name the autograder file OUT.zip"),
         (vec![work.join("nowhere/a.zip").to_str().unwrap().to_string()], "does not exist"),
         (vec![zip.to_str().unwrap().to_string(), "--only".into(), "cross_atention".into()], "no exercise named"),
+        (vec![linked.to_str().unwrap().to_string()], "linked.zip is a symbolic link: name a new file"),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
             .args(["exercises", "autograder", "gradescope"])
@@ -286,6 +294,11 @@ fn the_gradescope_zip_holds_setup_run_autograder_and_the_course_without_solution
         assert!(err.contains(words), "{err}");
     }
     assert!(!work.join("autograder.tar").exists());
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_anatomy")).args(["exercises", "autograder", "gradescope"]).arg(&zip).output();
+    assert!(o.unwrap().status.success(), "a second zip over the first");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the instructor's");
+    assert!(std::fs::symlink_metadata(&linked).unwrap().is_symlink());
 }
 
 /// Runs the command PrairieLearn's `info.json` names on `root` (laid out as `/grade`, Landlock tier) and
@@ -440,9 +453,13 @@ fn the_prairielearn_folders_hold_the_image_and_a_question() {
     );
     assert!(html.contains("<pl-external-grader-results>"));
 
-    // Bad input: an existing folder, an empty image name: one line, exit 1, nothing written.
+    // Bad input: an existing folder, a link (even one to nowhere), an empty image name: one line, exit 1,
+    // nothing written.
+    let dangling = work.join("dangling");
+    std::os::unix::fs::symlink(work.join("nowhere"), &dangling).unwrap();
     for (args, words) in [
         (vec![out.to_str().unwrap(), "--image", "me/x"], "already exists"),
+        (vec![dangling.to_str().unwrap(), "--image", "me/x"], "already exists"),
         (vec![work.join("other").to_str().unwrap(), "--image", ""], "give the Docker Hub name"),
     ] {
         let mut all = vec!["exercises", "autograder", "prairielearn"];
@@ -451,7 +468,7 @@ fn the_prairielearn_folders_hold_the_image_and_a_question() {
         assert_eq!(code, Some(1), "{err}");
         assert!(err.contains(words) && err.trim().lines().count() == 1, "{err}");
     }
-    assert!(!work.join("other").exists());
+    assert!(!work.join("other").exists() && !work.join("nowhere").exists());
 }
 
 /// The schema check can fail: each of these would show the student "The autograder failed to execute

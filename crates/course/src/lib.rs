@@ -21,7 +21,7 @@ pub mod scaffold;
 pub mod wire;
 mod write;
 
-pub use write::write_whole;
+pub use write::{target_may_be_replaced, write_whole, Partial};
 
 /// How many wrong answers an exercise needs in `tests/exercise-mistakes/NAME/`, each named after a mistake
 /// its check names (or saying `//! mistake: unnamed`): the one rule that `crates/checks/tests/declared.rs`

@@ -6,7 +6,7 @@
 //! which never follows a link), so a link planted at its name cannot redirect the write; and a target that
 //! is there but is not a regular file (a link, a device such as `/dev/null`, a folder) is refused, so that
 //! the rename can only ever replace a file of ours.
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,6 +16,59 @@ use anyhow::{bail, Context, Result};
 /// Writes `text` to `path` whole (a new partial file in the same folder, then a rename). Refuses a `path`
 /// that exists and is not a regular file, in one line that names it.
 pub fn write_whole(path: &Path, text: &str) -> Result<()> {
+    let mut partial = Partial::create(path)?;
+    partial.file().write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    partial.finish()
+}
+
+/// An output being written: a new, exclusive file beside its target, renamed over the target by
+/// [`Partial::finish`] and removed if dropped unfinished. For outputs written piece by piece (a zip).
+pub struct Partial {
+    file: Option<File>,
+    partial: PathBuf,
+    path: PathBuf,
+}
+
+impl Partial {
+    /// Starts the output `path`; refuses a `path` that is there and is not a regular file.
+    pub fn create(path: &Path) -> Result<Partial> {
+        target_may_be_replaced(path)?;
+        Partial::create_at(path, partial_name(path))
+    }
+
+    fn create_at(path: &Path, partial: PathBuf) -> Result<Partial> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&partial)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Partial { file: Some(file), partial, path: path.to_path_buf() })
+    }
+
+    /// The partial file, to write to.
+    pub fn file(&mut self) -> &mut File {
+        self.file.as_mut().expect("a partial file until finished")
+    }
+
+    /// Writes the file out to the disk and renames it over the target.
+    pub fn finish(mut self) -> Result<()> {
+        let file = self.file.take().expect("a partial file until finished");
+        let done = file.sync_data().and_then(|()| std::fs::rename(&self.partial, &self.path));
+        done.with_context(|| format!("cannot write {}", self.path.display()))
+    }
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
+}
+
+/// Refuses, in one line naming it, a `path` that exists and is not a regular file: a link, a folder, a
+/// device, a pipe. A rename over it would replace a file that is not an output of ours.
+pub fn target_may_be_replaced(path: &Path) -> Result<()> {
     if let Ok(there) = std::fs::symlink_metadata(path) {
         let kind = if there.file_type().is_symlink() {
             "a symbolic link"
@@ -30,27 +83,7 @@ pub fn write_whole(path: &Path, text: &str) -> Result<()> {
             bail!("{} is {kind}: name a new file or a regular file to replace", path.display());
         }
     }
-    write_through(path, &partial_name(path), text)
-}
-
-/// The write and the rename, through the partial file `partial`.
-fn write_through(path: &Path, partial: &Path, text: &str) -> Result<()> {
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(partial)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_data()));
-    if let Err(e) = written {
-        // Only a file this call created is removed: create_new refused anything already there.
-        if e.kind() != std::io::ErrorKind::AlreadyExists {
-            let _ = std::fs::remove_file(partial);
-        }
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    std::fs::rename(partial, path).map_err(|e| {
-        let _ = std::fs::remove_file(partial);
-        anyhow::Error::new(e).context(format!("cannot write {}", path.display()))
-    })
+    Ok(())
 }
 
 /// `.NAME.PID-N.partial` beside `path`: hidden, unique to this process and call, so that two outputs of one
@@ -108,13 +141,27 @@ mod tests {
         let other = dir.join("report.md");
         let planted = partial_name(&other);
         std::os::unix::fs::symlink(&victim, &planted).unwrap();
-        let refused = write_through(&other, &planted, "report").unwrap_err().to_string();
+        let refused = Partial::create_at(&other, planted.clone()).err().unwrap().to_string();
         assert_eq!(refused, format!("cannot write {}", other.display()));
+        assert!(planted.is_symlink(), "the planted link is not ours to remove");
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "the instructor's file");
         assert!(!other.exists());
         // The next call takes another partial name and writes the report.
         write_whole(&other, "report").unwrap();
         assert_eq!(std::fs::read_to_string(&other).unwrap(), "report");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_output_dropped_unfinished_leaves_nothing_and_the_old_file_stays() {
+        let dir = scratch("dropped");
+        let path = dir.join("autograder.zip");
+        std::fs::write(&path, "the last one").unwrap();
+        let mut partial = Partial::create(&path).unwrap();
+        partial.file().write_all(b"half of a zip").unwrap();
+        drop(partial);
+        assert_eq!(names(&dir), ["autograder.zip"]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "the last one");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

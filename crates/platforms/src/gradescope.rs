@@ -110,9 +110,9 @@ pub fn write_zip(out: &Path, only: &[String], course: &Path) -> Result<String> {
     }
     let (root, files, course_text) = course_files(course)?;
     let only_args = only_args(only);
-    let partial = out.with_extension("zip.partial");
-    let file = std::fs::File::create(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
-    let mut zip = zip::ZipWriter::new(file);
+    // A new, exclusive file beside `out`, renamed over it once whole (never through a link planted there).
+    let mut partial = anatomy_course::Partial::create(out)?;
+    let mut zip = zip::ZipWriter::new(partial.file());
     let plain = zip::write::FileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     let program = plain.unix_permissions(0o755);
     zip.start_file("setup.sh", program)?;
@@ -132,7 +132,8 @@ pub fn write_zip(out: &Path, only: &[String], course: &Path) -> Result<String> {
         }
     }
     zip.finish()?;
-    std::fs::rename(&partial, out).with_context(|| format!("cannot write {}", out.display()))?;
+    drop(zip);
+    partial.finish()?;
     Ok(format!(
         "wrote {} ({} files of the course, setup.sh, run_autograder): upload it as the assignment's autograder",
         out.display(),
