@@ -234,11 +234,11 @@ pub fn part(examples: &[Example], which: Part, limit: Option<usize>) -> Vec<&Exa
 }
 
 /// Where set-up keeps the corpus and where the prepared examples go: `.deps/spam-assassin/` of the
-/// project, or `$ANATOMY_SPAM_DIR`.
+/// project, found when the program runs (so a moved checkout reads its own), or `$ANATOMY_SPAM_DIR`.
 pub fn data_dir() -> std::path::PathBuf {
     match std::env::var_os("ANATOMY_SPAM_DIR") {
         Some(dir) if !dir.is_empty() => dir.into(),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".deps").join("spam-assassin"),
+        _ => crate::project::project_root().join(".deps").join("spam-assassin"),
     }
 }
 
