@@ -4,7 +4,10 @@
 //! a sandbox of their own by the grader (`anatomy_grade`) — then the grade sheet's outputs and the class
 //! report (`anatomy_report`). One student's folder goes the same way ([`grade_student`]): the course
 //! platforms (`anatomy_platforms`) grade a submission with it, so that a class and a platform's single
-//! submission are graded by one path. The command line adds a progress bar and prints.
+//! submission are graded by one path. The commands of a class are here whole, each an options struct in and
+//! what it prints out: `exercises grade` ([`command::grade`]), `exercises report` ([`command::remake_report`]),
+//! `exercises similarity` ([`similar::compare`]) and `exercises check` ([`check::check`]); the command line
+//! parses their flags, adds a progress bar and prints.
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -20,6 +23,10 @@ use anatomy_gradebook::runs::Run;
 use anatomy_gradebook::Gradebook;
 use anatomy_report::sheet::{feedback_files, write_whole, Extension, Row, Sheet};
 use anatomy_report::{report, similarity};
+
+pub mod check;
+pub mod command;
+pub mod similar;
 
 /// The exercises `--only` names, or all of them in course order.
 pub fn chosen(only: &[String]) -> Result<Vec<&'static Exercise>> {

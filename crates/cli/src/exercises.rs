@@ -1,20 +1,15 @@
 //! `anatomy exercises`: list, grade, watch, reset and show solutions; grade a class.
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anatomy_class::{check_output_folder, chosen, Class};
+use anatomy_class::command::{self, GradeOptions};
+use anatomy_class::similar::{self, SimilarityOptions};
 use anatomy_course as exercises;
 use anatomy_course::scaffold;
-use anatomy_grade::grading;
-use anatomy_grade::handin::students;
-use anatomy_grade::points::Assignment;
-use anatomy_grade::points::{self, CourseFile};
+use anatomy_grade::points;
 use anatomy_grade::progress;
 use anatomy_grade::progress::{list_text, relative};
-use anatomy_grade::sandbox::{self, Limits, Tier, Wanted};
-use anatomy_gradebook::location::Location;
-use anatomy_report::sheet::write_whole;
-use anatomy_report::{report, similarity};
+use anatomy_grade::sandbox::{Limits, Wanted};
 use anyhow::Result;
 
 #[derive(clap::Args)]
@@ -181,7 +176,14 @@ pub fn run(args: Args) -> Result<bool> {
             print!("{}", list_text());
             Ok(true)
         }
-        Command::Check { name, json, solutions } => check(name, json, solutions),
+        Command::Check { name, json, solutions } => {
+            let own = anatomy_class::check::check(name, solutions)?;
+            match json {
+                true => println!("{}", serde_json::to_string_pretty(&own.checked)?),
+                false => print!("{}", own.checked.text(&own.repeats)),
+            }
+            Ok(own.all_passed())
+        }
         Command::Watch { name, poll } => {
             let start = name.as_deref().map(progress::chosen).transpose()?;
             progress::write_missing_stubs()?;
@@ -200,22 +202,16 @@ pub fn run(args: Args) -> Result<bool> {
         Command::Grade(args) => grade_class(args),
         Command::Gradebook(args) => crate::gradebook::run(args),
         Command::Report { grades, out, course, similarity } => {
-            let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
-            let summary = report::remake(&grades, &out, &course, similarity.as_deref())?;
-            eprintln!("{}", summary.closing_line(&out));
+            eprintln!("{}", command::remake_report(&grades, &out, course.as_deref(), similarity.as_deref())?);
             Ok(true)
         }
         Command::Similarity { submissions, only, html, json, threshold } => {
-            let (chosen, students) = (chosen(&only)?, students(&submissions)?);
-            let report = similarity::report::compare(&students, &chosen, threshold)?;
-            if let Some(path) = &html {
-                write_whole(path, &report.html(&submissions.display().to_string()))?;
-            }
-            print!("{}", if json { report.json_lines()? } else { report.markdown() });
-            for why in &report.skipped {
+            let compared = similar::compare(&SimilarityOptions { submissions, only, html, json, threshold })?;
+            print!("{}", compared.pairs);
+            for why in &compared.skipped {
                 eprintln!("not compared: {why}");
             }
-            eprintln!("{}", report.closing_line(chosen.len(), threshold));
+            eprintln!("{}", compared.closing_line);
             Ok(true)
         }
         Command::Autograder { command } => crate::autograder::run(command),
@@ -241,71 +237,25 @@ pub fn run(args: Args) -> Result<bool> {
 }
 
 /// `grade`: the class the arguments choose, graded with their limits and sandbox (and recorded, when they
-/// name an assignment or students).
+/// name an assignment or students) by the class stage, with a progress bar; prints what it says.
 fn grade_class(args: GradeArgs) -> Result<bool> {
-    let at = Location::of(args.course.as_deref());
-    let course = CourseFile::load(&args.course.unwrap_or_else(points::default_file))?;
-    // A grading is recorded when it names its assignment (or students to regrade): in a gradebook
-    // that is there, or nowhere, said in the error.
-    let (chosen, due, record) = match args.assignment {
-        None if args.student.is_empty() => (chosen(&args.only)?, args.due, None),
-        name => {
-            at.require()?;
-            let set = course.assignment(name.as_deref())?;
-            let (chosen, due) = set.narrowed(&args.only, args.due)?;
-            (chosen, due, Some(Record { at: at.clone(), assignment: set, students: args.student }))
-        }
-    };
-    let tier = if args.no_sandbox { Tier::None } else { sandbox::choose(args.sandbox)? };
-    if let (None, true) = (&record, at.exists()) {
-        eprintln!("not recorded in {}: give --assignment NAME to record a grading", at.line());
-    }
-    let limits = Limits {
+    let options = GradeOptions {
+        submissions: args.submissions,
+        only: args.only,
+        csv: args.csv,
+        feedback: args.feedback,
+        json: args.json,
+        course: args.course,
         time_per_check: Duration::from_secs(args.time_limit),
         compile_time: Duration::from_secs(args.compile_time_limit),
-        ..Limits::default()
+        sandbox: args.sandbox,
+        no_sandbox: args.no_sandbox,
+        report: args.report,
+        similarity: args.similarity,
+        due: args.due,
+        assignment: args.assignment,
+        students: args.student,
     };
-    let class = Class { chosen, course, tier, limits, due };
-    let (csv, feedback, report) = (args.csv.as_deref(), args.feedback.as_deref(), args.report.as_deref());
-    let outputs = Outputs { json: args.json, csv, feedback, report };
-    grade(&class, &args.submissions, outputs, args.similarity, record)
-}
-
-fn check(name: Option<String>, json: bool, solutions: bool) -> Result<bool> {
-    let chosen = chosen(&name.into_iter().collect::<Vec<_>>())?;
-    let outcomes = grading::grade(&progress::to_check(&chosen, solutions)?)?;
-    let repeats = if solutions { Vec::new() } else { progress::record(&outcomes)? };
-    let report = progress::Checked::new(solutions, outcomes);
-    match json {
-        true => println!("{}", serde_json::to_string_pretty(&report)?),
-        false => print!("{}", report.text(&repeats)),
-    }
-    Ok(report.passed == report.total)
-}
-
-/// What grading a class writes besides its table.
-struct Outputs<'a> {
-    json: bool,
-    csv: Option<&'a Path>,
-    feedback: Option<&'a Path>,
-    report: Option<&'a Path>,
-}
-
-/// Where a grading is recorded: the gradebook, the assignment, and the students to regrade (none: everyone).
-struct Record {
-    at: Location,
-    assignment: Assignment,
-    students: Vec<String>,
-}
-
-/// Grades a class with a progress bar (into the gradebook when there is one, its roster matched first),
-/// writes what was asked, prints the table or the JSON lines and a closing line; a failure of the grader
-/// itself ends the command after the rows it graded.
-fn grade(class: &Class, submissions: &Path, out: Outputs, similar: bool, record: Option<Record>) -> Result<bool> {
-    let started = Instant::now();
-    let Outputs { json, csv, feedback, report } = out;
-    check_output_folder("--csv", csv)?;
-    check_output_folder("--report", report)?;
     let bar = indicatif::ProgressBar::new(0).with_style(
         indicatif::ProgressStyle::with_template("grading {bar:30} {pos}/{len} students, {elapsed} (ETA {eta})")
             .expect("a valid template"),
@@ -314,37 +264,17 @@ fn grade(class: &Class, submissions: &Path, out: Outputs, similar: bool, record:
         bar.set_length(of as u64);
         bar.set_position(n as u64)
     };
-    let (graded, recorded) = match record {
-        None => (class.grade(submissions, &progress)?, None),
-        Some(Record { at, assignment, students }) => {
-            let mut book = at.open()?;
-            let matched = book.match_hand_ins(submissions, Some(&assignment))?;
-            eprintln!("{}", matched.lines().join("\n"));
-            let r = class.grade_into(&mut book, &assignment.name, &matched, &students, &progress)?;
-            let a = &assignment.name;
-            let line = r.run.map(|n| format!("recorded as run {n} of {a} in {}", book.path().display()));
-            (r.graded, line)
-        }
-    };
+    let graded = command::grade(options, &mut |line| eprintln!("{line}"), &progress);
     bar.finish_and_clear();
-    let rows = &graded.rows;
-    class.write(rows, csv, feedback)?;
-    let book = class.book();
-    if let Some(dir) = report {
-        let summary = class.report(dir, rows, similar.then_some(submissions))?;
-        eprintln!("{}", summary.closing_line(dir));
-    }
-    if json {
-        for row in rows {
-            println!("{}", book.json(row));
-        }
-    } else {
-        print!("{}", book.table(rows));
-    }
-    eprintln!("{}", book.closing_line(rows, started.elapsed().as_secs_f64()));
-    if let Some(line) = recorded {
+    let printout = graded?;
+    if let Some(line) = &printout.report_line {
         eprintln!("{line}");
     }
-    graded.finish()?;
+    print!("{}", printout.rows);
+    eprintln!("{}", printout.closing_line);
+    if let Some(line) = &printout.recorded {
+        eprintln!("{line}");
+    }
+    printout.finish()?;
     Ok(true)
 }
