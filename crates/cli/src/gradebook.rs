@@ -2,12 +2,10 @@
 use std::path::PathBuf;
 
 use anatomy_grade::points::{self, CourseFile, OffsetDateTime};
-use anatomy_gradebook::adjust::who;
-use anatomy_gradebook::export::{Format, MoodleId, Wanted};
+use anatomy_gradebook::command::{Export, Extend, Late, Override};
+use anatomy_gradebook::export::{Format, MoodleId};
 use anatomy_gradebook::location::Location;
-use anatomy_gradebook::Gradebook;
-use anatomy_report::sheet::write_whole;
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -136,36 +134,21 @@ pub fn run(args: Args) -> Result<bool> {
         }
         Command::Show { assignment } => print!("{}", at.read()?.show(&course, named(assignment)?.as_ref())?),
         Command::Extend { student, assignment, due, days, reason, by } => {
-            let mut book = at.open()?;
-            let (student, assignment) = (book.student(&student)?, course.assignment(assignment.as_deref())?);
-            let due = book.extend(&student, &assignment, due, days, &reason, &who(by))?;
-            println!("{}", Gradebook::extended_line(&student, &assignment, due));
+            println!("{}", at.extend(&course, Extend { student, assignment, due, days, reason, by })?)
         }
         Command::Override { student, exercise, points, clear, comment, by } => {
-            let mut book = at.open()?;
-            let (student, e) = (book.student(&student)?, anatomy_course::find(&exercise)?);
-            let points = if clear { None } else { points };
-            book.set_override(&student, e.name, points, course.max(e.name), &comment, &who(by))?;
-            println!("{}", Gradebook::override_line(&student, e.name, points));
+            println!("{}", at.set_override(&course, Override { student, exercise, points, clear, comment, by })?)
         }
         Command::Late { students, assignment, clear, reason, by } => {
-            let mut book = at.open()?;
-            let (given, assignment) = (book.late_entries(&students, clear)?, course.assignment(assignment.as_deref())?);
-            println!("{}", book.set_late(&course, &assignment, &given, &reason, &who(by))?.join("\n"));
+            println!("{}", at.set_late(&course, Late { students, assignment, clear, reason, by })?.join("\n"))
         }
-        Command::History { student } => {
-            let book = at.read()?;
-            print!("{}", book.history_text(&book.student(&student)?)?);
-        }
+        Command::History { student } => print!("{}", at.history(&student)?),
         Command::Export { format, out, assignment, identify, unlimited_grades } => {
-            let assignment = named(assignment)?;
-            let wanted = Wanted { format, assignment: assignment.as_ref(), identify, unlimited_grades };
-            let exported = at.read()?.export(&course, wanted)?;
-            write_whole(&out, &exported.text).with_context(|| format!("cannot write {}", out.display()))?;
-            for warning in &exported.warnings {
+            let written = at.export_to(&course, Export { format, out, assignment, identify, unlimited_grades })?;
+            for warning in &written.warnings {
                 eprintln!("warning: {warning}");
             }
-            println!("wrote {} ({})", out.display(), format.summary());
+            println!("{}", written.line);
         }
         Command::Report { assignment, out, similarity } => {
             let assignment = course.assignment(assignment.as_deref())?;

@@ -26,6 +26,7 @@ use anyhow::{bail, Context, Result};
 use rusqlite::{Connection, OpenFlags};
 
 pub mod adjust;
+pub mod command;
 pub mod export;
 pub mod history;
 pub mod location;
