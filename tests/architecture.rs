@@ -210,15 +210,15 @@ fn the_function_length_checker_refuses_81_lines_and_allows_80() {
     assert_eq!(lengths::long_functions(&root, &[root.join("lib.rs")]), ["lib.rs:85 eighty_one (81 lines)"]);
 }
 
-/// The command line only parses and prints (the thin binary, issue 35): at most 2,520 lines in all under
-/// `crates/cli/src`, and no file above 350. The limit was 2,000 until the gradebook's eight sub-commands,
-/// whose declarations alone are 160 lines, 2,250 until `check-gpu` and the output module that ends a
-/// command on a closed pipe, 2,300 until `exercises new`, whose eight options are 30 lines, and 2,350 until
-/// the watch mode kept its keys while a grade runs on a thread of its own and moved through the list (100
-/// lines of terminal: the seconds, the digits typed, the screen) and the tour drew its waits (35). The
-/// orchestration still in `exercises.rs` (a class's grading, its outputs) is to move to the class stage.
+/// The command line only parses and prints (the thin binary, issue 35): each command's flags become a
+/// library's options, one call does the work, and its result is printed; a class's grading, a comparison,
+/// the gradebook's changes and exports are whole in their stage's crate (`anatomy_class::command`,
+/// `anatomy_class::similar`, `anatomy_gradebook::command`). The cap follows that design, not a budget: the
+/// command line as it is once nothing but parsing and printing is left (2,432 lines), rounded up to the next
+/// 50, so at most 2,450 lines in all under `crates/cli/src`, and no file above 350. A command that needs more
+/// moves its work into a library; it does not raise the cap.
 #[test]
-fn the_command_line_is_at_most_2520_lines_and_no_file_above_350() {
+fn the_command_line_is_at_most_2450_lines_and_no_file_above_350() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let files: Vec<(usize, String)> = imports::rust_files(&root.join("crates/cli/src"))
         .iter()
@@ -229,8 +229,8 @@ fn the_command_line_is_at_most_2520_lines_and_no_file_above_350() {
     let total: usize = files.iter().map(|f| f.0).sum();
     let above: Vec<String> = files.iter().filter(|f| f.0 > 350).map(|(n, name)| format!("{name} ({n})")).collect();
     assert!(
-        total <= 2520 && above.is_empty(),
-        "the command line has {total} lines (at most 2,520), files above 350: {above:?}: it only parses and prints: \
+        total <= 2450 && above.is_empty(),
+        "the command line has {total} lines (at most 2,450), files above 350: {above:?}: it only parses and prints: \
          move the work into a library (see ARCHITECTURE.md)"
     );
 }
