@@ -5,7 +5,8 @@
 //! gives exactly that id), one of the grader's own ([`STOPS`]: refusals, compile errors, the sandbox's
 //! limits), or [`UNNAMED`] for a failure no name covers.
 //!
-//! Each check declares its named mistakes beside its code and returns the id with the message
+//! Each exercise's table in `crates/course/exercises.toml` declares its check's named mistakes (constants of
+//! its checks module, written from there), and the check returns the id with the message
 //! ([`crate::checks::CHECKS`]); the grader gives its own ids where it decides, from what it observes of a
 //! check's process — its status, a signal, the grader's own limits (`grading/run/`) — and never from what
 //! the process prints. No id is read back out of a message of ours, so rewording one cannot change what it

@@ -12,8 +12,8 @@
 //! several seeds of LibTorch's generator (`tape::begin_check`, the probe's and the judge's seeding), one
 //! at a time: the generator is global, and the tests of this file run on threads of one process.
 //!
-//! Which files: the exercises are `anatomy_course::for_each_exercise!`'s; the functions each check takes
-//! are read from it too (`check_with!`, below); the solutions, stubs and wrong answers are compiled in as
+//! Which files: the exercises are those `crates/course/exercises.toml` declares; the functions each check
+//! takes are read from it too (`check_with!`, below, written by the build script); the solutions, stubs and wrong answers are compiled in as
 //! modules from the list the package's build script reads off the file system (`crates/checks/build.rs`,
 //! `$OUT_DIR/exercise_files.rs`). No wrong answer is left to the pipeline: none loops, exits, aborts or
 //! starts a thread; those that panic (LibTorch's errors: `keys_not_transposed`, `view_of_non_contiguous`)
@@ -48,37 +48,11 @@ fn seeds() -> Vec<i64> {
 /// LibTorch's generator and the panic hook `run_check` silences are the process's: one check at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// `check_with!(EXERCISE, path::to::module)`: the exercise's check, called with the module's functions, as a
-/// function; `None` for an exercise the declaration does not have. The probe's generated `main` calls
-/// the checks the same way (`anatomy_grade::grading::build`), each function wrapped in a closure.
-macro_rules! check_glue {
-    ($($name:ident {
-        chapter: $chapter:literal, homework: $homework:literal, points: $points:literal,
-        functions: [$($function:ident($($arg:ident),*)),+],
-        summary: $summary:literal,
-        uses: [$($use:literal),*], forbids: [$($forbid:ident),*], check: $module:ident :: $mistakes:ident $(,)?
-    }),* $(,)?) => {
-        // A macro that writes a macro needs its `$`: handed in as a token.
-        check_glue_with_dollar! { ($) $($name [$($function($($arg),*)),+])* }
-    };
-}
-
-macro_rules! check_glue_with_dollar {
-    (($d:tt) $($name:ident [$($function:ident($($arg:ident),*)),+])*) => {
-        macro_rules! check_with {
-            $(
-                ($name, $d($d m:ident)::+) => {
-                    Some((|| checks::$name($(&|$($arg),*| $d($d m)::+::$function($($arg),*)),+)) as fn() -> CheckResult)
-                };
-            )*
-            ($d other:ident, $d($d m:ident)::+) => {
-                None
-            };
-        }
-    };
-}
-
-anatomy_course::for_each_exercise!(check_glue);
+// `check_with!(EXERCISE, path::to::module)`: the exercise's check, called with the module's functions, as a
+// function; `None` for an exercise the declaration does not have. Written by `crates/checks/build.rs` from
+// the declaration (`crates/course/exercises.toml`): the probe's generated `main` calls the checks the same
+// way (`anatomy_grade::grading::build`), each function wrapped in a closure.
+include!(concat!(env!("OUT_DIR"), "/check_with.rs"));
 
 /// One of the course's files, compiled in: the exercise it answers, its name, where it is, and its check
 /// run on its functions (`None`: its exercise is not declared).

@@ -25,6 +25,9 @@ pub fn folded(name: &str) -> String {
 /// A family of finished operations an exercise asks the student to write instead of call.
 #[derive(Debug)]
 pub struct Forbidden {
+    /// Its name in the declaration (`forbids = ["norms"]` in `crates/course/exercises.toml`): the
+    /// constant's, in lower case.
+    pub name: &'static str,
     /// What the family is, for the message ("libtorch's attention kernels").
     pub what: &'static str,
     /// Parts of names, matched against each identifier with its case and underscores ignored, so that
@@ -35,6 +38,7 @@ pub struct Forbidden {
 /// libtorch's attention: `scaled_dot_product_attention` and the kernels behind it, the fused multi-head
 /// attention and the transformer layers.
 pub const ATTENTION: Forbidden = Forbidden {
+    name: "attention",
     what: "libtorch's finished attention",
     names: &[
         "scaleddotproductattention",
@@ -54,6 +58,7 @@ pub const ATTENTION: Forbidden = Forbidden {
 
 /// Every normalisation layer of libtorch (a group norm with one group is a layer norm, too).
 pub const NORMS: Forbidden = Forbidden {
+    name: "norms",
     what: "libtorch's finished normalisation",
     // A transformer layer's fused forward normalises too: with its other weights zero it is two layer norms.
     names: &["layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm", "transformerencoderlayer"],
@@ -62,6 +67,7 @@ pub const NORMS: Forbidden = Forbidden {
 /// libtorch's cross-entropy, which takes a label-smoothing argument of its own, and the negative
 /// log-likelihood it is made of.
 pub const CROSS_ENTROPY: Forbidden = Forbidden {
+    name: "cross_entropy",
     what: "libtorch's finished cross-entropy",
     // nll_loss after log_softmax is the cross-entropy's own core, padding and mean included.
     names: &["crossentropyloss", "crossentropyforlogits", "binarycrossentropy", "nllloss"],

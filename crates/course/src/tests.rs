@@ -2,29 +2,10 @@
 //! files' paths and what a status is called and read back as.
 use super::*;
 
-/// The course's first exercises, in course order, written out here (not read from the list) so that a
-/// reordered or renamed declaration shows; an exercise added after them (`anatomy exercises new`) keeps
-/// these tests as they are.
-const ORDER: [&str; 18] = [
-    "scaled_dot_product",
-    "attention_head",
-    "split_heads",
-    "feed_forward",
-    "layer_norm",
-    "embeddings",
-    "classifier_head",
-    "causal_mask",
-    "cross_attention",
-    "decoder_layer",
-    "sinusoidal_positions",
-    "shift_right",
-    "label_smoothed_loss",
-    "warmup_schedule",
-    "beam_step",
-    "cached_attention",
-    "gpt_block",
-    "mean_pooling",
-];
+/// The declaration as its reader in the build scripts reads it.
+#[allow(dead_code)]
+#[path = "../declaration.rs"]
+mod declaration;
 
 /// An exercise that is not in the list, with hints of its own (for the hint parser).
 fn with_hints(hints: &'static str) -> Exercise {
@@ -42,16 +23,33 @@ fn with_hints(hints: &'static str) -> Exercise {
     }
 }
 
+/// The list is the declaration's tables, in the file's order, numbered from 1: moving a table moves the
+/// exercise, and no test writes the order out.
 #[test]
-fn the_list_holds_every_exercise_once_in_course_order_numbered_from_one() {
-    let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
-    assert_eq!(names[..ORDER.len()], ORDER);
-    let distinct: std::collections::BTreeSet<&str> = names.iter().copied().collect();
-    assert_eq!(distinct.len(), names.len(), "no name twice: {names:?}");
-    for (i, e) in EXERCISES.iter().enumerate() {
+fn the_list_is_the_declaration_s_tables_in_the_file_s_order_numbered_from_one() {
+    let declared = declaration::read(&project_root().join(DECLARATION)).unwrap();
+    assert_eq!(EXERCISES.len(), declared.len());
+    for (i, (e, d)) in EXERCISES.iter().zip(&declared).enumerate() {
         assert_eq!(e.number(), i + 1, "{}", e.name);
+        assert_eq!(
+            (e.name, e.chapter, e.summary, e.homework, e.points),
+            (&*d.name, &*d.chapter, &*d.summary, d.homework, d.points)
+        );
+        let functions: Vec<(String, usize)> = d.functions().into_iter().map(|(f, args)| (f, args.len())).collect();
+        assert_eq!(e.functions.iter().map(|(f, n)| (f.to_string(), *n)).collect::<Vec<_>>(), functions, "{}", e.name);
+        assert_eq!(e.uses, d.uses, "{}", e.name);
+        let forbids: Vec<&str> = e.forbids.iter().map(|f| f.name).collect();
+        assert_eq!(forbids, d.forbids, "{}", e.name);
     }
-    assert_eq!(find("mean_pooling").unwrap().number(), 18);
+    let broken = |text: &str| declaration::parse(text).unwrap_err();
+    let table =
+        "[[exercise]]\nname = \"a\"\nchapter = \"01-x\"\nhomework = false\npoints = 5\nfunctions = [\"a(x)\"]\n\
+                 summary = \"s\"\nuses = []\nforbids = []\ncheck = \"m\"\nmistakes = [\"p\", \"q\"]\n";
+    assert_eq!(declaration::parse(table).unwrap()[0].functions(), [("a".to_string(), vec!["x".to_string()])]);
+    assert_eq!(broken(&format!("{table}{table}")), "the exercise \"a\" is declared twice");
+    assert!(broken(&table.replace("a(x)", "a x")).contains("`functions`"));
+    assert!(broken(&table.replace("\"q\"", "\"p\"")).contains("`mistakes`"));
+    assert!(broken(&format!("{table}module = \"m\"\n")).contains("unknown field"));
 }
 
 #[test]
@@ -63,8 +61,7 @@ fn find_gives_the_exercise_and_an_unknown_name_lists_the_names_in_order() {
     );
     let error = find("softmax").unwrap_err().to_string();
     let listed = error.strip_prefix("no exercise named \"softmax\": choose one of ").expect(&error);
-    assert!(listed.starts_with(&ORDER.join(", ")), "{listed}");
-    assert_eq!(listed.split(", ").count(), EXERCISES.len(), "{listed}");
+    assert_eq!(listed, EXERCISES.iter().map(|e| e.name).collect::<Vec<_>>().join(", "));
     // The name is matched whole and as written.
     assert!(find("Layer_Norm").is_err() && find("layer").is_err() && find("").is_err());
 }
@@ -81,11 +78,10 @@ fn the_declaration_counts_each_functions_arguments_and_names_what_it_forbids() {
     assert_eq!(forbids("scaled_dot_product"), [forbidden::ATTENTION.what]);
     assert!(forbids("split_heads").is_empty());
     assert_eq!(find("decoder_layer").unwrap().uses, ["exercises::support::DecoderLayerParts", "Attention", "Pass"]);
-    // Of these, one homework, worth 20; every other one 5: 17 × 5 + 20.
-    let first = &EXERCISES[..ORDER.len()];
-    let homework: Vec<&str> = first.iter().filter(|e| e.homework).map(|e| e.name).collect();
+    // One homework, worth 20.
+    let homework: Vec<&str> = EXERCISES.iter().filter(|e| e.homework).map(|e| e.name).collect();
     assert_eq!(homework, ["cross_attention"]);
-    assert_eq!(first.iter().map(|e| e.points).sum::<f64>(), 105.0);
+    assert_eq!(find("cross_attention").unwrap().points, 20.0);
 }
 
 #[test]
@@ -137,17 +133,24 @@ fn the_markdown_table_has_a_row_per_exercise_with_whole_points_and_the_homework_
     assert_eq!(lines.len(), 2 + EXERCISES.len());
     assert_eq!(lines[0], "| # | exercise | chapter | the task | points |");
     assert_eq!(lines[1], "| --- | --- | --- | --- | --- |");
+    // An exercise's row is the one below the header by its number.
+    let row = |name: &str| lines[1 + find(name).unwrap().number()];
     assert_eq!(
-        lines[2],
-        "| 1 | `scaled_dot_product` | `02-self-attention` | scores q·kᵀ, scaled by √d, softmax over the keys, \
-         weighted sum of the values | 5 |"
+        row("scaled_dot_product"),
+        format!(
+            "| {} | `scaled_dot_product` | `02-self-attention` | scores q·kᵀ, scaled by √d, softmax over the keys, \
+             weighted sum of the values | 5 |",
+            find("scaled_dot_product").unwrap().number()
+        )
     );
     assert_eq!(
-        lines[10],
-        "| 9 | `cross_attention` | `08-decoder-and-masking` | **the chapter's homework**: encoder-decoder attention: \
-         queries from the decoder, keys and values from the encoder | 20 |"
+        row("cross_attention"),
+        format!(
+            "| {} | `cross_attention` | `08-decoder-and-masking` | **the chapter's homework**: encoder-decoder \
+             attention: queries from the decoder, keys and values from the encoder | 20 |",
+            find("cross_attention").unwrap().number()
+        )
     );
-    assert!(lines[19].starts_with("| 18 | `mean_pooling` | `12-spam-filter` | "), "{}", lines[19]);
     let homework = EXERCISES.iter().filter(|e| e.homework).count();
     assert_eq!(table.matches("**the chapter's homework**").count(), homework);
     assert!(lines.iter().all(|l| l.ends_with(" |") && l.matches(" | ").count() == 4), "five cells a row: {table}");

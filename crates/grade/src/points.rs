@@ -1,5 +1,5 @@
 //! The course's points: each exercise's weight in a class's grades is the one its declaration gives
-//! (`anatomy_course::for_each_exercise`), unless the course file (`exercises/course.toml`, or `--course`)
+//! (its table in `crates/course/exercises.toml`), unless the course file (`exercises/course.toml`, or `--course`)
 //! gives another:
 //!
 //! ```toml

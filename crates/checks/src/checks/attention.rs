@@ -4,32 +4,13 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{
-    call, expect_close_or_name, expect_rows_sum_to_one, named, parts, randn, told, CheckResult, Mistake, Returned,
-    KEYS_NOT_TRANSPOSED, TRANSPOSE,
+    call, expect_close_or_name, expect_rows_sum_to_one, named, parts, randn, told, CheckResult, Returned, TRANSPOSE,
 };
 use transformer_anatomy::exercises::support::Projections;
 
-/// The named mistakes of `scaled_dot_product`.
-pub const SCALED_DOT_PRODUCT: &[Mistake] =
-    &[NO_SCALING, DIVIDED_BY_D, KEYS_NOT_TRANSPOSED, ROOT_OF_THE_WRONG_AXIS, SOFTMAX_OVER_QUERIES];
-const NO_SCALING: Mistake = Mistake("no_scaling");
-const DIVIDED_BY_D: Mistake = Mistake("divided_by_d");
-const ROOT_OF_THE_WRONG_AXIS: Mistake = Mistake("root_of_the_wrong_axis");
-const SOFTMAX_OVER_QUERIES: Mistake = Mistake("softmax_over_queries");
-
-/// The named mistakes of `attention_head`.
-pub const ATTENTION_HEAD: &[Mistake] = &[KEYS_FROM_QUERY_MAP, ROOT_OF_D_MODEL, VALUES_FROM_KEY_MAP];
-const KEYS_FROM_QUERY_MAP: Mistake = Mistake("keys_from_query_map");
-const ROOT_OF_D_MODEL: Mistake = Mistake("root_of_d_model");
-const VALUES_FROM_KEY_MAP: Mistake = Mistake("values_from_key_map");
-
-/// The named mistakes of `split_heads`.
-pub const SPLIT_HEADS: &[Mistake] =
-    &[HEADS_LEFT_BEHIND_TOKENS, MERGED_WITHOUT_TRANSPOSE, VIEW_OF_NON_CONTIGUOUS, VIEW_WITHOUT_TRANSPOSE];
-const HEADS_LEFT_BEHIND_TOKENS: Mistake = Mistake("heads_left_behind_tokens");
-const MERGED_WITHOUT_TRANSPOSE: Mistake = Mistake("merged_without_transpose");
-const VIEW_OF_NON_CONTIGUOUS: Mistake = Mistake("view_of_non_contiguous");
-const VIEW_WITHOUT_TRANSPOSE: Mistake = Mistake("view_without_transpose");
+// The named mistakes of this module's checks, a constant each (`NO_EPS` for "no_eps") and a list per
+// check, written from `crates/course/exercises.toml`, which declares them.
+include!(concat!(env!("OUT_DIR"), "/mistakes_attention.rs"));
 
 /// softmax(q kᵀ / scale) over `axis`, in f64: the reference and its classic variations.
 fn weights(q: &Tensor, k: &Tensor, scale: f64, axis: i64) -> Tensor {

@@ -5,7 +5,7 @@ use tch::{Device, Kind, Tensor};
 
 use super::{
     broadcast_error, call, close, expect_close, expect_close_or_name, expect_rows_sum_to_one, named, parts, randn,
-    told, CheckResult, Failure, Mistake, Returned, Said, BOOLEAN_MASK, KEYS_NOT_TRANSPOSED, TRANSPOSE, ZEROS_AND_ONES,
+    told, CheckResult, Failure, Returned, Said, BOOLEAN_MASK, TRANSPOSE, ZEROS_AND_ONES,
 };
 use transformer_anatomy::attention::Pass;
 use transformer_anatomy::config::{Activation, BertConfig, EncoderOptions};
@@ -14,28 +14,9 @@ use transformer_anatomy::inspect::max_abs_diff;
 use transformer_anatomy::masks::{decoder_mask, padding_mask};
 use transformer_anatomy::{Attention, TransformerDecoderLayer};
 
-/// The named mistakes of `causal_mask`.
-pub const CAUSAL_MASK: &[Mistake] = &[MASK_AFTER_SOFTMAX, MASK_IGNORED, MASK_MULTIPLIED, NO_DIAGONAL, UPPER_TRIANGLE];
-const MASK_AFTER_SOFTMAX: Mistake = Mistake("mask_after_softmax");
-const MASK_IGNORED: Mistake = Mistake("mask_ignored");
-const MASK_MULTIPLIED: Mistake = Mistake("mask_multiplied");
-const NO_DIAGONAL: Mistake = Mistake("no_diagonal");
-const UPPER_TRIANGLE: Mistake = Mistake("upper_triangle");
-
-/// The named mistakes of `cross_attention`, the homework.
-pub const CROSS_ATTENTION: &[Mistake] = &[
-    KEYS_NOT_TRANSPOSED,
-    MASK_WITHOUT_MIDDLE_AXIS,
-    PADDING_IGNORED,
-    QUERIES_FROM_THE_ENCODER,
-    SCALED_BY_D,
-    SELF_ATTENTION_INSTEAD,
-];
-const MASK_WITHOUT_MIDDLE_AXIS: Mistake = Mistake("mask_without_middle_axis");
-const PADDING_IGNORED: Mistake = Mistake("padding_ignored");
-const QUERIES_FROM_THE_ENCODER: Mistake = Mistake("queries_from_the_encoder");
-const SCALED_BY_D: Mistake = Mistake("scaled_by_d");
-const SELF_ATTENTION_INSTEAD: Mistake = Mistake("self_attention_instead");
+// The named mistakes of this module's checks, a constant each (`NO_EPS` for "no_eps") and a list per
+// check, written from `crates/course/exercises.toml`, which declares them.
+include!(concat!(env!("OUT_DIR"), "/mistakes_decoder.rs"));
 
 /// A wrong shape of the cross-attention weights, in general and in the two ways round the shape names.
 macro_rules! rectangular {
@@ -60,20 +41,6 @@ fn mask_without_middle_axis(batch: i64, t: i64) -> [(String, Said); 2] {
     );
     broadcast_error(batch, t, 1).map(|needle| (needle, said))
 }
-
-/// The named mistakes of `decoder_layer`.
-pub const DECODER_LAYER: &[Mistake] =
-    &[CROSS_ATTENTION_FORGOTTEN, NO_SKIP_CONNECTIONS, NO_TARGET_MASK, POST_LAYER_NORM];
-const CROSS_ATTENTION_FORGOTTEN: Mistake = Mistake("cross_attention_forgotten");
-const NO_SKIP_CONNECTIONS: Mistake = Mistake("no_skip_connections");
-const NO_TARGET_MASK: Mistake = Mistake("no_target_mask");
-const POST_LAYER_NORM: Mistake = Mistake("post_layer_norm");
-
-/// The named mistakes of `sinusoidal_positions`.
-pub const SINUSOIDAL_POSITIONS: &[Mistake] = &[HALVES_NOT_INTERLEAVED, I_INSTEAD_OF_2I, SIN_COS_SWAPPED];
-const HALVES_NOT_INTERLEAVED: Mistake = Mistake("halves_not_interleaved");
-const I_INSTEAD_OF_2I: Mistake = Mistake("i_instead_of_2i");
-const SIN_COS_SWAPPED: Mistake = Mistake("sin_cos_swapped");
 
 /// `causal_mask`: the mask's entries one by one, then the masked softmax against a softmax of each row's
 /// allowed part.

@@ -3,46 +3,12 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{broadcast_error, call, expect_close_or_name, named, randn, told, CheckResult, Failure, Mistake, Returned};
+use super::{broadcast_error, call, expect_close_or_name, named, randn, told, CheckResult, Failure, Returned};
 use transformer_anatomy::init;
 
-/// The named mistakes of `feed_forward`.
-pub const FEED_FORWARD: &[Mistake] = &[LINEAR_2_TWICE, NO_ACTIVATION, RELU];
-const LINEAR_2_TWICE: Mistake = Mistake("linear_2_twice");
-const NO_ACTIVATION: Mistake = Mistake("no_activation");
-const RELU: Mistake = Mistake("relu");
-
-/// The named mistakes of `layer_norm`.
-pub const LAYER_NORM: &[Mistake] =
-    &[EPS_OUTSIDE_THE_ROOT, NO_EPS, NO_SCALE_AND_SHIFT, OVER_THE_TOKENS, THE_NOTES_VERSION, UNBIASED_VARIANCE];
-const EPS_OUTSIDE_THE_ROOT: Mistake = Mistake("eps_outside_the_root");
-const NO_EPS: Mistake = Mistake("no_eps");
-const THE_NOTES_VERSION: Mistake = Mistake("the_notes_version");
-const NO_SCALE_AND_SHIFT: Mistake = Mistake("no_scale_and_shift");
-const OVER_THE_TOKENS: Mistake = Mistake("over_the_tokens");
-const UNBIASED_VARIANCE: Mistake = Mistake("unbiased_variance");
-
-/// The named mistakes of `embeddings`.
-pub const EMBEDDINGS: &[Mistake] =
-    &[LAYER_NORM_TWICE, NO_LAYER_NORM, NORM_BEFORE_POSITIONS, POSITIONS_FROM_ONE, TOKEN_IDS_AS_POSITIONS];
-const LAYER_NORM_TWICE: Mistake = Mistake("layer_norm_twice");
-const NO_LAYER_NORM: Mistake = Mistake("no_layer_norm");
-const NORM_BEFORE_POSITIONS: Mistake = Mistake("norm_before_positions");
-const POSITIONS_FROM_ONE: Mistake = Mistake("positions_from_one");
-const TOKEN_IDS_AS_POSITIONS: Mistake = Mistake("token_ids_as_positions");
-
-/// The named mistakes of `classifier_head`.
-pub const CLASSIFIER_HEAD: &[Mistake] = &[EVERY_TOKEN, LAST_TOKEN, MEAN_POOLING_INSTEAD];
-const EVERY_TOKEN: Mistake = Mistake("every_token");
-const LAST_TOKEN: Mistake = Mistake("last_token");
-const MEAN_POOLING_INSTEAD: Mistake = Mistake("mean_pooling");
-
-/// The named mistakes of `mean_pooling`.
-pub const MEAN_POOLING: &[Mistake] = &[NO_CLAMP, PADDING_AVERAGED, SEQUENCE_LENGTH, WRONG_AXIS];
-const NO_CLAMP: Mistake = Mistake("no_clamp");
-const PADDING_AVERAGED: Mistake = Mistake("padding_averaged");
-const SEQUENCE_LENGTH: Mistake = Mistake("sequence_length");
-const WRONG_AXIS: Mistake = Mistake("wrong_axis");
+// The named mistakes of this module's checks, a constant each (`NO_EPS` for "no_eps") and a list per
+// check, written from `crates/course/exercises.toml`, which declares them.
+include!(concat!(env!("OUT_DIR"), "/mistakes_encoder.rs"));
 
 /// `x · Wᵀ + b` of a linear map, in f64.
 fn affine(x: &Tensor, linear: &nn::Linear) -> Tensor {
@@ -260,7 +226,7 @@ pub fn classifier_head(f: &dyn Fn(&Tensor, &nn::Linear) -> Tensor) -> CheckResul
         &[
             (
                 logits(states.mean_dim(1, false, Kind::Float)),
-                named(MEAN_POOLING_INSTEAD, "the tokens are averaged; the head reads the first ([CLS]) token only"),
+                named(MEAN_POOLING, "the tokens are averaged; the head reads the first ([CLS]) token only"),
             ),
             (
                 logits(states.select(1, seq - 1)),

@@ -4,25 +4,17 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{
-    call, close, expect_close, named, randn, told, CheckResult, Failure, Mistake, Returned, Said, BOOLEAN_MASK,
-};
+use super::{call, close, expect_close, named, randn, told, CheckResult, Failure, Returned, Said, BOOLEAN_MASK};
 
-/// The named mistakes of `gpt_block`.
-pub const GPT_BLOCK: &[Mistake] =
-    &[FUTURE_FILLED_WITH_ZERO, MASK_AFTER_SOFTMAX, NO_MASK, NO_RESIDUAL, NOT_SCALED, PAST_MASKED, POST_LAYER_NORM];
-const FUTURE_FILLED_WITH_ZERO: Mistake = Mistake("future_filled_with_zero");
-const MASK_AFTER_SOFTMAX: Mistake = Mistake("mask_after_softmax");
-const NO_MASK: Mistake = Mistake("no_mask");
-const NO_RESIDUAL: Mistake = Mistake("no_residual");
-const NOT_SCALED: Mistake = Mistake("not_scaled");
-const PAST_MASKED: Mistake = Mistake("past_masked");
-const POST_LAYER_NORM: Mistake = Mistake("post_layer_norm");
 use transformer_anatomy::attention::Pass;
 use transformer_anatomy::exercises::support::GptBlockParts;
 use transformer_anatomy::gpt::{GptBlock, GptConfig};
 use transformer_anatomy::inspect::max_abs_diff;
 use transformer_anatomy::masks::causal_mask;
+
+// The named mistakes of this module's checks, a constant each (`NO_EPS` for "no_eps") and a list per
+// check, written from `crates/course/exercises.toml`, which declares them.
+include!(concat!(env!("OUT_DIR"), "/mistakes_gpt.rs"));
 
 /// Where the causal mask acts, in the wrong arrangements the check names.
 #[derive(Clone, Copy, PartialEq)]

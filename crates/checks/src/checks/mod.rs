@@ -28,8 +28,9 @@ mod gpt;
 mod training;
 
 /// A wrong answer a check knows by name: the id the class report counts (the same as its example's file,
-/// `tests/exercise-mistakes/EXERCISE/ID.rs`). Each check declares its own beside its code ([`CHECKS`]) and
-/// returns the id with its message when it recognises one: no id is read back out of a message's words.
+/// `tests/exercise-mistakes/EXERCISE/ID.rs`). Each exercise's table in `crates/course/exercises.toml`
+/// declares its check's own, which its module holds as constants ([`CHECKS`]), and the check returns the
+/// id with its message when it recognises one: no id is read back out of a message's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mistake(pub &'static str);
 
@@ -270,35 +271,12 @@ pub struct Check {
     pub mistakes: &'static [Mistake],
 }
 
-/// The checks' registry, from the course's one declaration of its exercises
-/// (`anatomy_course::for_each_exercise`): for each, the check `MODULE::NAME` with every student function
-/// replaced by the recorded values, and the mistakes `MODULE::MISTAKES` it names; and each check as
-/// `checks::NAME`, which the probe's generated `main` and the homework notebook call.
-macro_rules! check_list {
-    ($($name:ident {
-        chapter: $chapter:literal, homework: $homework:literal, points: $points:literal,
-        functions: [$($function:ident($($arg:ident),*)),+],
-        summary: $summary:literal,
-        uses: [$($use:literal),*], forbids: [$($forbid:ident),*], check: $module:ident :: $mistakes:ident $(,)?
-    }),* $(,)?) => {
-        $(pub use $module::$name;)*
-
-        /// Every check, in course order (the order of [`crate::EXERCISES`]).
-        #[allow(unused_variables)]
-        pub const CHECKS: &[Check] = {
-            use super::tape::replay as r;
-            &[$(
-                Check {
-                    exercise: stringify!($name),
-                    replay: || $module::$name($(&|$($arg),*| r()),+),
-                    mistakes: $module::$mistakes,
-                }
-            ),*]
-        };
-    };
-}
-
-anatomy_course::for_each_exercise!(check_list);
+// The checks' registry, written by `crates/checks/build.rs` from the course's declaration of its exercises
+// (`crates/course/exercises.toml`): each check as `checks::NAME` (`MODULE::NAME`), which the probe's
+// generated `main` and the homework notebook call, and `CHECKS`: each check with every student function
+// replaced by the recorded values, and the mistakes it names (`MODULE::NAME_IN_CAPITALS`, which each
+// module includes from the same file, `$OUT_DIR/mistakes_MODULE.rs`).
+include!(concat!(env!("OUT_DIR"), "/checks.rs"));
 
 /// Runs the check of exercise `name` with every student function replaced by the recorded values: the
 /// judge's side of grading. A mistake the check names must be one it declares: the tests fail on one that

@@ -6,35 +6,9 @@ use super::{
     call, expect_close, expect_close_or_name, named, randn, told, CheckResult, Failure, Mistake, Returned, INTEGERS,
 };
 
-/// The named mistakes of `shift_right`.
-pub const SHIFT_RIGHT: &[Mistake] = &[EOS_INTO_PADDING, NOT_SHIFTED, PAD_AS_START_TOKEN];
-const EOS_INTO_PADDING: Mistake = Mistake("eos_into_padding");
-const NOT_SHIFTED: Mistake = Mistake("not_shifted");
-const PAD_AS_START_TOKEN: Mistake = Mistake("pad_as_start_token");
-
-/// The named mistakes of `label_smoothed_loss`.
-pub const LABEL_SMOOTHED_LOSS: &[Mistake] = &[NO_SMOOTHING, PADDING_COUNTED, SMOOTHING_OVER_THE_OTHERS];
-const NO_SMOOTHING: Mistake = Mistake("no_smoothing");
-const PADDING_COUNTED: Mistake = Mistake("padding_counted");
-const SMOOTHING_OVER_THE_OTHERS: Mistake = Mistake("smoothing_over_the_others");
-
-/// The named mistakes of `warmup_schedule`.
-pub const WARMUP_SCHEDULE: &[Mistake] = &[MAX_INSTEAD_OF_MIN, NO_MODEL_FACTOR, WRONG_WARMUP_POWER];
-const MAX_INSTEAD_OF_MIN: Mistake = Mistake("max_instead_of_min");
-const NO_MODEL_FACTOR: Mistake = Mistake("no_model_factor");
-const WRONG_WARMUP_POWER: Mistake = Mistake("wrong_warmup_power");
-
-/// The named mistakes of `beam_step`.
-pub const BEAM_STEP: &[Mistake] = &[BEST_TOKEN_OF_EACH_BEAM, INDEX_SPLIT_WRONGLY, SCORES_NOT_ADDED];
-const BEST_TOKEN_OF_EACH_BEAM: Mistake = Mistake("best_token_of_each_beam");
-const INDEX_SPLIT_WRONGLY: Mistake = Mistake("index_split_wrongly");
-const SCORES_NOT_ADDED: Mistake = Mistake("scores_not_added");
-
-/// The named mistakes of `cached_attention`.
-pub const CACHED_ATTENTION: &[Mistake] = &[APPENDED_ON_THE_WRONG_AXIS, CAUSAL_MASK_APPLIED, NEW_POSITION_NOT_ATTENDED];
-const APPENDED_ON_THE_WRONG_AXIS: Mistake = Mistake("appended_on_the_wrong_axis");
-const CAUSAL_MASK_APPLIED: Mistake = Mistake("causal_mask_applied");
-const NEW_POSITION_NOT_ATTENDED: Mistake = Mistake("new_position_not_attended");
+// The named mistakes of this module's checks, a constant each (`NO_EPS` for "no_eps") and a list per
+// check, written from `crates/course/exercises.toml`, which declares them.
+include!(concat!(env!("OUT_DIR"), "/mistakes_training.rs"));
 
 /// `n` whole numbers in `low..high` from the grader's seeded generator.
 fn draw(low: i64, high: i64, n: i64) -> Vec<i64> {
