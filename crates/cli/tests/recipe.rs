@@ -1,13 +1,15 @@
 //! exercises/README.md's "Adding an exercise", followed step by step in a scratch copy of the project with
-//! a toy exercise (`toy_double`: twice its input): `anatomy exercises new` writes its declaration, stub,
-//! solution, hints, check and two wrong answers; each is then written as an author would (the solution, the
-//! check's body, the wrong answers, the hints), and `exercises table --write` regenerates the README's
-//! table. The copy, built on its own, must then pass every test that counts or lists the exercises — the
-//! declaration check, each check against its solution, stub and wrong answers (in-process), the list,
-//! the table and the documents' counts — and grade the toy's solution "passed", its stub "not done" and a
-//! wrong answer "failed" under the mistake's own id; and no file but the toy's own and that table may
-//! differ from this project's. If a step the recipe names is not enough, or one it does not name is
-//! needed, this fails.
+//! a toy exercise (`toy_double`: twice its input, placed after `feed_forward`, so that every exercise after
+//! it moves down one): `anatomy exercises new` writes its table in the declaration
+//! (`crates/course/exercises.toml`), stub, solution, hints, check, two wrong answers and, since it forbids
+//! the finished normalisations, its shortcut; each is then written as an author would (the solution, the
+//! check's body, the wrong answers, the shortcut, the hints), and `exercises table --write` regenerates the
+//! README's table. The copy, built on its own, must then pass every test that counts or lists the exercises
+//! — the declaration check, each check against its solution, stub and wrong answers (in-process), the
+//! rules and the shortcuts, the list, the table and the documents' counts — and grade the toy's solution
+//! "passed", its stub "not done" and a wrong answer "failed" under the mistake's own id; and no file but
+//! the toy's own, its table and that generated table may differ from this project's. If a step the recipe
+//! names is not enough, or one it does not name is needed, this fails.
 #![cfg(anatomy_solutions)]
 
 #[path = "../../../tests/common/scratch.rs"]
@@ -60,10 +62,13 @@ fn write_the_toy(copy: &Path) {
         replace(&file, &format!("the words the check says of {id}"), id);
     }
     replace(&copy.join("exercises/hints/toy_double.md"), "The first hint: where to start", "Multiply");
+    let shortcut = "todo!(\"the one call of libtorch's finished normalisation that does the whole exercise\")";
+    let normalised = "x.layer_norm([4], None::<Tensor>, None::<Tensor>, 1e-5, false)";
+    replace(&copy.join("tests/hostile-class/shortcuts/toy_double.rs"), shortcut, normalised);
     let check = "    let _ = f;\n    Err(\"the check of toy_double is not written yet (crates/checks/src/checks/encoder.rs)\".into())\n";
     let written = "    let x = randn(&[3, 4]);\n    \
                    let got = call(|| f(&x), &[Returned::floats(\"doubled\", &[3, 4])], &[])?;\n    \
-                   let known = [(&x * 3.0, named(TOY_DOUBLE_TRIPLED, \"tripled\")), (&x * 0.5, named(TOY_DOUBLE_HALVED, \"halved\"))];\n    \
+                   let known = [(&x * 3.0, named(TRIPLED, \"tripled\")), (&x * 0.5, named(HALVED, \"halved\"))];\n    \
                    expect_close_or_name(\"doubled\", &got, &(&x * 2.0), 1e-6, &known)\n";
     replace(&copy.join("crates/checks/src/checks/encoder.rs"), check, written);
 }
@@ -98,8 +103,9 @@ fn the_recipe_for_a_new_exercise_adds_one_that_is_graded_and_touches_nothing_els
 
     // 1-5. `anatomy exercises new` (this project's binary, told the copy's root), then the author's part.
     let new = Command::new(env!("CARGO_BIN_EXE_anatomy"))
-        .args(["exercises", "new", "toy_double", "--chapter", "00-overview", "--summary", "twice its input"])
-        .args(["--module", "encoder", "--mistakes", "tripled,halved", "--points", "3", "--root"])
+        .args(["exercises", "new", "toy_double", "--after", "feed_forward", "--chapter", "00-overview"])
+        .args(["--summary", "twice its input", "--module", "encoder", "--mistakes", "tripled,halved"])
+        .args(["--forbids", "norms", "--points", "3", "--root"])
         .arg(&*copy)
         .output()
         .unwrap();
@@ -116,12 +122,12 @@ fn the_recipe_for_a_new_exercise_adds_one_that_is_graded_and_touches_nothing_els
         &["test", "--workspace", "--quiet", "--test", "declared", "--test", "in_process", "--test", "toy"],
     );
     assert_eq!(text.matches("test result: ok.").count(), 3, "{text}");
-    let filter = ["list_check_reset", "the_instructors_table", "no_document_counts"];
+    let filter = ["list_check_reset", "the_instructors_table", "no_document_counts", "the_course_files_keep_the_rules"];
     let text =
         cargo_in(&copy, &[&["test", "--workspace", "--quiet", "--test", "exercises", "--"][..], &filter].concat());
-    assert!(text.contains("test result: ok. 3 passed"), "{text}");
+    assert!(text.contains("test result: ok. 4 passed"), "{text}");
 
-    // Nothing but the toy's own files and the generated table differs from this project's.
+    // Nothing but the toy's own files, its table and the generated table differs from this project's.
     let mut changed = BTreeSet::new();
     for entry in walk(&copy) {
         let name = entry.strip_prefix(&*copy).unwrap().to_string_lossy().to_string();
@@ -134,13 +140,14 @@ fn the_recipe_for_a_new_exercise_adds_one_that_is_graded_and_touches_nothing_els
     }
     let expected = [
         "crates/checks/src/checks/encoder.rs",
-        "crates/course/src/lib.rs",
+        "crates/course/exercises.toml",
         "crates/course/src/stubs/toy_double.rs",
         "exercises/README.md",
         "exercises/hints/toy_double.md",
         "solutions/toy_double.rs",
         "tests/exercise-mistakes/toy_double/halved.rs",
         "tests/exercise-mistakes/toy_double/tripled.rs",
+        "tests/hostile-class/shortcuts/toy_double.rs",
     ];
     assert_eq!(changed, expected.iter().map(|s| s.to_string()).collect(), "the files the new exercise touched");
 }

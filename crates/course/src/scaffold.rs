@@ -1,22 +1,26 @@
-//! `anatomy exercises new NAME`: the files of a new exercise, so that adding one touches its declaration,
-//! its stub, solution, hints, check and wrong answers and nothing else (exercises/README.md, "Adding an
-//! exercise"). Every file is written from one [`NewExercise`]: the declaration's entry (above the line
-//! that [`ANCHOR`] marks in `for_each_exercise!`), the stub, a solution and wrong answers that are still
-//! `todo!()`, numbered hints to fill in, and a check that fails until it is written, so that `cargo test`
-//! names each part still missing. Nothing is written unless all of it can be.
+//! `anatomy exercises new NAME`: a new exercise, so that adding one touches its table in the declaration,
+//! its stub, solution, hints, check and wrong answers (and its shortcut, if it forbids something) and
+//! nothing else (exercises/README.md, "Adding an exercise"). Every file is written from one
+//! [`NewExercise`]: its table in `crates/course/exercises.toml`, below the exercise it comes after
+//! (`table.rs`), and the files, each laid out as the others are and still `todo!()` where the author
+//! writes (`files.rs`), so that `cargo test` names each part still missing. Nothing is written unless all
+//! of it can be.
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::{EXERCISES, WRONG_ANSWERS_NEEDED};
+use crate::forbidden::FAMILIES;
+use crate::{DECLARATION, WRONG_ANSWERS_NEEDED};
 
-/// The line of `for_each_exercise!` above which a new exercise's entry goes.
-pub const ANCHOR: &str = "            // `anatomy exercises new` declares the next exercise above this line.\n";
+mod files;
+mod table;
 
 /// What `anatomy exercises new` is told.
 #[derive(Debug, Clone)]
 pub struct NewExercise {
     pub name: String,
+    /// The exercise it comes after in the course (`--after`); `None`: last.
+    pub after: Option<String>,
     /// The chapter that explains the step (`chapters/CHAPTER.md`).
     pub chapter: String,
     /// What it asks, in a line.
@@ -28,6 +32,8 @@ pub struct NewExercise {
     pub module: String,
     /// The ids of the mistakes the check will name, one wrong answer each.
     pub mistakes: Vec<String>,
+    /// The families of finished operations it forbids (`crate::forbidden`, by name: `norms`).
+    pub forbids: Vec<String>,
 }
 
 /// A name Rust and the file system both take as it is: lower-case ASCII, digits and `_`, at most 40.
@@ -39,16 +45,18 @@ fn is_snake(name: &str) -> bool {
 }
 
 impl NewExercise {
-    /// Refuses, in one line that names the fix, what would not make a declarable exercise.
-    fn validate(&self, root: &Path) -> Result<()> {
+    /// Refuses, in one line that names the flag to give, what would not make a declarable exercise; the
+    /// names declared already are read from the declaration's text (`declared`).
+    fn validate(&self, root: &Path, declared: &str) -> Result<()> {
         for (what, name) in std::iter::once(("the exercise's name", &self.name))
-            .chain(self.args.iter().map(|a| ("an argument", a)))
-            .chain(self.mistakes.iter().map(|m| ("a mistake's id", m)))
+            .chain(self.args.iter().map(|a| ("--args: an argument", a)))
+            .chain(self.mistakes.iter().map(|m| ("--mistakes: a mistake's id", m)))
         {
             ensure!(is_snake(name), "{what} {name:?} must be lower-case letters, digits and _ (at most 40)");
         }
-        ensure!(!EXERCISES.iter().any(|e| e.name == self.name), "an exercise named {} is declared already", self.name);
-        ensure!(!self.args.is_empty(), "the function needs an argument: give --args, e.g. --args x");
+        let names: Vec<String> = table::tables(declared).into_iter().map(|(name, _)| name).collect();
+        ensure!(!names.contains(&self.name), "an exercise named {} is declared already", self.name);
+        ensure!(!self.args.is_empty(), "the function needs an argument: give --args, e.g. --args x,mask");
         ensure!(!self.summary.trim().is_empty() && !self.summary.contains('\n'), "give --summary, in one line");
         let chapter = root.join("chapters").join(format!("{}.md", self.chapter));
         ensure!(
@@ -69,118 +77,38 @@ impl NewExercise {
         ids.dedup();
         ensure!(
             ids.len() == self.mistakes.len() && ids.len() >= WRONG_ANSWERS_NEEDED,
-            "name {WRONG_ANSWERS_NEEDED} or more different mistakes, each with --mistake ID (one wrong answer each)"
+            "name {WRONG_ANSWERS_NEEDED} or more different mistakes, one wrong answer each: --mistakes first_id,second_id"
         );
+        let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+        if let Some(unknown) = self.forbids.iter().find(|f| !families.contains(&f.as_str())) {
+            bail!("--forbids {unknown}: no such family; give some of {}, e.g. --forbids norms", families.join(","));
+        }
+        if let Some(after) = self.after.as_ref().filter(|a| !names.contains(a)) {
+            bail!("--after {after}: no exercise of that name is declared; choose one of {}", names.join(", "));
+        }
         Ok(())
     }
 
     fn check_module(&self, root: &Path) -> PathBuf {
         root.join("crates/checks/src/checks").join(format!("{}.rs", self.module))
     }
-
-    /// The function's signature, `NAME(a: &Tensor, …) -> Tensor`.
-    fn signature(&self) -> String {
-        let args: Vec<String> = self.args.iter().map(|a| format!("{a}: &Tensor")).collect();
-        format!("pub fn {}({}) -> Tensor", self.name, args.join(", "))
-    }
-
-    /// The declaration's entry, in the layout of the others.
-    fn entry(&self) -> String {
-        format!(
-            "            {name} {{\n                chapter: {chapter:?}, homework: false, points: {points},\n                \
-             functions: [{name}({args})],\n                summary: {summary:?},\n                \
-             uses: [], forbids: [], check: {module}::{upper},\n            }},\n",
-            name = self.name,
-            chapter = self.chapter,
-            points = self.points,
-            args = self.args.join(", "),
-            summary = self.summary.trim(),
-            module = self.module,
-            upper = self.name.to_uppercase(),
-        )
-    }
-
-    /// The check and its named mistakes, appended to the checks module: it fails until it is written.
-    fn check(&self) -> String {
-        let upper = self.name.to_uppercase();
-        let consts: Vec<String> = self.mistakes.iter().map(|m| format!("{upper}_{}", m.to_uppercase())).collect();
-        let mut text = format!(
-            "\n/// The named mistakes of `{}`.\npub const {upper}: &[super::Mistake] = &[{}];\n",
-            self.name,
-            consts.join(", ")
-        );
-        for (id, name) in self.mistakes.iter().zip(&consts) {
-            text += &format!("const {name}: super::Mistake = super::Mistake({id:?});\n");
-        }
-        let tensors = vec!["&tch::Tensor"; self.args.len()].join(", ");
-        text += &format!(
-            "\n/// `{name}({args})`: {summary}. Written by `cargo anatomy exercises new`: draw the inputs (`randn`), call\n\
-             /// the student's function through `call`, compare with an independent computation and name each\n\
-             /// mistake above (`expect_close_or_name`), as the checks above do.\n\
-             pub fn {name}(f: &dyn Fn({tensors}) -> tch::Tensor) -> super::CheckResult {{\n    let _ = f;\n    \
-             Err(\"the check of {name} is not written yet (crates/checks/src/checks/{module}.rs)\".into())\n}}\n",
-            name = self.name,
-            args = self.args.join(", "),
-            summary = self.summary.trim().trim_end_matches('.'),
-            module = self.module,
-        );
-        text
-    }
-
-    /// Every new file, with its text.
-    fn files(&self, root: &Path) -> Vec<(PathBuf, String)> {
-        let (name, signature) = (&self.name, self.signature());
-        let stub = format!(
-            "//! {summary} (chapters/{chapter}.md). Say here what the function takes and gives, with shapes, and\n\
-             //! what must hold, as the other stubs do: this is what the student reads first.\n\
-             #![allow(unused_variables)]\nuse tch::Tensor;\n\n{signature} {{\n    todo!({todo:?})\n}}\n",
-            summary = self.summary.trim(),
-            chapter = self.chapter,
-            todo = self.summary.trim(),
-        );
-        let solution =
-            format!("use tch::Tensor;\n\n{signature} {{\n    todo!(\"the reference solution of {name}\")\n}}\n");
-        let hints = format!(
-            "# Hints: {name}\n\n1. The first hint: where to start, without giving the answer away.\n\
-             2. The second: the step that is easy to get wrong.\n3. The last: nearly the answer.\n"
-        );
-        let mut files = vec![
-            (root.join("crates/course/src/stubs").join(format!("{name}.rs")), stub),
-            (root.join("solutions").join(format!("{name}.rs")), solution),
-            (root.join("exercises/hints").join(format!("{name}.md")), hints),
-        ];
-        for id in &self.mistakes {
-            let wrong = format!(
-                "//! expect: the words the check says of {id}\nuse tch::Tensor;\n\n{signature} {{\n    \
-                 todo!(\"{id}, written out: the reference solution with this mistake\")\n}}\n"
-            );
-            files.push((root.join("tests/exercise-mistakes").join(name).join(format!("{id}.rs")), wrong));
-        }
-        files
-    }
 }
 
-/// Writes the new exercise's files into the project at `root` and returns them, changed files last.
-/// Refuses (writing nothing) a name already declared or whose files exist, an unknown chapter or checks
-/// module, fewer named mistakes than [`WRONG_ANSWERS_NEEDED`], or a declaration without [`ANCHOR`].
+/// Writes the new exercise into the project at `root` and returns the files, changed ones last: its
+/// table in the declaration, below `after`'s or last, and its files. Refuses (writing nothing) a name
+/// already declared or whose files exist, an unknown chapter, checks module, family or `after`, and fewer
+/// named mistakes than [`WRONG_ANSWERS_NEEDED`].
 pub fn new_exercise(root: &Path, new: &NewExercise) -> Result<Vec<PathBuf>> {
-    new.validate(root)?;
+    let declaration = root.join(DECLARATION);
+    let text = std::fs::read_to_string(&declaration).with_context(|| format!("reading {}", declaration.display()))?;
+    new.validate(root, &text)?;
     let files = new.files(root);
     if let Some((path, _)) = files.iter().find(|(path, _)| path.exists()) {
         bail!("{} exists already: remove it, or choose another name", path.display());
     }
-    let declaration = root.join("crates/course/src/lib.rs");
-    let text = std::fs::read_to_string(&declaration).with_context(|| format!("reading {}", declaration.display()))?;
-    ensure!(
-        text.matches(ANCHOR).count() == 1,
-        "{} has no line {:?} in for_each_exercise!: put it back above the macro's closing brace",
-        declaration.display(),
-        ANCHOR.trim()
-    );
     let module = new.check_module(root);
     let checks = std::fs::read_to_string(&module).with_context(|| format!("reading {}", module.display()))?;
-    let changed =
-        [(declaration, text.replace(ANCHOR, &format!("{}{ANCHOR}", new.entry()))), (module, checks + &new.check())];
+    let changed = [(declaration, table::insert(&text, new)), (module, checks + &new.check())];
     let mut written = Vec::new();
     let result = (|| -> Result<()> {
         for (path, text) in &files {
@@ -235,48 +163,85 @@ mod tests {
     fn toy() -> NewExercise {
         NewExercise {
             name: "toy_double".into(),
+            after: Some("feed_forward".into()),
             chapter: "00-overview".into(),
             summary: "twice its \"input\"".into(),
             points: 3,
             args: vec!["x".into(), "y".into()],
             module: "encoder".into(),
             mistakes: vec!["tripled".into(), "halved".into()],
+            forbids: vec!["norms".into()],
         }
     }
 
+    /// Three tables, the second with a comment line above it, which stays with it.
+    const DECLARED: &str =
+        "# the file's header\n\n[[exercise]]\nname = \"a\"\n\n# about b\n[[exercise]]\nname = \"b\"\n\n\
+                            [[exercise]]\nname = \"feed_forward\"\n";
+
     #[test]
-    fn the_entry_and_the_check_are_rust_in_the_layout_of_the_others() {
-        let entry = toy().entry();
-        assert!(entry.starts_with(
-            "            toy_double {\n                chapter: \"00-overview\", homework: false, points: 3,"
-        ));
-        assert!(
-            entry.contains("functions: [toy_double(x, y)],") && entry.contains("summary: \"twice its \\\"input\\\"\",")
+    fn the_table_is_toml_in_the_layout_of_the_others_and_goes_below_the_one_it_comes_after() {
+        let table = toy().table();
+        assert_eq!(
+            table,
+            "[[exercise]]\nname = \"toy_double\"\nchapter = \"00-overview\"\nhomework = false\npoints = 3\n\
+             functions = [\"toy_double(x, y)\"]\nsummary = \"twice its \\\"input\\\"\"\nuses = []\nforbids = [\"norms\"]\n\
+             check = \"encoder\"\nmistakes = [\"tripled\", \"halved\"]\n"
         );
-        assert!(entry.ends_with("check: encoder::TOY_DOUBLE,\n            },\n"), "{entry}");
-        let check = toy().check();
-        assert!(check.contains("pub const TOY_DOUBLE: &[super::Mistake] = &[TOY_DOUBLE_TRIPLED, TOY_DOUBLE_HALVED];"));
-        assert!(check.contains("const TOY_DOUBLE_HALVED: super::Mistake = super::Mistake(\"halved\");"));
-        assert!(check.contains("pub fn toy_double(f: &dyn Fn(&tch::Tensor, &tch::Tensor) -> tch::Tensor)"), "{check}");
+        let names = |text: &str| -> Vec<String> { table::tables(text).into_iter().map(|(n, _)| n).collect() };
+        assert_eq!(names(DECLARED), ["a", "b", "feed_forward"]);
+        let mut new = toy();
+        new.after = Some("a".into());
+        let text = table::insert(DECLARED, &new);
+        assert_eq!(names(&text), ["a", "toy_double", "b", "feed_forward"]);
+        assert!(text.contains(&format!("name = \"a\"\n\n{table}\n# about b\n[[exercise]]")), "{text}");
+        new.after = None;
+        assert!(table::insert(DECLARED, &new).ends_with(&format!("name = \"feed_forward\"\n\n{table}")));
+        // The declaration as it is: every table found, in order, and the new one below feed_forward.
+        let text = std::fs::read_to_string(crate::project_root().join(DECLARATION)).unwrap();
+        let declared: Vec<&str> = crate::EXERCISES.iter().map(|e| e.name).collect();
+        assert_eq!(names(&text), declared);
+        let at = crate::find("feed_forward").unwrap().number();
+        assert_eq!(names(&table::insert(&text, &toy()))[at], "toy_double");
     }
 
     #[test]
-    fn a_name_that_is_not_snake_case_or_too_few_mistakes_are_refused_in_one_line() {
+    fn the_check_names_the_declared_mistakes_and_the_files_include_a_shortcut_for_what_it_forbids() {
+        let check = toy().check();
+        assert!(check.contains("pub fn toy_double(f: &dyn Fn(&tch::Tensor, &tch::Tensor) -> tch::Tensor)"), "{check}");
+        assert!(check.contains("(TRIPLED, HALVED: `expect_close_or_name`)"), "{check}");
+        let root = Path::new("/r");
+        let files = toy().files(root);
+        let shortcut = &files.last().unwrap();
+        assert_eq!(shortcut.0, root.join("tests/hostile-class/shortcuts/toy_double.rs"));
+        assert!(shortcut.1.starts_with("//! expect: libtorch's finished normalisation\n"), "{}", shortcut.1);
+        let mut free = toy();
+        free.forbids.clear();
+        assert_eq!(free.files(root).len(), 3 + 2, "stub, solution, hints and a wrong answer per mistake");
+    }
+
+    #[test]
+    fn what_is_not_declarable_is_refused_in_one_line_naming_the_flag() {
         let root = crate::project_root();
-        let mut bad = toy();
-        bad.name = "Toy-Double".into();
-        assert!(bad.validate(&root).unwrap_err().to_string().contains("lower-case letters"));
-        let mut few = toy();
-        few.mistakes = vec!["tripled".into(), "tripled".into()];
-        let error = few.validate(&root).unwrap_err().to_string();
-        assert!(error.starts_with(&format!("name {WRONG_ANSWERS_NEEDED} or more different mistakes")), "{error}");
-        let mut taken = toy();
-        taken.name = "layer_norm".into();
-        assert_eq!(taken.validate(&root).unwrap_err().to_string(), "an exercise named layer_norm is declared already");
-        let mut chapter = toy();
-        chapter.chapter = "../README".into();
-        assert!(chapter.validate(&root).unwrap_err().to_string().starts_with("no chapter"));
-        toy().validate(&root).unwrap();
+        let declared = std::fs::read_to_string(root.join(DECLARATION)).unwrap();
+        let refusal = |change: &dyn Fn(&mut NewExercise)| {
+            let mut new = toy();
+            change(&mut new);
+            new.validate(&root, &declared).unwrap_err().to_string()
+        };
+        assert!(refusal(&|n| n.name = "Toy-Double".into()).contains("lower-case letters"));
+        let few = refusal(&|n| n.mistakes = vec!["tripled".into(), "tripled".into()]);
+        assert!(
+            few.starts_with(&format!("name {WRONG_ANSWERS_NEEDED} or more"))
+                && few.contains("--mistakes first_id,second_id"),
+            "{few}"
+        );
+        assert_eq!(refusal(&|n| n.name = "layer_norm".into()), "an exercise named layer_norm is declared already");
+        assert!(refusal(&|n| n.chapter = "../README".into()).starts_with("no chapter"));
+        assert!(refusal(&|n| n.forbids = vec!["sorting".into()]).starts_with("--forbids sorting: no such family"));
+        assert!(refusal(&|n| n.after = Some("nothing".into())).starts_with("--after nothing: no exercise"));
+        assert!(refusal(&|n| n.args = vec!["X".into()]).starts_with("--args: an argument \"X\""));
+        toy().validate(&root, &declared).unwrap();
     }
 
     #[test]
