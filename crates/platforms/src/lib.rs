@@ -15,6 +15,8 @@ pub(crate) use anatomy_grade::points;
 pub(crate) use anatomy_grade::{grading, handin, sandbox};
 pub(crate) use anatomy_report::sheet;
 
+#[cfg(test)]
+mod agreement;
 pub mod classroom;
 pub mod gradescope;
 pub mod handout;

@@ -1,0 +1,163 @@
+//! One class graded once, late hand-ins and an extension included, read through every output that shows
+//! its points: the grade sheet's CSV, the gradebook, Gradescope's, PrairieLearn's and GitHub Classroom's
+//! results. Every cell must read the same points, to the hundredth, as the one scoring function gives
+//! them (`anatomy_grade::points::score`). Outcomes are made here: no grading, no LibTorch.
+//!
+//! With `SCORING_DUMP=FOLDER`, every output is also written to FOLDER, to compare them byte for byte
+//! before and after a change of the scoring.
+use std::path::{Path, PathBuf};
+
+use anatomy_gradebook::export::{Format, Wanted};
+use anatomy_gradebook::runs::Run;
+use anatomy_gradebook::Gradebook;
+use anatomy_intake::roster;
+use time::OffsetDateTime;
+
+use crate::points::{self, CourseFile};
+use crate::sandbox::Tier;
+use crate::sheet::{Extension, Row, Sheet};
+use crate::{classroom, gradescope, prairielearn, Exercise, Outcome, Status, EXERCISES};
+
+const COURSE: &str = "[points]\nlayer_norm = 4.45\nsplit_heads = 3.33\n\
+    [late]\npenalty_per_day = 0.1\nmax_days = 5\n\
+    [assignments.hw]\nexercises = [\"layer_norm\", \"cross_attention\", \"split_heads\"]\n\
+    due = \"2026-03-01T12:00:00Z\"\n";
+
+const ROSTER: &str = "Student,ID,SIS User ID,SIS Login ID,Section,hw (501),Current Score\n\
+    \"    Points Possible\",,,,,30,\n\
+    \"Lovelace, Ada\",101,S-1,ada,Mon,,\n\
+    \"Hopper, Grace\",102,S-2,grace,Mon,,\n\
+    \"Liskov, Barbara\",103,S-3,lin,Tue,,\n\
+    \"Thompson, Ken\",104,S-4,ken,Tue,,\n\
+    \"Ritchie, Dennis\",105,S-5,mo,Tue,,\n\
+    \"Bosworth, Bo\",106,S-6,bo,Tue,,\n";
+
+fn at(text: &str) -> OffsetDateTime {
+    anatomy_intake::times::parse_time(text).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("anatomy-platforms-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes `text` to `SCORING_DUMP/name` when the variable is set.
+fn dump(name: &str, text: &str) {
+    if let Some(folder) = std::env::var_os("SCORING_DUMP") {
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(Path::new(&folder).join(name), text).unwrap();
+    }
+}
+
+/// `(login, hand-in time, extension, [cross_attention's status, split_heads' parts passed of 2])`: on
+/// time, two days late, a day late from an extension (three from the class's date), past the policy's
+/// five days, without a hand-in time, and three days late (whose cells, each rounded up, add up to a
+/// hundredth more than their sum rounded).
+type Student = (&'static str, Option<&'static str>, Option<&'static str>, Status, usize);
+const CLASS: [Student; 6] = [
+    ("ada", Some("2026-03-01T11:00:00Z"), None, Status::Passed, 1),
+    ("grace", Some("2026-03-02T18:00:00Z"), None, Status::Failed, 1),
+    ("lin", Some("2026-03-04T00:00:00Z"), Some("2026-03-03T12:00:00Z"), Status::Passed, 1),
+    ("ken", Some("2026-03-08T13:00:00Z"), None, Status::Passed, 2),
+    ("mo", None, None, Status::Failed, 0),
+    ("bo", Some("2026-03-04T06:00:00Z"), None, Status::Failed, 1),
+];
+
+fn outcome(e: &'static Exercise, status: Status, parts: Option<(usize, usize)>) -> Outcome {
+    Outcome {
+        name: e.name,
+        label: e.name.into(),
+        status,
+        message: format!("message of {}", e.name),
+        parts,
+        mistake: None,
+        output: None,
+    }
+}
+
+/// The class's rows, each under the label the gradebook gave the student.
+fn rows(book: &Gradebook, chosen: &[&'static Exercise]) -> Vec<Row> {
+    CLASS
+        .iter()
+        .map(|&(login, handed_in, extension, cross, split)| {
+            let statuses = [(Status::Passed, None), (cross, None), (Status::Failed, Some((split, 2)))];
+            Row {
+                student: book.student(login).unwrap().label,
+                outcomes: chosen.iter().zip(statuses).map(|(e, (s, p))| outcome(e, s, p)).collect(),
+                handed_in: handed_in.map(at),
+                extension: extension.map(|d| Extension { due: at(d), reason: "an illness".into() }),
+            }
+        })
+        .collect()
+}
+
+/// The class graded once: the course, its assignment, the gradebook with the run recorded and each
+/// extension given, and the rows.
+fn graded(dir: &Path) -> (CourseFile, points::Assignment, Gradebook, Vec<Row>) {
+    let course = CourseFile::parse(Path::new("course.toml"), COURSE).unwrap();
+    let hw = course.assignment(Some("hw")).unwrap();
+    let mut book = Gradebook::open_or_create(&dir.join("gradebook.sqlite")).unwrap();
+    book.import_roster(&roster::read(ROSTER.as_bytes()).unwrap()).unwrap();
+    let rows = rows(&book, &hw.exercises);
+    let sheet = Sheet { chosen: &hw.exercises, course: &course, tier: &Tier::None, due: hw.due };
+    let sources: Vec<crate::grading::Source> = hw.exercises.iter().map(|e| Ok(e.name.as_bytes().to_vec())).collect();
+    let keyed: Vec<(i64, &Row, &[crate::grading::Source])> =
+        CLASS.iter().zip(&rows).map(|(c, r)| (book.student(c.0).unwrap().key, r, sources.as_slice())).collect();
+    book.record(&Run::of("hw", &sheet, &keyed, 7, "anatomy (test)")).unwrap();
+    for (c, row) in CLASS.iter().zip(&rows) {
+        if let Some(e) = &row.extension {
+            let student = book.student(c.0).unwrap();
+            book.extend(&student, &hw, Some(e.due), None, &e.reason, "test").unwrap();
+        }
+    }
+    (course, hw, book, rows)
+}
+
+#[test]
+fn every_output_of_a_late_class_is_written_as_before() {
+    let dir = scratch("scoring-dump");
+    let (course, hw, book, rows) = graded(&dir);
+    let sheet = Sheet { chosen: &hw.exercises, course: &course, tier: &Tier::None, due: hw.due };
+    dump("sheet.csv", &sheet.csv(&rows).unwrap());
+    dump("table.md", &sheet.table(&rows));
+    let lines: Vec<String> = rows.iter().map(|r| sheet.json(r).to_string()).collect();
+    dump("lines.jsonl", &lines.join("\n"));
+    let feedback: Vec<String> = rows.iter().map(|r| sheet.feedback(r)).collect();
+    dump("feedback.md", &feedback.join("\n----\n"));
+    dump("gradebook-show.md", &book.show(&course, Some(&hw)).unwrap());
+    let wanted = Wanted { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
+    dump("gradebook-export.csv", &book.export(&course, wanted).unwrap().text);
+    for row in &rows {
+        let late = sheet.days_late(row).zip(course.late);
+        let gs = gradescope::results_of(&row.outcomes, &Tier::None, &hw.exercises, &course, late);
+        dump(&format!("gradescope-{}.json", row.student), &serde_json::to_string_pretty(&gs).unwrap());
+        let pl = prairielearn::results_of(&row.outcomes, &Tier::None, &hw.exercises, &course);
+        dump(&format!("prairielearn-{}.json", row.student), &serde_json::to_string_pretty(&pl).unwrap());
+        let gh = classroom::report_of(&row.outcomes, &Tier::None, &hw.exercises, &course, 300).unwrap();
+        dump(&format!("classroom-{}.txt", row.student), &format!("{}\n{}\n{}", gh.encoded, gh.all_passed, gh.summary));
+    }
+    // Every exercise at the course's own points, every status, two days late.
+    let course = CourseFile::load(&points::default_file()).unwrap();
+    let chosen: Vec<&'static Exercise> = EXERCISES.iter().collect();
+    let statuses = [Status::Passed, Status::Failed, Status::DoesNotCompile, Status::NotDone];
+    let outcomes: Vec<Outcome> = EXERCISES
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match e.name {
+            "split_heads" => outcome(e, Status::Failed, Some((1, 2))),
+            _ => outcome(e, statuses[i % 4], None),
+        })
+        .collect();
+    let late = Some((2, points::Late { penalty_per_day: 0.1, max_days: 5 }));
+    for (name, late) in [("late", late), ("on-time", None)] {
+        let gs = gradescope::results_of(&outcomes, &Tier::None, &chosen, &course, late);
+        dump(&format!("all-gradescope-{name}.json"), &serde_json::to_string_pretty(&gs).unwrap());
+    }
+    let pl = prairielearn::results_of(&outcomes, &Tier::None, &chosen, &course);
+    dump("all-prairielearn.json", &serde_json::to_string_pretty(&pl).unwrap());
+    let gh = classroom::report_of(&outcomes, &Tier::None, &chosen, &course, 300).unwrap();
+    dump("all-classroom.txt", &format!("{}\n{}\n{}", gh.encoded, gh.all_passed, gh.summary));
+    let _ = std::fs::remove_dir_all(&dir);
+}
