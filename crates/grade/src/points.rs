@@ -37,7 +37,12 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 pub use time::OffsetDateTime;
 
-use crate::{Outcome, Status, EXERCISES};
+use crate::{Outcome, EXERCISES};
+#[cfg(test)]
+use crate::Status;
+
+mod score;
+pub use score::{earned_of, hundredth, score, total, Score};
 
 /// Points per exercise, what lateness costs, and the assignments.
 #[derive(Debug, Clone)]
@@ -132,7 +137,7 @@ impl Late {
 
     /// `points` kept by a hand-in `days` late, to a hundredth of a point, as a grading keeps them.
     pub fn keep(&self, points: f64, days: u32) -> f64 {
-        (points * self.kept(days) * 100.0).round() / 100.0
+        hundredth(points * self.kept(days))
     }
 
     /// What a student handed in `days` late reads (after their points); on time, what that keeps.
@@ -282,16 +287,10 @@ impl CourseFile {
     pub fn earned(&self, o: &Outcome) -> f64 {
         earned_of(self.max(o.name), o.status, o.parts)
     }
-}
 
-/// What a cell worth `max` earns with this status and these parts passed (of how many), before lateness.
-pub fn earned_of(max: f64, status: Status, parts: Option<(usize, usize)>) -> f64 {
-    match (status, parts) {
-        (Status::Passed, _) => max,
-        (Status::Failed, Some((passed, total))) if total > 0 => {
-            (max * passed as f64 / total as f64 * 100.0).round() / 100.0
-        }
-        _ => 0.0,
+    /// An outcome scored ([`score`]): its points, handed in `late` (days late under the course's policy).
+    pub fn score(&self, o: &Outcome, late: Option<u32>) -> Score {
+        score(self.max(o.name), o.status, o.parts, late.zip(self.late))
     }
 }
 

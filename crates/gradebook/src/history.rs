@@ -12,7 +12,7 @@ use anyhow::Result;
 use rusqlite::params;
 
 use anatomy_course::Exercise;
-use anatomy_grade::points::{earned_of, format_time, Assignment, CourseFile, Late, OffsetDateTime};
+use anatomy_grade::points::{format_time, score, Assignment, CourseFile, Late, OffsetDateTime};
 use anatomy_intake::times::parse_time;
 use anatomy_report::sheet::{points, Extension, Row};
 
@@ -60,7 +60,7 @@ fn as_it_stands(
     let due = due.or_else(|| parse_time(c.due.as_deref()?));
     let days = penalty.or_else(|| Some(Late::days(parse_time(c.handed_in.as_deref()?)?, due?)));
     match (days, course.late) {
-        (Some(days), Some(policy)) => (Some(days), policy.keep(earned_of(c.max_points, c.status, c.parts), days)),
+        (Some(days), Some(policy)) => (Some(days), score(c.max_points, c.status, c.parts, Some((days, policy))).points),
         _ => (days, c.points),
     }
 }
@@ -82,7 +82,7 @@ impl Standing {
     /// The assignment's points: the sum of the cells that have any, none when no cell has.
     pub fn total(&self) -> Option<f64> {
         let counted: Vec<f64> = self.cells.iter().filter_map(Current::points).collect();
-        (!counted.is_empty()).then(|| (counted.iter().sum::<f64>() * 100.0).round() / 100.0 + 0.0)
+        (!counted.is_empty()).then(|| anatomy_grade::points::total(counted) + 0.0)
     }
 
     /// The days late that count: a late penalty's, else the most of its graded cells' as they stand now.

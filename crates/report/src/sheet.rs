@@ -66,9 +66,14 @@ impl Sheet<'_> {
         }
     }
 
+    /// One of a student's outcomes scored ([`points::score`]), late by the student's days late.
+    pub fn score(&self, row: &Row, o: &Outcome) -> points::Score {
+        self.course.score(o, self.days_late(row))
+    }
+
     /// What one of a student's outcomes earns, after the late penalty (to a hundredth of a point).
     pub fn earned(&self, row: &Row, o: &Outcome) -> f64 {
-        (self.course.earned(o) * self.kept(row) * 100.0).round() / 100.0
+        self.score(row, o).points
     }
 
     /// A student's points.
