@@ -161,3 +161,87 @@ fn every_output_of_a_late_class_is_written_as_before() {
     dump("all-classroom.txt", &format!("{}\n{}\n{}", gh.encoded, gh.all_passed, gh.summary));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The points of each cell as one output shows them, by student, in the assignment's order.
+type Cells = std::collections::BTreeMap<String, Vec<f64>>;
+
+/// A CSV line's cells, quotes taken off (a quoted cell may hold a comma, as "Lovelace, Ada" does).
+fn split(line: &str) -> Vec<String> {
+    let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => cells.push(std::mem::take(&mut cell)),
+            c => cell.push(c),
+        }
+    }
+    cells.push(cell);
+    cells
+}
+
+/// The numbers of a CSV row's columns `from..from + n` (the row's first cell is the student's label).
+fn csv_cells(text: &str, from: usize, n: usize) -> Cells {
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let cells = split(line);
+            (cells[0].clone(), cells[from..from + n].iter().map(|c| c.parse().unwrap()).collect())
+        })
+        .collect()
+}
+
+#[test]
+fn the_sheet_the_gradebook_and_the_three_platforms_agree_on_every_cell_of_a_late_class() {
+    let dir = scratch("scoring-agreement");
+    let (course, hw, book, rows) = graded(&dir);
+    let sheet = Sheet { chosen: &hw.exercises, course: &course, tier: &Tier::None, due: hw.due };
+    let n = hw.exercises.len();
+    let scored: Cells = rows
+        .iter()
+        .map(|r| (r.student.clone(), r.outcomes.iter().map(|o| sheet.score(r, o).points).collect()))
+        .collect();
+    let wanted = Wanted { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
+    let gradebook: Cells = book
+        .standings(&course, &hw)
+        .unwrap()
+        .iter()
+        .map(|s| (s.student.label.clone(), s.cells.iter().map(|c| c.points().unwrap()).collect()))
+        .collect();
+    let mut outputs = vec![
+        ("the grade sheet's CSV", csv_cells(&sheet.csv(&rows).unwrap(), 1, n)),
+        ("the gradebook", gradebook),
+        ("the gradebook's CSV export", csv_cells(&book.export(&course, wanted).unwrap().text, 6, n)),
+    ];
+    let (mut gs, mut pl, mut gh) = (Cells::new(), Cells::new(), Cells::new());
+    let mut totals = Vec::new();
+    for row in &rows {
+        let late = sheet.days_late(row).zip(course.late);
+        let of = |tests: &serde_json::Value, key: &str| -> Vec<f64> {
+            tests.as_array().unwrap().iter().map(|t| t[key].as_f64().unwrap()).collect()
+        };
+        let g = gradescope::results_of(&row.outcomes, &Tier::None, &hw.exercises, &course, late);
+        gs.insert(row.student.clone(), of(&g["tests"], "score"));
+        let p = prairielearn::results_late(&row.outcomes, &Tier::None, &hw.exercises, &course, late);
+        pl.insert(row.student.clone(), of(&p["tests"], "points"));
+        let c = classroom::report_late(&row.outcomes, &Tier::None, &hw.exercises, &course, 300, late).unwrap();
+        let decoded: serde_json::Value = serde_json::from_slice(&base64::decode(&c.encoded).unwrap()).unwrap();
+        gh.insert(row.student.clone(), of(&decoded["tests"], "score"));
+        totals.push((row.student.clone(), g["score"].as_f64().unwrap(), crate::sheet::points(sheet.total(row))));
+    }
+    outputs.extend([("Gradescope's results", gs), ("PrairieLearn's results", pl), ("GitHub Classroom's result", gh)]);
+    let hundredths = |cells: &Cells| -> Vec<(String, Vec<i64>)> {
+        cells.iter().map(|(s, p)| (s.clone(), p.iter().map(|x| (x * 100.0).round() as i64).collect())).collect()
+    };
+    for (name, cells) in &outputs {
+        assert_eq!(hundredths(cells), hundredths(&scored), "{name} against the one score");
+    }
+    // The late cells are there, and scored: two days late keeps 80 %, past five days nothing, the extension
+    // counts a day from its own date.
+    assert_eq!(scored["grace"], [3.56, 0.0, 1.34]);
+    assert_eq!((scored["ken"].iter().sum::<f64>(), scored["lin"][0]), (0.0, 4.01));
+    // Gradescope's total is the sheet's: the rounded cells added (4.29, not 4.28 of the unrounded sum).
+    for (student, gradescope, csv) in totals {
+        assert_eq!(crate::sheet::points(gradescope), csv, "{student}'s total");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,8 +7,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use super::{grade_folder, round};
-use crate::points::CourseFile;
+use super::grade_folder;
+use crate::points::{self, CourseFile, Late};
 use crate::sandbox::Tier;
 use crate::{Exercise, Outcome, Status};
 
@@ -46,7 +46,7 @@ pub fn report(
 
 /// The step's result from a grading's outcomes (`millis`: how long it took, shared out over the
 /// exercises): a test per exercise named "N. name", "pass", "error" (does not compile) or "fail", with its
-/// points and the status's words and message.
+/// points and the status's words and message. A repository's hand-in has no due date: none is late.
 pub(crate) fn report_of(
     outcomes: &[Outcome],
     tier: &Tier,
@@ -54,8 +54,23 @@ pub(crate) fn report_of(
     course: &CourseFile,
     millis: u64,
 ) -> Result<Report> {
-    let mut tests = Vec::new();
+    report_late(outcomes, tier, chosen, course, millis, None)
+}
+
+/// [`report_of`] for a grading handed in `late` days late under the course's policy, each exercise scored
+/// as the grade sheet scores it ([`points::score`]).
+pub(crate) fn report_late(
+    outcomes: &[Outcome],
+    tier: &Tier,
+    chosen: &[&'static Exercise],
+    course: &CourseFile,
+    millis: u64,
+    late: Option<(u32, Late)>,
+) -> Result<Report> {
+    let (mut cells, mut tests) = (Vec::new(), Vec::new());
     for (e, o) in chosen.iter().zip(outcomes) {
+        let cell = points::score(course.max(e.name), o.status, o.parts, late);
+        cells.push(cell);
         let status = match o.status {
             Status::Passed => "pass",
             Status::DoesNotCompile => "error",
@@ -64,7 +79,7 @@ pub(crate) fn report_of(
         tests.push(json!({
             "name": format!("{}. {}", e.number(), e.name),
             "status": status,
-            "score": round(course.earned(o)),
+            "score": cell.points,
             "message": format!("{}: {}", o.status.words(), o.message),
             "test_code": format!("cargo anatomy exercises check {}", e.name),
             "filename": format!("exercises/{}.rs", e.name),
@@ -76,12 +91,11 @@ pub(crate) fn report_of(
     let all = outcomes.iter().all(|o| o.status == Status::Passed);
     let result = json!({"version": 1, "status": if all { "pass" } else { "fail" }, "max_score": max, "tests": tests});
     let encoded = base64::encode(serde_json::to_string(&result)?);
-    let earned: f64 = outcomes.iter().map(|o| course.earned(o)).sum();
     let summary = format!(
         "{} of {} exercises passed: {} of {max} points (graded in the {} sandbox)",
         outcomes.iter().filter(|o| o.status == Status::Passed).count(),
         outcomes.len(),
-        round(earned),
+        points::total(cells.iter().map(|c| c.points)),
         tier.name()
     );
     Ok(Report { encoded, all_passed: all, summary })

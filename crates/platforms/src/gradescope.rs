@@ -10,8 +10,8 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use super::{course_files, executable, feedback, grade_folder, graded_in, hand_in_folder, only_args, round, SETUP};
-use crate::points::{CourseFile, Late};
+use super::{course_files, executable, feedback, grade_folder, graded_in, hand_in_folder, only_args, SETUP};
+use crate::points::{self, CourseFile, Late};
 use crate::sandbox::Tier;
 use crate::{Exercise, Outcome, Status};
 
@@ -58,18 +58,16 @@ pub fn results_of(
     course: &CourseFile,
     late: Option<(u32, Late)>,
 ) -> Value {
-    let kept = late.map(|(days, policy)| policy.kept(days)).unwrap_or(1.0);
     let mut tests = Vec::new();
-    let (mut earned, mut max) = (0.0, 0.0);
+    let mut cells = Vec::new();
     for (e, o) in chosen.iter().zip(outcomes) {
-        let points = course.earned(o) * kept;
-        earned += points;
-        max += course.max(e.name);
+        let cell = points::score(course.max(e.name), o.status, o.parts, late);
+        cells.push(cell);
         tests.push(json!({
             "name": format!("{}. {}{}", e.number(), e.name, if e.homework { " (the chapter's homework)" } else { "" }),
             "number": e.number().to_string(),
-            "score": round(points),
-            "max_score": course.max(e.name),
+            "score": cell.points,
+            "max_score": cell.max,
             "status": if o.status == Status::Passed { "passed" } else { "failed" },
             "output": feedback(o),
             "output_format": "md",
@@ -77,19 +75,16 @@ pub fn results_of(
             "tags": [e.chapter],
         }));
     }
+    let earned = points::total(cells.iter().map(|c| c.points));
+    let max = cells.iter().fold(0.0, |sum, c| sum + c.max);
     let passed = outcomes.iter().filter(|o| o.status == Status::Passed).count();
-    let mut output = format!(
-        "{passed} of {} exercises passed: {} of {} points. {}",
-        outcomes.len(),
-        round(earned),
-        max,
-        graded_in(tier)
-    );
+    let mut output =
+        format!("{passed} of {} exercises passed: {earned} of {max} points. {}", outcomes.len(), graded_in(tier));
     if let Some((days, policy)) = late.filter(|(days, _)| *days > 0) {
         output += &format!("\n\n{}", policy.words(days));
     }
     json!({
-        "score": round(earned),
+        "score": earned,
         "output": output,
         "output_format": "md",
         "visibility": "visible",

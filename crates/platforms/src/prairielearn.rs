@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use super::{course_files, grade_folder, graded_in, hand_in_folder, only_args, round, SETUP};
-use crate::points::CourseFile;
+use super::{course_files, grade_folder, graded_in, hand_in_folder, only_args, SETUP};
+use crate::points::{self, CourseFile, Late};
 use crate::sandbox::Tier;
 use crate::{Exercise, Outcome, Status};
 
@@ -21,12 +21,24 @@ pub fn results(root: &Path, chosen: &[&'static Exercise], course: Result<CourseF
 }
 
 /// PrairieLearn's `results.json` for a grading's outcomes (one per chosen exercise, in order), graded in
-/// `tier`.
+/// `tier` (PrairieLearn counts lateness itself: none here).
 pub fn results_of(outcomes: &[Outcome], tier: &Tier, chosen: &[&'static Exercise], course: &CourseFile) -> Value {
-    let (mut earned, mut max, mut tests) = (0.0, 0.0, Vec::new());
+    results_late(outcomes, tier, chosen, course, None)
+}
+
+/// [`results_of`] for a grading handed in `late` days late under the course's policy, each exercise
+/// scored as the grade sheet scores it ([`points::score`]).
+pub fn results_late(
+    outcomes: &[Outcome],
+    tier: &Tier,
+    chosen: &[&'static Exercise],
+    course: &CourseFile,
+    late: Option<(u32, Late)>,
+) -> Value {
+    let (mut cells, mut tests) = (Vec::new(), Vec::new());
     for (e, o) in chosen.iter().zip(outcomes) {
-        earned += course.earned(o);
-        max += course.max(e.name);
+        let cell = points::score(course.max(e.name), o.status, o.parts, late);
+        cells.push(cell);
         let message = match o.status {
             Status::Passed => "passed".to_string(),
             _ => {
@@ -37,11 +49,13 @@ pub fn results_of(outcomes: &[Outcome], tier: &Tier, chosen: &[&'static Exercise
         tests.push(json!({
             "name": format!("{}. {}{}", e.number(), e.name, if e.homework { " (the chapter's homework)" } else { "" }),
             "description": e.summary,
-            "points": round(course.earned(o)),
-            "max_points": course.max(e.name),
+            "points": cell.points,
+            "max_points": cell.max,
             "message": message,
         }));
     }
+    let earned = cells.iter().fold(0.0, |sum, c| sum + c.points);
+    let max = cells.iter().fold(0.0, |sum, c| sum + c.max);
     let passed = outcomes.iter().filter(|o| o.status == Status::Passed).count();
     json!({
         "gradable": true,
@@ -49,7 +63,7 @@ pub fn results_of(outcomes: &[Outcome], tier: &Tier, chosen: &[&'static Exercise
         "message": format!(
             "{passed} of {} exercises passed: {} of {max} points. {}",
             outcomes.len(),
-            round(earned),
+            points::total(cells.iter().map(|c| c.points)),
             graded_in(tier)
         ),
         "tests": tests,
