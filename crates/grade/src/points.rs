@@ -37,9 +37,9 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 pub use time::OffsetDateTime;
 
-use crate::{Outcome, EXERCISES};
 #[cfg(test)]
 use crate::Status;
+use crate::{Outcome, EXERCISES};
 
 mod score;
 pub use score::{earned_of, hundredth, score, total, Score};
