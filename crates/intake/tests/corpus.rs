@@ -85,7 +85,8 @@ fn every_file_the_project_keeps_passes_the_rules() {
     let stem = |f: &Path| f.file_stem().unwrap().to_string_lossy().into_owned();
     let parent = |f: &Path| f.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
     let style = |f: &Path| stem(f).rsplit('.').next().unwrap().to_string(); // STYLE.EXERCISE.rs
-    let folders: [(&str, &dyn Fn(&Path) -> String); 5] = [
+    type NameOf<'a> = &'a dyn Fn(&Path) -> String;
+    let folders: [(&str, NameOf); 5] = [
         ("solutions", &stem),
         ("crates/course/src/stubs", &stem),
         ("tests/exercise-mistakes", &parent),
