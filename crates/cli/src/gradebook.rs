@@ -124,27 +124,31 @@ pub fn choices<T: Copy + Send + Sync + 'static>(
 pub fn run(args: Args) -> Result<bool> {
     let at = Location::of(args.course.as_deref());
     let course = CourseFile::load(&args.course.unwrap_or_else(points::default_file))?;
+    run_on(&at, &course, args.command).map_err(|e| at.named(e))
+}
+
+fn run_on(at: &Location, course: &CourseFile, command: Command) -> Result<bool> {
     let named = |a: Option<String>| a.map(|a| course.assignment(Some(&a))).transpose();
-    match args.command {
+    match command {
         Command::Roster { file } => println!("{}", at.import(&anatomy_gradebook::roster::read_roster(&file)?)?),
         Command::Match { submissions, assignment } => {
             let matched = at.read()?.match_hand_ins(&submissions, named(assignment)?.as_ref())?;
             println!("{}", matched.lines().join("\n"));
             return Ok(matched.unmatched.is_empty());
         }
-        Command::Show { assignment } => print!("{}", at.read()?.show(&course, named(assignment)?.as_ref())?),
+        Command::Show { assignment } => print!("{}", at.read()?.show(course, named(assignment)?.as_ref())?),
         Command::Extend { student, assignment, due, days, reason, by } => {
-            println!("{}", at.extend(&course, Extend { student, assignment, due, days, reason, by })?)
+            println!("{}", at.extend(course, Extend { student, assignment, due, days, reason, by })?)
         }
         Command::Override { student, exercise, points, clear, comment, by } => {
-            println!("{}", at.set_override(&course, Override { student, exercise, points, clear, comment, by })?)
+            println!("{}", at.set_override(course, Override { student, exercise, points, clear, comment, by })?)
         }
         Command::Late { students, assignment, clear, reason, by } => {
-            println!("{}", at.set_late(&course, Late { students, assignment, clear, reason, by })?.join("\n"))
+            println!("{}", at.set_late(course, Late { students, assignment, clear, reason, by })?.join("\n"))
         }
         Command::History { student } => print!("{}", at.history(&student)?),
         Command::Export { format, out, assignment, identify, unlimited_grades } => {
-            let written = at.export_to(&course, Export { format, out, assignment, identify, unlimited_grades })?;
+            let written = at.export_to(course, Export { format, out, assignment, identify, unlimited_grades })?;
             for warning in &written.warnings {
                 eprintln!("warning: {warning}");
             }
@@ -152,7 +156,7 @@ pub fn run(args: Args) -> Result<bool> {
         }
         Command::Report { assignment, out, similarity } => {
             let assignment = course.assignment(assignment.as_deref())?;
-            let summary = at.read()?.pages(&course, &assignment, &out, similarity)?;
+            let summary = at.read()?.pages(course, &assignment, &out, similarity)?;
             eprintln!("{}", summary.closing_line(&out));
         }
     }

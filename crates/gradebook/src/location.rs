@@ -112,6 +112,18 @@ impl Location {
         Ok(book)
     }
 
+    /// `e` with the gradebook's path and what to do, where it is SQLite's own error and does not name the
+    /// file already (the grader's refusals do): "no such table", a disk error, a statement interrupted.
+    pub fn named(&self, e: anyhow::Error) -> anyhow::Error {
+        let path = self.path.display().to_string();
+        if e.downcast_ref::<rusqlite::Error>().is_none() || format!("{e:#}").contains(&path) {
+            return e;
+        }
+        e.context(format!(
+            "the gradebook {path} could not be read or written as asked: restore it from a copy, or ask whoever gave it for the file the grader wrote"
+        ))
+    }
+
     /// Opens the gradebook, creating it and its folder when there is none (and no older one to move).
     pub fn create(&self) -> Result<Gradebook> {
         if let (false, Some(_)) = (self.exists(), &self.before) {
@@ -127,5 +139,28 @@ impl Location {
     /// The gradebook as a person reads where it is: its path and why there.
     pub fn line(&self) -> String {
         format!("the gradebook {} ({})", self.path.display(), self.why)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_s_own_errors_are_given_the_gradebook_s_path_and_the_grader_s_refusals_are_left_as_they_are() {
+        let at = Location { path: PathBuf::from("/term/gradebook.sqlite"), why: "named", before: None };
+        let sqlite = at.named(anyhow::Error::new(rusqlite::Error::QueryReturnedNoRows).context("history of ada"));
+        assert_eq!(
+            format!("{sqlite:#}"),
+            "the gradebook /term/gradebook.sqlite could not be read or written as asked: restore it from a copy, or \
+             ask whoever gave it for the file the grader wrote: history of ada: Query returned no rows"
+        );
+        let said = anyhow::anyhow!("the gradebook /term/gradebook.sqlite was written by a newer version");
+        assert_eq!(
+            format!("{:#}", at.named(said)),
+            "the gradebook /term/gradebook.sqlite was written by a newer version"
+        );
+        let other = anyhow::anyhow!("--points -0: give a number from 0 to 5");
+        assert_eq!(format!("{:#}", at.named(other)), "--points -0: give a number from 0 to 5");
     }
 }
