@@ -52,20 +52,13 @@ pub enum Command {
         /// Default: /autograder (Gradescope), /grade (PrairieLearn).
         #[arg(long)]
         root: Option<PathBuf>,
-        #[arg(long, value_parser = platform_parser(), default_value = "gradescope")]
+        #[arg(long, value_enum, default_value = "gradescope")]
         platform: Platform,
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
         #[arg(long, value_name = "FILE")]
         course: Option<PathBuf>,
     },
-}
-
-/// `--platform`'s values, read off the library's one list of them (`Platform::ALL`, `Platform::name`).
-fn platform_parser() -> impl clap::builder::TypedValueParser<Value = Platform> {
-    use clap::builder::{PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(Platform::ALL.map(Platform::name))
-        .map(|name| *Platform::ALL.iter().find(|p| p.name() == name).expect("clap accepted only these names"))
 }
 
 /// Returns whether everything asked for succeeded (the caller turns that into the exit code).

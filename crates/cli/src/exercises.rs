@@ -142,7 +142,7 @@ struct GradeArgs {
     compile_time_limit: u64,
     /// Which sandbox: the strongest this machine offers (auto: bubblewrap, else Landlock), or one by
     /// name, refusing to grade without it.
-    #[arg(long, value_parser = crate::gradebook::choices(&Wanted::ALL, Wanted::name, Wanted::summary),
+    #[arg(long, value_parser = choices(&Wanted::ALL, Wanted::name, Wanted::summary),
           default_value = "auto")]
     sandbox: Wanted,
     /// Run the students' code without the sandbox: only for code you trust (the table says so).
@@ -169,6 +169,18 @@ struct GradeArgs {
 }
 
 /// Returns whether everything asked for succeeded (the caller turns that into the exit code).
+/// `--sandbox`'s values, from the grader's list of them (`Wanted::ALL`, with a name and a summary each):
+/// the last option read this way, the others being clap::ValueEnum.
+fn choices<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+    summary: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(all.iter().map(|&v| PossibleValue::new(name(v)).help(summary(v))))
+        .map(move |n| *all.iter().find(|&&v| name(v) == n).expect("clap accepted only these"))
+}
+
 pub fn run(args: Args) -> Result<bool> {
     match args.command {
         Command::List => {

@@ -84,14 +84,14 @@ enum Command {
     History { student: String },
     /// The grades as a learning platform imports them: every assignment, or one (--assignment).
     Export {
-        #[arg(long, value_parser = choices(&Format::ALL, Format::name, Format::summary))]
+        #[arg(long)]
         format: Format,
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
         #[arg(long)]
         assignment: Option<String>,
         /// For Moodle: the one column each row is matched by.
-        #[arg(long, value_parser = choices(&MoodleId::ALL, MoodleId::name, MoodleId::summary))]
+        #[arg(long)]
         identify: Option<MoodleId>,
         /// For Moodle: your site takes grades above 100 (Site administration > Grades > General settings >
         /// Unlimited grades), so an assignment worth more may be exported.
@@ -108,17 +108,6 @@ enum Command {
         #[arg(long)]
         similarity: bool,
     },
-}
-
-/// An option's values, from a library's list of them (`ALL`, with a name and a summary each).
-pub fn choices<T: Copy + Send + Sync + 'static>(
-    all: &'static [T],
-    name: fn(T) -> &'static str,
-    summary: fn(T) -> &'static str,
-) -> impl clap::builder::TypedValueParser<Value = T> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(all.iter().map(|&v| PossibleValue::new(name(v)).help(summary(v))))
-        .map(move |n| *all.iter().find(|&&v| name(v) == n).expect("clap accepted only these"))
 }
 
 pub fn run(args: Args) -> Result<bool> {

@@ -39,71 +39,51 @@ use crate::Gradebook;
 
 mod guard;
 
-/// The files an export writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The files an export writes: `--format NAME` on the command line, each variant's line its help there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// Canvas's gradebook import: one column per assignment, by the students' Canvas ids
     Canvas,
+    /// Moodle's grade import: each assignment and its feedback, by the identifier --identify names
     Moodle,
+    /// every exercise's points, late days, extensions and overrides, one row per student
     Csv,
 }
 
 impl Format {
-    pub const ALL: [Format; 3] = [Format::Canvas, Format::Moodle, Format::Csv];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Canvas => "canvas",
-            Format::Moodle => "moodle",
-            Format::Csv => "csv",
-        }
+    /// What the format is, in a line: its help on the command line.
+    pub fn summary(self) -> String {
+        help(self)
     }
+}
 
-    pub fn summary(self) -> &'static str {
-        match self {
-            Format::Canvas => "Canvas's gradebook import: one column per assignment, by the students' Canvas ids",
-            Format::Moodle => {
-                "Moodle's grade import: each assignment and its feedback, by the identifier --identify names"
-            }
-            Format::Csv => "every exercise's points, late days, extensions and overrides, one row per student",
-        }
-    }
+/// A command-line value's help: its variant's doc comment.
+fn help(value: impl clap::ValueEnum) -> String {
+    let value = value.to_possible_value().expect("no value is hidden");
+    value.get_help().map(ToString::to_string).unwrap_or_default()
 }
 
 /// The user field a Moodle file identifies its rows by, one per file, as Moodle's import maps it ("Map
 /// from" that column, "Map to" this field): its header is the field's own name in Moodle's import, so that
-/// the import chooses it by itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// the import chooses it by itself. `--identify NAME` on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum MoodleId {
+    /// Moodle's ID number: the institution's id (Canvas's SIS User ID, a roster's sis_id)
+    #[value(name = "idnumber")]
     IdNumber,
+    /// Moodle's username: the login (Canvas's SIS Login ID, a roster's login)
     Username,
+    /// Moodle's email address: a plain roster's email
     Email,
 }
 
 impl MoodleId {
-    pub const ALL: [MoodleId; 3] = [MoodleId::IdNumber, MoodleId::Username, MoodleId::Email];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            MoodleId::IdNumber => "idnumber",
-            MoodleId::Username => "username",
-            MoodleId::Email => "email",
-        }
-    }
-
     /// The column's header: the field's name in Moodle's import ("Map to").
     pub fn header(self) -> &'static str {
         match self {
             MoodleId::IdNumber => "ID number",
             MoodleId::Username => "Username",
             MoodleId::Email => "Email address",
-        }
-    }
-
-    pub fn summary(self) -> &'static str {
-        match self {
-            MoodleId::IdNumber => "Moodle's ID number: the institution's id (Canvas's SIS User ID, a roster's sis_id)",
-            MoodleId::Username => "Moodle's username: the login (Canvas's SIS Login ID, a roster's login)",
-            MoodleId::Email => "Moodle's email address: a plain roster's email",
         }
     }
 

@@ -661,7 +661,7 @@ fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
     ] {
         let text = export(&book, &course, format, one).unwrap().text;
         let read = read_back(&text, numbers);
-        assert_eq!(read.len(), header_rows + HOSTILE.len(), "{}: {text}", format.name());
+        assert_eq!(read.len(), header_rows + HOSTILE.len(), "{format:?}: {text}");
         for (i, (name, written)) in HOSTILE.iter().enumerate() {
             let key = match format {
                 Format::Canvas => format!("{}", 201 + i),
@@ -669,10 +669,10 @@ fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
                 Format::Csv => format!("h{i}"),
             };
             let record = read.iter().find(|r| r[key_at] == key).unwrap();
-            assert_eq!(&record[name_at], written, "{}: {name:?}", format.name());
-            assert_eq!(record[numbers[0]], "5", "{}: {name:?}", format.name());
+            assert_eq!(&record[name_at], written, "{format:?}: {name:?}");
+            assert_eq!(record[numbers[0]], "5", "{format:?}: {name:?}");
             if let Some(at) = section_at {
-                assert_eq!(record[at], if i == 1 { "Mon;'-1" } else { "Mon" }, "{}", format.name());
+                assert_eq!(record[at], if i == 1 { "Mon;'-1" } else { "Mon" }, "{format:?}");
             }
         }
     }

@@ -34,24 +34,15 @@ use crate::points::CourseFile;
 use crate::sandbox::{Tier, Wanted};
 use anatomy_course::kept_back::KeptBack;
 
-/// The platforms whose grading containers [`run`] serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The platforms whose grading containers [`run`] serves, by their names on the command line (`--platform
+/// NAME`, clap::ValueEnum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Platform {
     Gradescope,
     Prairielearn,
 }
 
 impl Platform {
-    pub const ALL: [Platform; 2] = [Platform::Gradescope, Platform::Prairielearn];
-
-    /// Its name on the command line (`--platform NAME`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Platform::Gradescope => "gradescope",
-            Platform::Prairielearn => "prairielearn",
-        }
-    }
-
     /// Where the platform mounts the grading job.
     pub fn root(self) -> &'static str {
         match self {
@@ -328,8 +319,12 @@ mod helpers {
 
     #[test]
     fn each_platform_has_its_command_line_name_and_the_folder_it_mounts() {
-        let named: Vec<_> = Platform::ALL.iter().map(|p| (p.name(), p.root())).collect();
-        assert_eq!(named, [("gradescope", "/autograder"), ("prairielearn", "/grade")]);
+        use clap::ValueEnum;
+        let named: Vec<_> = Platform::value_variants()
+            .iter()
+            .map(|p| (p.to_possible_value().unwrap().get_name().to_string(), p.root()))
+            .collect();
+        assert_eq!(named, [("gradescope".to_string(), "/autograder"), ("prairielearn".to_string(), "/grade")]);
     }
 
     #[test]
