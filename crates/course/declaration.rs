@@ -70,8 +70,8 @@ impl Declared {
             "`name`: lower-case letters, digits and _, starting with a letter"
         } else if self.chapter.is_empty() || !self.chapter.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
             "`chapter`: a file name of chapters/ without .md, e.g. 08-decoder-and-masking"
-        } else if !(self.points.is_finite() && self.points >= 0.0) {
-            "`points`: a number of at least 0"
+        } else if !(self.points.is_finite() && self.points >= 0.0 && self.points.is_sign_positive()) {
+            "`points`: a number of at least 0 (not -0)"
         } else if functions.len() != self.functions.len() || functions.is_empty() || !words.iter().all(|w| is_snake(w))
         {
             "`functions`: one or more, each written NAME(first, second) with snake-case names"

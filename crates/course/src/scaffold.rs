@@ -103,28 +103,40 @@ pub fn new_exercise(root: &Path, new: &NewExercise) -> Result<Vec<PathBuf>> {
     let text = std::fs::read_to_string(&declaration).with_context(|| format!("reading {}", declaration.display()))?;
     new.validate(root, &text)?;
     let files = new.files(root);
-    if let Some((path, _)) = files.iter().find(|(path, _)| path.exists()) {
+    // A link, even one to nowhere, counts as there: nothing is written through it.
+    if let Some((path, _)) = files.iter().find(|(path, _)| path.symlink_metadata().is_ok()) {
         bail!("{} exists already: remove it, or choose another name", path.display());
     }
     let module = new.check_module(root);
     let checks = std::fs::read_to_string(&module).with_context(|| format!("reading {}", module.display()))?;
+    let (declaration_text, checks_text) = (text.clone(), checks.clone());
     let changed = [(declaration, table::insert(&text, new)), (module, checks + &new.check())];
     let mut written = Vec::new();
     let result = (|| -> Result<()> {
         for (path, text) in &files {
             std::fs::create_dir_all(path.parent().expect("a file in a folder"))?;
-            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            crate::write_whole(path, text)?;
             written.push(path.clone());
         }
-        // The two changed files last, each replaced whole (a rename), so that neither is half-written.
-        for (path, text) in &changed {
+        // The two changed files last, each replaced whole (a rename), so that neither is half-written; the
+        // checks module before the declaration, whose new table would name files a failure removes.
+        for (path, text) in changed.iter().rev() {
             crate::write_whole(path, text)?;
+            written.push(path.clone());
         }
         Ok(())
     })();
     if let Err(error) = result {
+        // Undone: the new files removed, a changed file given its text back.
         for path in &written {
-            let _ = std::fs::remove_file(path);
+            match [(&declaration_text, &changed[0].0), (&checks_text, &changed[1].0)].iter().find(|(_, p)| *p == path) {
+                Some((old, _)) => {
+                    let _ = crate::write_whole(path, old);
+                }
+                None => {
+                    let _ = std::fs::remove_file(path);
+                }
+            }
         }
         return Err(error);
     }
@@ -190,6 +202,8 @@ mod tests {
         );
         let names = |text: &str| -> Vec<String> { table::tables(text).into_iter().map(|(n, _)| n).collect() };
         assert_eq!(names(DECLARED), ["a", "b", "feed_forward"]);
+        // A table whose name is written another way is not given the next table's name.
+        assert_eq!(names("[[exercise]]\nname='q'\n\n[[exercise]]\nname = \"r\"\n"), ["", "r"]);
         let mut new = toy();
         new.after = Some("a".into());
         let text = table::insert(DECLARED, &new);
@@ -242,6 +256,32 @@ mod tests {
         assert!(refusal(&|n| n.after = Some("nothing".into())).starts_with("--after nothing: no exercise"));
         assert!(refusal(&|n| n.args = vec!["X".into()]).starts_with("--args: an argument \"X\""));
         toy().validate(&root, &declared).unwrap();
+    }
+
+    /// A failure after some files are written undoes them: here the declaration, a link, is refused last.
+    #[test]
+    fn a_failed_write_leaves_the_project_as_it_was() {
+        let root = std::env::temp_dir().join(format!("anatomy-scaffold-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let project = crate::project_root();
+        let (declaration, module) = (root.join(DECLARATION), toy().check_module(&root));
+        for (from, to) in
+            [(project.join(DECLARATION), root.join("declared.toml")), (toy().check_module(&project), module.clone())]
+        {
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(from, to).unwrap();
+        }
+        std::fs::create_dir_all(declaration.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(root.join("declared.toml"), &declaration).unwrap();
+        std::fs::create_dir_all(root.join("chapters")).unwrap();
+        std::fs::write(root.join("chapters/00-overview.md"), "").unwrap();
+        let before = |p: &Path| std::fs::read_to_string(p).unwrap();
+        let (declared, checks) = (before(&declaration), before(&module));
+        let refused = new_exercise(&root, &toy()).unwrap_err().to_string();
+        assert!(refused.ends_with("is a symbolic link: name a new file or a regular file to replace"), "{refused}");
+        assert_eq!((before(&declaration), before(&module)), (declared, checks));
+        assert!(toy().files(&root).iter().all(|(p, _)| !p.exists()), "a new file is left");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -50,11 +50,15 @@ impl Partial {
         self.file.as_mut().expect("a partial file until finished")
     }
 
-    /// Writes the file out to the disk and renames it over the target.
+    /// Writes the file out to the disk and renames it over the target; on failure the partial file is
+    /// removed (by `Drop`) and the target is as it was.
     pub fn finish(mut self) -> Result<()> {
-        let file = self.file.take().expect("a partial file until finished");
-        let done = file.sync_data().and_then(|()| std::fs::rename(&self.partial, &self.path));
-        done.with_context(|| format!("cannot write {}", self.path.display()))
+        let file = self.file.as_ref().expect("a partial file until finished");
+        file.sync_data()
+            .and_then(|()| std::fs::rename(&self.partial, &self.path))
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.file = None;
+        Ok(())
     }
 }
 
@@ -162,6 +166,20 @@ mod tests {
         drop(partial);
         assert_eq!(names(&dir), ["autograder.zip"]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "the last one");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_rename_that_fails_leaves_no_partial_file() {
+        let dir = scratch("rename");
+        let path = dir.join("report");
+        let mut partial = Partial::create(&path).unwrap();
+        partial.file().write_all(b"the report").unwrap();
+        // The target became a folder with a file in it after the output began: the rename cannot replace it.
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("kept"), "").unwrap();
+        assert_eq!(partial.finish().unwrap_err().to_string(), format!("cannot write {}", path.display()));
+        assert_eq!(names(&dir), ["report"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

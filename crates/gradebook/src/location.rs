@@ -113,10 +113,15 @@ impl Location {
     }
 
     /// `e` with the gradebook's path and what to do, where it is SQLite's own error and does not name the
-    /// file already (the grader's refusals do): "no such table", a disk error, a statement interrupted.
+    /// file already (the grader's refusals do): the words of [`crate::refusal`] where it has them (a full
+    /// disk, a lock, a damaged file), else the path and "restore it from a copy" ("no such table"…).
     pub fn named(&self, e: anyhow::Error) -> anyhow::Error {
         let path = self.path.display().to_string();
         if e.downcast_ref::<rusqlite::Error>().is_none() || format!("{e:#}").contains(&path) {
+            return e;
+        }
+        let e = crate::refusal(&self.path, e);
+        if format!("{e:#}").contains(&path) {
             return e;
         }
         e.context(format!(
@@ -159,6 +164,12 @@ mod tests {
         assert_eq!(
             format!("{:#}", at.named(said)),
             "the gradebook /term/gradebook.sqlite was written by a newer version"
+        );
+        let busy = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None);
+        assert_eq!(
+            format!("{:#}", at.named(anyhow::Error::new(busy))),
+            "the gradebook /term/gradebook.sqlite stayed locked for 30 s by another grading: let it finish, then do \
+             this again"
         );
         let other = anyhow::anyhow!("--points -0: give a number from 0 to 5");
         assert_eq!(format!("{:#}", at.named(other)), "--points -0: give a number from 0 to 5");

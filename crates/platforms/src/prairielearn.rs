@@ -98,7 +98,10 @@ pub fn write_folders(
         let _ = std::fs::remove_dir_all(&partial);
         return Err(e);
     }
-    std::fs::rename(&partial, out).with_context(|| format!("cannot write {}", out.display()))?;
+    if let Err(e) = std::fs::rename(&partial, out) {
+        let _ = std::fs::remove_dir_all(&partial);
+        return Err(e).with_context(|| format!("cannot write {}", out.display()));
+    }
     Ok(format!(
         "wrote {}: build and push image/ ({} files of the course, Dockerfile, setup.sh) as {image}, then copy question/ \
          into your course's questions/",

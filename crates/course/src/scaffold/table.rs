@@ -67,7 +67,11 @@ pub(super) fn tables(text: &str) -> Vec<(String, usize)> {
         let here = offset;
         offset += line.len();
         if line.trim_end() == TABLE {
-            let name = lines.clone().find_map(|l| l.trim().strip_prefix("name = \"")?.split('"').next());
+            // Its own `name` only: never the next table's.
+            let name = lines
+                .clone()
+                .take_while(|l| l.trim_end() != TABLE)
+                .find_map(|l| l.trim().strip_prefix("name = \"")?.split('"').next());
             found.push((name.unwrap_or_default().to_string(), comment_from.unwrap_or(here)));
         }
         comment_from = match (line.starts_with('#'), comment_from) {
