@@ -24,6 +24,7 @@ use std::time::Instant;
 
 use anatomy_course::{find, EXERCISES};
 use anatomy_grade::grading::project_root;
+use anatomy_report::sheet::plain_stem;
 use class::{anatomy, full_marks, hand_in_solutions};
 use scratch::Scratch;
 
@@ -535,14 +536,16 @@ fn grade_the_hostile_class(tier: &str) {
         assert!(records.iter().any(|r| &r[0] == cell), "{name:?} not in the CSV as {cell}");
         assert!(csv_text.contains(&format!("\n\"{}\",", cell.replace('"', "\"\""))), "{cell} not quoted");
         assert_eq!(rows[&label]["total_points"], full_marks(), "{name}");
-        assert!(feedback.join(format!("{label}.md")).is_file(), "{name}: no feedback file {label}.md");
+        // Named as the grader names every feedback file: no name hidden, special or taken as an option.
+        let file = format!("{}.md", plain_stem(&label));
+        assert!(feedback.join(&file).is_file(), "{name}: no feedback file {file}");
     }
     // Every student stays one: the two names that decode alike keep a row, a CSV record and a feedback file
     // each, under labels that say their bytes.
     for (_, label) in latin1 {
         assert_eq!(rows[label]["total_points"], full_marks(), "{label}");
         assert_eq!(records.iter().filter(|r| &r[0] == label).count(), 1, "{label} in the CSV");
-        assert!(feedback.join(format!("{label}.md")).is_file(), "{label}: no feedback file");
+        assert!(feedback.join(format!("{}.md", plain_stem(label))).is_file(), "{label}: no feedback file");
     }
     // The look-alikes: three rows, three labels that look different, three feedback files that stay three
     // on a disk that normalises and folds case.

@@ -449,11 +449,12 @@ pub fn feedback_files(rows: &[Row]) -> Vec<String> {
         .collect()
 }
 
-/// A label made an ordinary file name: `_` for a separator (`/`, `\\`), a NUL or any control character a
-/// label read back from JSON lines may hold; `_` before a name a file list would hide or a command would
-/// read as an option (a leading `.`, `-` or `~`, or none at all) and before a name Windows keeps for a
-/// device (`CON`, `nul.txt`, `COM1`…); `_` after a trailing dot or space, which Windows drops.
-fn plain_stem(label: &str) -> String {
+/// A label made an ordinary file name (a feedback file is this and `.md`, ` (2)` before the `.md` of a
+/// case-twin): `_` for a separator (`/`, `\\`), a NUL or any control character a label read back from JSON
+/// lines may hold; `_` before a name a file list would hide or a command would read as an option (a
+/// leading `.`, `-` or `~`, or none at all) and before a name Windows keeps for a device (`CON`, `nul.txt`,
+/// `COM1`…); `_` after a trailing dot or space, which Windows drops.
+pub fn plain_stem(label: &str) -> String {
     let mut stem: String =
         label.chars().map(|c| if c == '/' || c == '\\' || c.is_control() { '_' } else { c }).collect();
     let base = stem.split('.').next().unwrap_or_default().trim_end().to_ascii_uppercase();
