@@ -119,7 +119,7 @@ fn top_k_one_is_greedy_and_top_k_keeps_only_the_k_best() {
 #[test]
 fn the_same_seed_gives_the_same_loss_trace() {
     let _generator = common::seed();
-    let dir = common::Scratch::new("gpt-trace");
+    let dir = common::TestDir::new("gpt-trace");
     let text = small_text(&dir, "trace.txt", 120);
     let (_, _, a) = train_gpt(&tiny_options(text.clone()), &mut |_| {}).unwrap();
     let (_, _, b) = train_gpt(&tiny_options(text.clone()), &mut |_| {}).unwrap();
@@ -136,7 +136,7 @@ fn the_same_seed_gives_the_same_loss_trace() {
 #[test]
 fn a_saved_model_loads_back_identical_and_a_foreign_file_is_refused() {
     let _generator = common::seed();
-    let dir = common::Scratch::new("gpt-save");
+    let dir = common::TestDir::new("gpt-save");
     let text = small_text(&dir, "save.txt", 120);
     let (trained, corpus, _) = train_gpt(&tiny_options(text.clone()), &mut |_| {}).unwrap();
     let path = dir.join("model.safetensors");
@@ -168,7 +168,7 @@ fn a_saved_model_loads_back_identical_and_a_foreign_file_is_refused() {
 #[test]
 fn one_batch_is_learned_by_heart() {
     let _generator = common::seed();
-    let dir = common::Scratch::new("gpt-overfit");
+    let dir = common::TestDir::new("gpt-overfit");
     let text = small_text(&dir, "overfit.txt", 120);
     let corpus = Corpus::from_file(&text, 16).unwrap();
     let config = GptConfig {
@@ -196,7 +196,7 @@ fn one_batch_is_learned_by_heart() {
 #[test]
 fn bad_text_and_sizes_are_errors_that_name_the_fix() {
     let _generator = common::generator();
-    let dir = common::Scratch::new("gpt-bad-text");
+    let dir = common::TestDir::new("gpt-bad-text");
     let missing = dir.join("missing.txt");
     let err = |options: &GptTrainOptions| format!("{:#}", train_gpt(options, &mut |_| {}).unwrap_err());
     assert!(err(&tiny_options(missing)).contains("cannot read the text"));

@@ -175,8 +175,8 @@ fn a_padded_batch_gives_the_same_vectors_as_single_sentences() {
 
 // --- robustness ---
 
-fn scratch_folder(name: &str) -> common::Scratch {
-    let dir = common::Scratch::new(name);
+fn scratch_folder(name: &str) -> common::TestDir {
+    let dir = common::TestDir::new(name);
     let model_dir = resolve_model_dir(None).unwrap();
     for f in ["config.json", "tokenizer.json"] {
         std::fs::copy(model_dir.join(f), dir.join(f)).unwrap();
@@ -244,7 +244,7 @@ fn a_pair_longer_than_512_tokens_is_a_clear_error() {
 fn bert_prefix_gamma_beta_and_extra_tensors_are_handled() {
     let _generator = common::seed();
     let config = BertConfig::tiny(EncoderOptions::book());
-    let dir = common::Scratch::new("old-layout");
+    let dir = common::TestDir::new("old-layout");
     let original = BertModel::from_config_and_weights(
         &config,
         &write_tiny_checkpoint(&config, &dir, |_| true),

@@ -81,7 +81,7 @@ fn empty_text_is_an_error(#[case] text: &str) {
 #[test]
 fn a_missing_tokenizer_is_a_clear_error() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    let dir = common::Scratch::new("no-tokenizer");
+    let dir = common::TestDir::new("no-tokenizer");
     let err = transformer_anatomy::Tokenizer::from_model_dir(&dir).err().unwrap().to_string();
     assert!(err.contains("make setup"), "unexpected error: {err}");
 }
@@ -132,7 +132,7 @@ fn write_in(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf
 #[case::unknown_activation(r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#, "unknown variant `swish`")]
 fn bad_configs_are_clear_errors(#[case] json: &str, #[case] expected: &str) {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
-    let dir = common::Scratch::new("bad-config");
+    let dir = common::TestDir::new("bad-config");
     let path = write_in(&dir, "config.json", json);
     let err = format!("{:#}", BertConfig::from_file(&path, EncoderOptions::bert()).unwrap_err());
     assert!(err.contains(expected), "expected {expected:?} in: {err}");
@@ -145,7 +145,7 @@ fn an_unknown_activation_names_the_accepted_ones() {
     let _generator = common::generator(); // this file seeds LibTorch's one generator
     let json = r#"{"vocab_size": 10, "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 1,
         "intermediate_size": 8, "max_position_embeddings": 8, "hidden_act": "swish"}"#;
-    let dir = common::Scratch::new("activation-config");
+    let dir = common::TestDir::new("activation-config");
     let path = write_in(&dir, "activation-config.json", json);
     let err = format!("{:#}", BertConfig::from_file(&path, EncoderOptions::bert()).unwrap_err());
     assert!(!err.contains('\n'), "one line: {err}");

@@ -202,7 +202,7 @@ fn copy_model_checkpoint() -> &'static [u8] {
             report.eval.exact_match,
             options.steps
         );
-        let dir = common::Scratch::new("training-copy");
+        let dir = common::TestDir::new("training-copy");
         save(&trained, &dir.join("copy.safetensors")).unwrap();
         std::fs::read(dir.join("copy.safetensors")).unwrap()
     })
@@ -217,7 +217,7 @@ fn copy_model_file(dir: &Path) -> PathBuf {
 
 /// The trained copy model, loaded from a checkpoint file as a user's would be.
 fn trained_copy_model() -> TrainedModel {
-    let dir = common::Scratch::new("training-load");
+    let dir = common::TestDir::new("training-load");
     load(&copy_model_file(&dir), Device::Cpu).unwrap()
 }
 
@@ -233,7 +233,7 @@ fn a_tiny_copy_model_learns_the_task() {
 #[test]
 fn save_and_load_give_identical_outputs() {
     let _generator = common::generator();
-    let dir = common::Scratch::new("training-save-load");
+    let dir = common::TestDir::new("training-save-load");
     let a = load(&copy_model_file(&dir), Device::Cpu).unwrap();
     let copy = dir.join("copy-again.safetensors");
     save(&a, &copy).unwrap();
@@ -267,7 +267,7 @@ fn averaging_identical_checkpoints_is_the_identity() {
 #[case::other_sizes("other_sizes", "has shape [")]
 fn bad_checkpoints_are_clear_errors(#[case] kind: &str, #[case] expected: &str) {
     let _generator = common::generator();
-    let dir = common::Scratch::new("training-bad-checkpoint");
+    let dir = common::TestDir::new("training-bad-checkpoint");
     let good = copy_model_file(&dir);
     let path = dir.join(format!("bad-{kind}.safetensors"));
     match kind {

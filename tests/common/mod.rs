@@ -4,7 +4,7 @@ pub mod html;
 pub mod scratch;
 
 #[allow(unused_imports)] // not every test file makes folders
-pub use scratch::Scratch;
+pub use scratch::TestDir;
 
 use tch::{Kind, Tensor};
 use transformer_anatomy::{model_dir::resolve_model_dir, Tokenizer};

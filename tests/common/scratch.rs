@@ -6,20 +6,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The folder `anatomy-{process}-{n}-{name}`, new and empty (`n` counts the folders of this process, so
 /// tests running side by side never share one); derefs to its `Path`.
-pub struct Scratch(PathBuf);
+pub struct TestDir(PathBuf);
 
-impl Scratch {
+impl TestDir {
     pub fn new(name: &str) -> Self {
         static MADE: AtomicUsize = AtomicUsize::new(0);
         let n = MADE.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("anatomy-{}-{n}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
+        TestDir(dir)
     }
 }
 
-impl std::ops::Deref for Scratch {
+impl std::ops::Deref for TestDir {
     type Target = Path;
 
     fn deref(&self) -> &Path {
@@ -27,13 +27,13 @@ impl std::ops::Deref for Scratch {
     }
 }
 
-impl AsRef<Path> for Scratch {
+impl AsRef<Path> for TestDir {
     fn as_ref(&self) -> &Path {
         &self.0
     }
 }
 
-impl Drop for Scratch {
+impl Drop for TestDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }

@@ -9,7 +9,7 @@
 //! `anatomy-report`, the platforms `anatomy-platforms`, and none of it comes with this crate.
 use std::panic::{self, AssertUnwindSafe};
 
-pub use anatomy_course::{find, Exercise, Status, EXERCISES};
+use anatomy_course::Status;
 
 pub mod checks;
 pub mod mistakes;

@@ -79,7 +79,7 @@ mod tests {
     fn every_named_mistake_is_of_a_registered_exercise_with_a_distinct_id() {
         let mut seen = std::collections::BTreeSet::new();
         for n in NAMED.iter() {
-            assert!(crate::find(n.exercise).is_ok(), "{}", n.exercise);
+            assert!(anatomy_course::find(n.exercise).is_ok(), "{}", n.exercise);
             assert!(seen.insert((n.exercise, n.id)), "{}/{} twice", n.exercise, n.id);
             assert!(!STOPS.iter().any(|(s, _)| *s == n.id) && n.id != UNNAMED, "{} is the grader's", n.id);
         }
@@ -88,7 +88,7 @@ mod tests {
     #[test]
     fn every_exercise_has_its_check_declared_once_in_course_order() {
         let checks: Vec<&str> = CHECKS.iter().map(|c| c.exercise).collect();
-        let exercises: Vec<&str> = crate::EXERCISES.iter().map(|e| e.name).collect();
+        let exercises: Vec<&str> = anatomy_course::EXERCISES.iter().map(|e| e.name).collect();
         assert_eq!(checks, exercises);
     }
 

@@ -9,7 +9,9 @@
 use maud::{html, Markup};
 
 use crate::checks::CheckResult;
-use crate::{find, run_check, Status};
+use anatomy_course::{find, Status};
+
+use crate::run_check;
 
 /// What a check cell shows: the exercise, the status, the check's message and the hints.
 #[derive(Debug, Clone)]

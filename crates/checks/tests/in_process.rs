@@ -28,7 +28,8 @@ use std::sync::Mutex;
 
 use anatomy_checks::checks::{self, CheckResult, CHECKS};
 use anatomy_checks::mistakes::{NAMED, UNNAMED};
-use anatomy_checks::{run_check, tape, Checked, Status};
+use anatomy_checks::{run_check, tape, Checked};
+use anatomy_course::Status;
 use anatomy_course::{project_root, EXERCISES};
 
 /// The seeds each check runs under. The grader draws a fresh one per check and grading

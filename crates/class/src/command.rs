@@ -9,12 +9,12 @@ use anyhow::Result;
 use time::OffsetDateTime;
 
 use anatomy_grade::points::{self, Assignment, CourseFile};
-use anatomy_grade::sandbox::{self, Limits, Tier, Wanted};
+use anatomy_grade::sandbox::{self, Limits, SandboxChoice, Tier};
 use anatomy_gradebook::location::Location;
 use anatomy_gradebook::matching::Matched;
 use anatomy_gradebook::Gradebook;
 
-use crate::{check_output_folder, chosen, Class, Graded};
+use crate::{check_output_folder, chosen, Class, GradedClass};
 
 /// What a grading of a class is asked to do, as `anatomy exercises grade`'s flags say it.
 pub struct GradeOptions {
@@ -34,7 +34,7 @@ pub struct GradeOptions {
     pub time_per_check: Duration,
     pub compile_time: Duration,
     /// Which sandbox, and whether to run without one (code the instructor trusts).
-    pub sandbox: Wanted,
+    pub sandbox: SandboxChoice,
     pub no_sandbox: bool,
     /// Where to write the class report, with the similarity pairs when `similarity`.
     pub report: Option<PathBuf>,
@@ -55,11 +55,11 @@ pub struct Printout {
     pub rows: String,
     pub closing_line: String,
     pub recorded: Option<String>,
-    graded: Graded,
+    graded: GradedClass,
 }
 
 impl Printout {
-    /// The grader's own failure, if it had one (see [`Graded::finish`]): what ends the command in failure
+    /// The grader's own failure, if it had one (see [`GradedClass::finish`]): what ends the command in failure
     /// once the graded rows are printed.
     pub fn finish(self) -> Result<()> {
         self.graded.finish()
@@ -132,13 +132,13 @@ pub fn grade(
 fn written(
     class: &Class,
     options: &GradeOptions,
-    graded: Graded,
+    graded: GradedClass,
     recorded: Option<String>,
     started: Instant,
 ) -> Result<Printout> {
     let rows = &graded.rows;
     class.write(rows, options.csv.as_deref(), options.feedback.as_deref())?;
-    let sheet = class.book();
+    let sheet = class.sheet();
     let report_line = match options.report.as_deref() {
         Some(dir) => {
             let similar_in = options.similarity.then_some(options.submissions.as_path());

@@ -13,6 +13,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use time::OffsetDateTime;
 
+use anatomy_course::write_whole;
 use anatomy_course::{find, Exercise, Outcome, EXERCISES};
 use anatomy_grade::grading;
 use anatomy_grade::handin::{students, HandIn};
@@ -21,7 +22,7 @@ use anatomy_grade::sandbox::{Limits, Tier};
 use anatomy_gradebook::matching::Matched;
 use anatomy_gradebook::runs::Run;
 use anatomy_gradebook::Gradebook;
-use anatomy_report::sheet::{feedback_files, write_whole, Extension, Row, Sheet};
+use anatomy_report::sheet::{feedback_files, Extension, Row, Sheet};
 use anatomy_report::{report, similarity};
 
 pub mod check;
@@ -50,7 +51,7 @@ pub struct Class {
 
 /// A graded class: the rows of the students graded, in order, and — when the grader itself failed (not a
 /// student's file: a full disk, say) — why, with how many students it left ungraded.
-pub struct Graded {
+pub struct GradedClass {
     pub rows: Vec<Row>,
     pub failure: Option<anyhow::Error>,
     pub students: usize,
@@ -70,13 +71,13 @@ pub struct HandedIn {
 
 impl Class {
     /// The grade sheet that turns this class's rows into text.
-    pub fn book(&self) -> Sheet<'_> {
+    pub fn sheet(&self) -> Sheet<'_> {
         Sheet { chosen: &self.chosen, course: &self.course, tier: &self.tier, due: self.due }
     }
 
     /// Grades every student under `submissions`; `progress(graded, of)` is told after each one. A file a
     /// student did not hand in is graded as the untouched stub.
-    pub fn grade(&self, submissions: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Graded> {
+    pub fn grade(&self, submissions: &Path, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<GradedClass> {
         let hand_ins = students(submissions)?
             .into_iter()
             .map(|(label, folder)| HandedIn { label, hand_in: HandIn::Folder(folder), extension: None })
@@ -85,7 +86,11 @@ impl Class {
     }
 
     /// Grades each student's hand-in, a folder or a download's files, in the order given.
-    pub fn grade_hand_ins(&self, hand_ins: Vec<HandedIn>, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Graded> {
+    pub fn grade_hand_ins(
+        &self,
+        hand_ins: Vec<HandedIn>,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<GradedClass> {
         if self.due.is_some() && self.course.late.is_none() {
             bail!("--due needs a late policy: add a [late] table (penalty_per_day, max_days) to the course file");
         }
@@ -110,26 +115,33 @@ impl Class {
                 Some((row, sources))
             })
             .unzip();
-        Ok(Graded { rows, failure: graded.failure, students: total, sources, seed: graded.seed, grader: graded.grader })
+        Ok(GradedClass {
+            rows,
+            failure: graded.failure,
+            students: total,
+            sources,
+            seed: graded.seed,
+            grader: graded.grader,
+        })
     }
 
     /// Writes the grade sheet's CSV and one feedback file per student, each whole, where asked.
     pub fn write(&self, rows: &[Row], csv: Option<&Path>, feedback: Option<&Path>) -> Result<()> {
-        let book = self.book();
+        let sheet = self.sheet();
         if let Some(path) = csv {
-            write_whole(path, &book.csv(rows)?)?;
+            write_whole(path, &sheet.csv(rows)?)?;
         }
         if let Some(dir) = feedback {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
             for (row, name) in rows.iter().zip(feedback_files(rows)) {
-                write_whole(&dir.join(name), &book.feedback(row))?;
+                write_whole(&dir.join(name), &sheet.feedback(row))?;
             }
         }
         Ok(())
     }
 }
 
-impl Graded {
+impl GradedClass {
     /// The grader's own failure, if it had one, saying how many students it left ungraded: what ends the
     /// command in failure once the graded rows are written.
     pub fn finish(self) -> Result<()> {
@@ -148,21 +160,22 @@ impl Class {
     /// (so that `anatomy exercises report` makes the same report from those lines), with the similarity
     /// pairs of the class folder `similar_in` when given.
     pub fn report(&self, dir: &Path, rows: &[Row], similar_in: Option<&Path>) -> Result<report::Summary> {
-        let book = self.book();
-        let kept = rows.iter().map(|r| book.line(r).row(&self.chosen)).collect::<Result<Vec<_>>>()?;
+        let sheet = self.sheet();
+        let kept = rows.iter().map(|r| sheet.line(r).row(&self.chosen)).collect::<Result<Vec<_>>>()?;
         let pairs = match similar_in {
-            Some(class) => {
-                Some(similarity::report::compare(&students(class)?, &self.chosen, similarity::THRESHOLD)?.pairs)
-            }
+            Some(class) => Some(
+                similarity::report::compare(&students(class)?, &self.chosen, anatomy_intake::similarity::THRESHOLD)?
+                    .pairs,
+            ),
             None => None,
         };
-        report::write(dir, &book, &kept, pairs.as_deref())
+        report::write(dir, &sheet, &kept, pairs.as_deref())
     }
 }
 
 /// A class graded into the gradebook, as [`Class::grade_into`] gives it.
 pub struct Recorded {
-    pub graded: Graded,
+    pub graded: GradedClass,
     /// The run's number in the gradebook; none when the grader stopped (nothing is recorded then).
     pub run: Option<i64>,
 }
@@ -197,7 +210,7 @@ impl Class {
         let run = match graded.failure {
             Some(_) => None,
             None => {
-                let sheet = self.book();
+                let sheet = self.sheet();
                 let students: Vec<(i64, &Row, &[grading::Source])> = keys
                     .iter()
                     .zip(&graded.rows)
@@ -265,21 +278,28 @@ mod tests {
         assert!(unknown.contains("no exercise named \"softmax\"") && unknown.contains("layer_norm"), "{unknown}");
     }
 
-    fn nothing_graded() -> Graded {
-        Graded { rows: Vec::new(), failure: None, students: 0, sources: Vec::new(), seed: 1, grader: "anatomy".into() }
+    fn nothing_graded() -> GradedClass {
+        GradedClass {
+            rows: Vec::new(),
+            failure: None,
+            students: 0,
+            sources: Vec::new(),
+            seed: 1,
+            grader: "anatomy".into(),
+        }
     }
 
     #[test]
     fn a_grader_that_stopped_says_how_many_students_it_left_and_a_missing_folder_is_said_before_grading() {
         let graded =
-            Graded { failure: Some(anyhow::anyhow!("No space left on device")), students: 3, ..nothing_graded() };
+            GradedClass { failure: Some(anyhow::anyhow!("No space left on device")), students: 3, ..nothing_graded() };
         let said = format!("{:#}", graded.finish().unwrap_err());
         assert_eq!(
             said,
             "the grader stopped with 3 of 3 students not graded (the rows above are the graded ones): No space left on \
              device"
         );
-        assert!(Graded { failure: None, students: 0, ..nothing_graded() }.finish().is_ok());
+        assert!(GradedClass { failure: None, students: 0, ..nothing_graded() }.finish().is_ok());
         let missing = check_output_folder("--csv", Some(Path::new("/nonexistent-folder/grades.csv"))).unwrap_err();
         assert_eq!(missing.to_string(), "--csv: the folder /nonexistent-folder does not exist");
         assert!(check_output_folder("--csv", Some(Path::new("grades.csv"))).is_ok(), "the current folder");

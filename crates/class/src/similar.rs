@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use anatomy_course::write_whole;
 use anatomy_grade::handin::students;
-use anatomy_report::sheet::write_whole;
 use anatomy_report::similarity;
 
 use crate::chosen;

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use anatomy_class::chosen;
-use anatomy_course as exercises;
 use anatomy_grade::points::{self, CourseFile};
 use anatomy_platforms::{self as platforms, classroom, gradescope, prairielearn, Platform};
 use anyhow::Result;
@@ -72,7 +71,7 @@ pub fn run(command: Command) -> Result<bool> {
         Command::Classroom { only, course, github_output } => {
             let chosen = chosen(&only)?;
             let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
-            let folder = exercises::exercises_dir();
+            let folder = anatomy_course::exercises_dir();
             let repository = folder.parent().map(Path::to_path_buf).unwrap_or(folder);
             let report = classroom::report(&repository, &chosen, &course, github_output.as_deref())?;
             if github_output.is_none() {

@@ -4,7 +4,7 @@
 //! in release mode (`make bench`).
 use std::path::PathBuf;
 
-use anatomy_tools::bench::{self, BenchOptions, Report};
+use anatomy_tools::bench::{self, BenchOptions, BenchReport};
 use anyhow::Result;
 use tch::Device;
 
@@ -45,9 +45,9 @@ pub fn run(args: Args, device: Device) -> Result<()> {
         only: args.only,
         pytorch: args.pytorch,
     };
-    let Report { results, cache_ratios } = bench::run(&options, device)?;
+    let BenchReport { results, cache_ratios } = bench::run(&options, device)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&Report { results, cache_ratios })?);
+        println!("{}", serde_json::to_string_pretty(&BenchReport { results, cache_ratios })?);
         return Ok(());
     }
     let mode = if cfg!(debug_assertions) {
@@ -58,7 +58,7 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     println!("{} threads, {device:?}, {mode}", tch::get_num_threads());
     print!(
         "{}",
-        Report { results, cache_ratios }.table(device, options.pytorch.is_some().then_some(args.rounds.max(1)))
+        BenchReport { results, cache_ratios }.table(device, options.pytorch.is_some().then_some(args.rounds.max(1)))
     );
     Ok(())
 }

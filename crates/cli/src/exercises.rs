@@ -4,12 +4,11 @@ use std::time::Duration;
 
 use anatomy_class::command::{self, GradeOptions};
 use anatomy_class::similar::{self, SimilarityOptions};
-use anatomy_course as exercises;
 use anatomy_course::scaffold;
 use anatomy_grade::points;
 use anatomy_grade::progress;
 use anatomy_grade::progress::{list_text, relative};
-use anatomy_grade::sandbox::{Limits, Wanted};
+use anatomy_grade::sandbox::{Limits, SandboxChoice};
 use anyhow::Result;
 
 #[derive(clap::Args)]
@@ -85,7 +84,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Report pairs whose score (shared over all fingerprints of either, 0–1) is at least this.
-        #[arg(long, default_value_t = anatomy_report::similarity::THRESHOLD)]
+        #[arg(long, default_value_t = anatomy_intake::similarity::THRESHOLD)]
         threshold: f64,
     },
     /// A course platform's autograder: Gradescope's zip, PrairieLearn's image and question, GitHub
@@ -142,9 +141,8 @@ struct GradeArgs {
     compile_time_limit: u64,
     /// Which sandbox: the strongest this machine offers (auto: bubblewrap, else Landlock), or one by
     /// name, refusing to grade without it.
-    #[arg(long, value_parser = choices(&Wanted::ALL, Wanted::name, Wanted::summary),
-          default_value = "auto")]
-    sandbox: Wanted,
+    #[arg(long, value_enum, default_value_t = SandboxChoice::Auto)]
+    sandbox: SandboxChoice,
     /// Run the students' code without the sandbox: only for code you trust (the table says so).
     #[arg(long)]
     no_sandbox: bool,
@@ -169,18 +167,6 @@ struct GradeArgs {
 }
 
 /// Returns whether everything asked for succeeded (the caller turns that into the exit code).
-/// `--sandbox`'s values, from the grader's list of them (`Wanted::ALL`, with a name and a summary each):
-/// the last option read this way, the others being clap::ValueEnum.
-fn choices<T: Copy + Send + Sync + 'static>(
-    all: &'static [T],
-    name: fn(T) -> &'static str,
-    summary: fn(T) -> &'static str,
-) -> impl clap::builder::TypedValueParser<Value = T> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(all.iter().map(|&v| PossibleValue::new(name(v)).help(summary(v))))
-        .map(move |n| *all.iter().find(|&&v| name(v) == n).expect("clap accepted only these"))
-}
-
 pub fn run(args: Args) -> Result<bool> {
     match args.command {
         Command::List => {
@@ -202,13 +188,13 @@ pub fn run(args: Args) -> Result<bool> {
             crate::watch::run(poll, start)
         }
         Command::Reset { name } => {
-            let e = exercises::find(&name)?;
+            let e = anatomy_course::find(&name)?;
             progress::reset(e)?;
             println!("{} is the untouched stub again", relative(&e.file()));
             Ok(true)
         }
         Command::Solution { name } => {
-            println!("{}", progress::solution(exercises::find(&name)?)?);
+            println!("{}", progress::solution(anatomy_course::find(&name)?)?);
             Ok(true)
         }
         Command::Grade(args) => grade_class(args),
@@ -228,7 +214,7 @@ pub fn run(args: Args) -> Result<bool> {
         }
         Command::Autograder { command } => crate::autograder::run(command),
         Command::Table { write: false } => {
-            print!("{}", exercises::markdown_table());
+            print!("{}", anatomy_course::markdown_table());
             Ok(true)
         }
         Command::Table { write: true } => {

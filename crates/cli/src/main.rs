@@ -113,12 +113,12 @@ impl DeviceArg {
 }
 
 /// What a sub-command ended with: done, or a report that said "not yet" (exit code 1, nothing more to print).
-enum Outcome {
+enum Ending {
     Done,
     NotYet,
 }
 
-fn run(cli: Cli) -> Result<Outcome> {
+fn run(cli: Cli) -> Result<Ending> {
     // Resolved only by the commands that run a model: `--device cuda exercises list` on a machine without
     // a GPU lists the exercises instead of failing over a device it never uses.
     let device = || cli.device.device();
@@ -137,9 +137,9 @@ fn run(cli: Cli) -> Result<Outcome> {
         Command::Translate(args) => translate::run(args, device()?)?,
         Command::Gpt(args) => gpt::run(args, device()?)?,
         // The report said what is missing; the exit code says "not yet" to scripts.
-        Command::Exercises(args) => return Ok(if exercises::run(args)? { Outcome::Done } else { Outcome::NotYet }),
+        Command::Exercises(args) => return Ok(if exercises::run(args)? { Ending::Done } else { Ending::NotYet }),
     }
-    Ok(Outcome::Done)
+    Ok(Ending::Done)
 }
 
 /// Parses the command line. `--help` and `--version` print as clap prints them; a mistake (an unknown
@@ -168,8 +168,8 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     match run(cli) {
-        Ok(Outcome::Done) => ExitCode::SUCCESS,
-        Ok(Outcome::NotYet) => ExitCode::FAILURE,
+        Ok(Ending::Done) => ExitCode::SUCCESS,
+        Ok(Ending::NotYet) => ExitCode::FAILURE,
         // The reader of our output went away (`| head`): a command-line tool ends there, quietly.
         Err(e) if output::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -22,7 +22,7 @@ fn the_attention_command_prints_json_and_writes_pictures() {
         let sum: f64 = row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).sum();
         assert!((sum - 1.0).abs() < 1e-4);
     }
-    let dir = common::Scratch::new("attention");
+    let dir = common::TestDir::new("attention");
     for view in ["head", "model", "neuron"] {
         let file = dir.join(format!("{view}.html"));
         let o =

@@ -18,11 +18,11 @@ mod schema;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use anatomy_course::project_root;
 use anatomy_course::{find, EXERCISES};
-use anatomy_grade::grading::project_root;
 use class::{full_marks, hand_in_solutions};
 use schema::{schema, schema_of, violations};
-use scratch::Scratch;
+use scratch::TestDir;
 use serde_json::Value;
 
 /// The grader started as a platform starts it: in `folder`, outside the checkout, and without the LIBTORCH
@@ -98,7 +98,7 @@ fn hostile_submission(folder: &Path, outside: &Path) -> String {
 
 #[test]
 fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
-    let work = Scratch::new("autograder");
+    let work = TestDir::new("autograder");
 
     // Honest: every solution at the top of the submission.
     let honest = work.join("honest");
@@ -237,7 +237,7 @@ fn run_autograder_writes_valid_results_for_every_kind_of_submission() {
 
 #[test]
 fn the_gradescope_zip_holds_setup_run_autograder_and_the_course_without_solutions() {
-    let work = Scratch::new("autograder-zip");
+    let work = TestDir::new("autograder-zip");
     let zip = work.join("autograder.zip");
     let o = Command::new(env!("CARGO_BIN_EXE_anatomy"))
         .args(["exercises", "autograder", "gradescope", zip.to_str().unwrap(), "--only", "cross_attention"])
@@ -333,7 +333,7 @@ fn student(root: &Path) -> PathBuf {
 
 #[test]
 fn prairielearn_results_are_valid_for_every_kind_of_submission() {
-    let work = Scratch::new("prairielearn");
+    let work = TestDir::new("prairielearn");
     let honest = work.join("honest");
     hand_in_solutions(&student(&honest));
     let results = run_prairielearn(&honest, &[]);
@@ -414,7 +414,7 @@ fn prairielearn_results_are_valid_for_every_kind_of_submission() {
 
 #[test]
 fn the_prairielearn_folders_hold_the_image_and_a_question() {
-    let work = Scratch::new("prairielearn-folders");
+    let work = TestDir::new("prairielearn-folders");
     let out = work.join("pl");
     let (code, _, err) = class::anatomy(&[
         "exercises",
@@ -519,7 +519,7 @@ fn the_schema_check_finds_what_gradescope_would_refuse() {
 /// runners): its output `result` decodes to the reporter's JSON with the right points and statuses.
 #[test]
 fn the_classroom_step_gives_the_reporter_points_per_exercise() {
-    let work = Scratch::new("classroom");
+    let work = TestDir::new("classroom");
     let repository = work.join("repository");
     let folder = repository.join("exercises");
     hand_in_solutions(&folder);

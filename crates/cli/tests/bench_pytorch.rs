@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 #[path = "../../../tests/common/scratch.rs"]
 mod scratch;
-use scratch::Scratch;
+use scratch::TestDir;
 
 /// One bench at a time: a bench's times mean something only when nothing else runs. Plain `cargo test`
 /// runs this file's tests side by side, and a second bench on the 2 cores turned our cache's win (1.4–1.5×
@@ -21,7 +21,7 @@ fn alone() -> std::sync::MutexGuard<'static, ()> {
 /// A peer that answers every decoding job with `pairs` (cached, recomputing) pairs of 1,000 s and
 /// 4,000 s (far slower than any run of ours, so that the ratio's direction shows), and every other case
 /// with 2 ms. It is run as `PEER scripts/bench_pytorch.py --serve` and ignores both.
-fn peer(dir: &Scratch, pairs: usize) -> PathBuf {
+fn peer(dir: &TestDir, pairs: usize) -> PathBuf {
     let (cached, recomputed) = (vec!["1000.0"; pairs].join(", "), vec!["4000.0"; pairs].join(", "));
     let script = format!(
         "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    \
@@ -59,7 +59,7 @@ mod whole_machine {
 
 fn decoding_is_compared_with_pytorchs_round_by_round() {
     let _alone = alone();
-    let dir = Scratch::new("bench-peer");
+    let dir = TestDir::new("bench-peer");
     let o = bench(&peer(&dir, 3), true);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -90,7 +90,7 @@ fn decoding_is_compared_with_pytorchs_round_by_round() {
 #[test]
 fn a_peer_that_sends_too_few_pairs_is_a_one_line_error() {
     let _alone = alone();
-    let dir = Scratch::new("bench-short-peer");
+    let dir = TestDir::new("bench-short-peer");
     let o = bench(&peer(&dir, 2), true);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");

@@ -22,13 +22,13 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::time::Instant;
 
+use anatomy_course::project_root;
 use anatomy_course::EXERCISES;
-use anatomy_grade::grading::project_root;
-use anatomy_grade::sandbox::{self, Wanted};
+use anatomy_grade::sandbox::{self, SandboxChoice};
 use class::{
     command, grade_with_report, hand_in_solutions, json_lines, report_agrees, report_made_again_the_same, run, Counted,
 };
-use scratch::Scratch;
+use scratch::TestDir;
 use serde_json::Value;
 
 /// cy's `causal_mask.rs`: the stub's functions, with a type error on line 3.
@@ -83,7 +83,7 @@ fn expect(rows: &BTreeMap<String, Value>, student: &str, passed: usize, others: 
 
 #[test]
 fn a_made_up_class_of_30_gets_the_right_table_and_a_report_that_agrees_with_it() {
-    let dir = Scratch::new("class-of-30");
+    let dir = TestDir::new("class-of-30");
     let class = dir.join("class");
     make_class(&class);
     let (csv, report) = (dir.join("grades.csv"), dir.join("report"));
@@ -120,7 +120,7 @@ fn a_made_up_class_of_30_gets_the_right_table_and_a_report_that_agrees_with_it()
     let dee = rows["dee"]["messages"]["split_heads"].as_str().unwrap();
     assert!(dee.contains("without transpose"), "dee's split_heads names the mistake: {dee}");
     // Every student in the tier the grader chooses on this machine (bubblewrap where it can make namespaces).
-    let tier = sandbox::choose(Wanted::Auto).unwrap().name();
+    let tier = sandbox::choose(SandboxChoice::Auto).unwrap().name();
     for (student, row) in &rows {
         assert_eq!(row["sandbox_tier"], tier, "{student}'s sandbox");
     }
@@ -177,7 +177,7 @@ fn a_broken_exercise_file_of_the_learners_breaks_nothing_but_its_own_grade() {
         files.iter().filter(|f| f.starts_with(&learners) && f.extension().is_some_and(|x| x == "rs")).collect();
     assert!(theirs.is_empty(), "the command is built from the learner's files {theirs:?}");
 
-    let dir = Scratch::new("broken-exercise");
+    let dir = TestDir::new("broken-exercise");
     std::fs::write(dir.join("causal_mask.rs"), "pub fn causal_mask(n: i64) -> i64 { n + \"1\" }\n").unwrap();
     let check =
         |args: &[&str]| run(command().args(["exercises", "check"]).args(args).env("ANATOMY_EXERCISES_DIR", &*dir));

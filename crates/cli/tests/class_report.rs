@@ -15,12 +15,12 @@ mod scratch;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anatomy_grade::grading::project_root;
+use anatomy_course::project_root;
 use class::{
     anatomy, counted_in, grade_with_report, hand_in_solutions, json_lines, report_agrees, report_made_again_the_same,
     Counted,
 };
-use scratch::Scratch;
+use scratch::TestDir;
 
 const EXERCISES: [&str; 3] = ["layer_norm", "causal_mask", "mean_pooling"];
 
@@ -55,7 +55,7 @@ fn make_class(class: &Path) -> Counted {
 
 #[test]
 fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_again() {
-    let dir = Scratch::new("class-report");
+    let dir = TestDir::new("class-report");
     let class = dir.join("class");
     let made = make_class(&class);
     let students = made.values().sum::<usize>() + 1;
@@ -117,7 +117,7 @@ fn each_mistake_of_a_class_is_counted_under_its_name_and_the_report_can_be_made_
 /// is not read. Without a policy, or with a due date that is not one, grading is refused in one line.
 #[test]
 fn late_hand_ins_keep_the_policys_share_and_the_report_lists_them() {
-    let dir = Scratch::new("class-late");
+    let dir = TestDir::new("class-late");
     let class = dir.join("class");
     let stamp = |student: &str, at: &str, text: &str| {
         let folder = class.join(student).join(at);

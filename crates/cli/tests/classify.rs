@@ -6,7 +6,7 @@ mod scratch;
 use std::collections::{BTreeMap, HashSet};
 use std::process::Command;
 
-use scratch::Scratch;
+use scratch::TestDir;
 use serde_json::Value;
 use transformer_anatomy::classify::data::{data_dir, read_examples, Part};
 use transformer_anatomy::classify::frozen::{HeadConfig, TrainedHead};
@@ -21,7 +21,7 @@ fn prepare(dir: &std::path::Path) -> (Option<i32>, String, String) {
 
 #[test]
 fn the_corpus_becomes_5916_examples_in_one_seeded_stratified_split() {
-    let dir = Scratch::new("spam");
+    let dir = TestDir::new("spam");
     std::fs::copy(data_dir().join("raw.jsonl"), dir.join("raw.jsonl")).expect("make setup fetches the corpus");
     let (code, out, err) = prepare(&dir);
     assert_eq!(code, Some(0), "{err}");
@@ -68,7 +68,7 @@ fn the_corpus_becomes_5916_examples_in_one_seeded_stratified_split() {
 
 #[test]
 fn a_missing_corpus_names_make_setup() {
-    let dir = Scratch::new("spam-missing");
+    let dir = TestDir::new("spam-missing");
     let (code, _, err) = prepare(&dir);
     assert_eq!(code, Some(1));
     assert!(err.contains("run `make setup`") && err.trim().lines().count() == 1, "{err}");
@@ -89,7 +89,7 @@ fn train(dir: &std::path::Path, extra: &[&str]) -> (Option<i32>, String, String)
 /// features from the cache and gives the same figures.
 #[test]
 fn the_frozen_head_learns_on_a_small_subset_and_the_features_are_cached() {
-    let dir = Scratch::new("spam-frozen");
+    let dir = TestDir::new("spam-frozen");
     std::fs::copy(data_dir().join("raw.jsonl"), dir.join("raw.jsonl")).expect("make setup fetches the corpus");
     let head = dir.join("head.safetensors");
     let args = ["--limit", "200", "--max-len", "64", "--pooling", "mean", "--out", head.to_str().unwrap()];
@@ -197,7 +197,7 @@ fn the_frozen_head_learns_on_a_small_subset_and_the_features_are_cached() {
 
 #[test]
 fn bad_training_input_gets_one_line_and_exit_1() {
-    let dir = Scratch::new("spam-bad");
+    let dir = TestDir::new("spam-bad");
     for (extra, says) in [
         (vec!["--max-len", "1"], "between 2 and 512"),
         (vec!["--max-len", "600"], "between 2 and 512"),
@@ -216,7 +216,7 @@ fn bad_training_input_gets_one_line_and_exit_1() {
 /// changed; `eval` and `predict` read it back, and the validation set was measured after each step.
 #[test]
 fn a_fine_tuned_model_is_saved_and_read_back_with_only_its_top_layer_changed() {
-    let dir = Scratch::new("spam-fine-tune");
+    let dir = TestDir::new("spam-fine-tune");
     std::fs::copy(data_dir().join("raw.jsonl"), dir.join("raw.jsonl")).expect("make setup fetches the corpus");
     let out = dir.join("tuned.safetensors");
     let args =

@@ -3,7 +3,7 @@ use std::process::{Command, Output};
 
 #[path = "../../../tests/common/scratch.rs"]
 mod scratch;
-use scratch::Scratch;
+use scratch::TestDir;
 
 fn anatomy(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().expect("the anatomy binary runs")
@@ -181,7 +181,7 @@ fn bench_quick_prints_json_with_every_case() {
 /// report, the checkpoint, greedy and beam decoding with and without the cache, and the attention picture.
 #[test]
 fn train_then_translate() {
-    let dir = Scratch::new("cli-translate");
+    let dir = TestDir::new("cli-translate");
     let model = dir.join("copy.safetensors");
     let o = anatomy(&[
         "train",
@@ -242,7 +242,7 @@ fn bad_training_and_translation_input_is_a_one_line_error() {
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--seeds", "5-1"]), "runs backwards");
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--seeds", "1-3", "--seed", "2"]), "cannot be used with");
     assert_clean_error(&anatomy(&["train", "--task", "copy", "--label-smoothing", "1.5"]), "--label-smoothing");
-    let dir = Scratch::new("cli-bad-input");
+    let dir = TestDir::new("cli-bad-input");
     let nowhere = dir.join("no-such-folder/model.safetensors");
     assert_clean_error(
         &anatomy(&["train", "--task", "copy", "--steps", "2", "-o", nowhere.to_str().unwrap()]),
@@ -299,7 +299,7 @@ fn the_device_is_resolved_only_by_commands_that_run_a_model() {
 
 #[test]
 fn gpt_trains_on_a_text_writes_a_checkpoint_and_samples_the_same_text_with_and_without_the_cache() {
-    let dir = Scratch::new("cli-gpt");
+    let dir = TestDir::new("cli-gpt");
     let text = dir.join("text.txt");
     std::fs::write(&text, "the whale is white and the sea is wide. ".repeat(40)).unwrap();
     let model = dir.join("gpt.safetensors");

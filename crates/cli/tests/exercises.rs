@@ -18,13 +18,14 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use anatomy_course::project_root;
 use anatomy_course::{find, Status, EXERCISES};
-use anatomy_grade::grading::{grade, project_root, stub_file, Submission};
-use scratch::Scratch;
+use anatomy_grade::grading::{grade, stub_file, Submission};
+use scratch::TestDir;
 
 /// A folder of this test's own, removed when it ends.
-fn scratch(name: &str) -> Scratch {
-    Scratch::new(&format!("exercises-{name}"))
+fn scratch(name: &str) -> TestDir {
+    TestDir::new(&format!("exercises-{name}"))
 }
 
 /// Every wrong answer: (exercise, file, the words its message must contain).

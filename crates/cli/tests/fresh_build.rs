@@ -6,7 +6,7 @@ use std::process::Command;
 
 #[test]
 fn a_second_build_with_no_change_compiles_nothing() {
-    let root = anatomy_grade::grading::project_root();
+    let root = anatomy_course::project_root();
     let o = Command::new(root.join("scripts/fresh-build.sh")).arg(&root).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

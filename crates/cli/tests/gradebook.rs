@@ -27,11 +27,11 @@ mod scratch;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anatomy_grade::grading::project_root;
+use anatomy_course::project_root;
 use canvas_course::canvas_course;
 use class::{anatomy, full_marks};
 use importers::*;
-use scratch::Scratch;
+use scratch::TestDir;
 
 const COURSE: &str = "[late]\npenalty_per_day = 0.1\nmax_days = 5\n\n\
     [assignments.encoder]\nexercises = [\"scaled_dot_product\", \"attention_head\"]\ndue = \"2026-12-01T23:59:00Z\"\n\
@@ -93,7 +93,7 @@ fn moodle_course(users: &[(u64, &str, &str, &str)], item: &str, held: (u64, f64)
 
 #[test]
 fn an_instructors_term_from_roster_to_the_platforms_import() {
-    let dir = Scratch::new("gradebook");
+    let dir = TestDir::new("gradebook");
     let course = dir.join("course/course.toml");
     std::fs::create_dir_all(course.parent().unwrap()).unwrap();
     std::fs::write(&course, COURSE).unwrap();

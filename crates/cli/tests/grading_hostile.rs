@@ -22,11 +22,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use anatomy_course::project_root;
 use anatomy_course::{find, EXERCISES};
-use anatomy_grade::grading::project_root;
 use anatomy_report::sheet::plain_stem;
 use class::{anatomy, full_marks, hand_in_solutions};
-use scratch::Scratch;
+use scratch::TestDir;
 
 struct Attack {
     student: String,
@@ -38,8 +38,8 @@ struct Attack {
 }
 
 /// A folder of this test's own, removed when it ends.
-fn scratch(name: &str) -> Scratch {
-    Scratch::new(&format!("hostile-{name}"))
+fn scratch(name: &str) -> TestDir {
+    TestDir::new(&format!("hostile-{name}"))
 }
 
 fn rows_count(class: &Path) -> usize {

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use anatomy_grade::grading::project_root;
+use anatomy_course::project_root;
 
 #[test]
 fn the_handout_keeps_back_the_solutions_and_the_instructors_tests_and_starts_from_nothing_done() {

@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use anatomy_course::find;
-use anatomy_grade::grading::project_root;
+use anatomy_course::project_root;
 use anatomy_grade::points::CourseFile;
 use class::anatomy;
-use scratch::Scratch;
+use scratch::TestDir;
 use serde_json::{json, Value};
 
 const NOTEBOOK: &str = "homework-cross-attention.ipynb";
@@ -64,7 +64,7 @@ fn md5sum(text: &str) -> String {
 
 #[test]
 fn the_released_notebook_has_no_solution_no_outputs_and_nbgraders_metadata() {
-    let dir = Scratch::new("release");
+    let dir = TestDir::new("release");
     let released = release(&dir);
     let text = serde_json::to_string(&released).unwrap();
     assert!(!text.contains("BEGIN SOLUTION") && !text.contains("q.bmm"), "the reference is cut out");
@@ -163,7 +163,7 @@ fn add_code_cell(notebook: &mut Value, at: usize, code: &str) {
 
 #[test]
 fn submitted_notebooks_are_graded_by_their_solution_cells_only_and_never_run() {
-    let dir = Scratch::new("homework-class");
+    let dir = TestDir::new("homework-class");
     let released = release(&dir.join("release"));
     let honest = reference_body();
     let course = dir.join("course");
@@ -270,7 +270,7 @@ fn submitted_notebooks_are_graded_by_their_solution_cells_only_and_never_run() {
 
 #[test]
 fn release_in_place_keeps_chapter_and_notebook_in_sync_and_refuses_a_broken_region() {
-    let dir = Scratch::new("release-in-place");
+    let dir = TestDir::new("release-in-place");
     let root = project_root();
     for part in ["chapters", "notebooks", "exercises"] {
         std::fs::create_dir_all(dir.join(part)).unwrap();

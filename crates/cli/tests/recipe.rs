@@ -20,7 +20,7 @@ use std::hash::{DefaultHasher, Hasher};
 use std::path::Path;
 use std::process::Command;
 
-use anatomy_grade::grading::project_root;
+use anatomy_course::project_root;
 
 /// Replaces the one `old` of `file` in the copy with `new`.
 fn replace(file: &Path, old: &str, new: &str) {
@@ -98,7 +98,7 @@ fn cargo_in(copy: &Path, args: &[&str]) -> String {
 #[test]
 fn the_recipe_for_a_new_exercise_adds_one_that_is_graded_and_touches_nothing_else() {
     let root = project_root();
-    let copy = scratch::Scratch::new("recipe");
+    let copy = scratch::TestDir::new("recipe");
     let copied = copy_project(&root, &copy);
 
     // 1-5. `anatomy exercises new` (this project's binary, told the copy's root), then the author's part.

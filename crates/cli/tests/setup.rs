@@ -9,7 +9,7 @@ use std::process::Command;
 
 #[path = "../../../tests/common/scratch.rs"]
 mod scratch;
-use scratch::Scratch;
+use scratch::TestDir;
 
 fn sha256(path: &Path) -> String {
     let o = Command::new("sha256sum").arg(path).output().expect("sha256sum runs");
@@ -46,7 +46,7 @@ fn set_up_restores_a_deleted_and_a_damaged_file_byte_for_byte() {
         );
     }
     let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let root = Scratch::new("setup");
+    let root = TestDir::new("setup");
     fs::create_dir(root.join("scripts")).unwrap();
     fs::copy(project.join("scripts/setup.sh"), root.join("scripts/setup.sh")).unwrap();
     set_up(&root);

@@ -11,9 +11,9 @@ mod class;
 #[path = "../../../tests/common/scratch.rs"]
 mod scratch;
 
-use anatomy_grade::grading::project_root;
+use anatomy_course::project_root;
 use class::anatomy;
-use scratch::Scratch;
+use scratch::TestDir;
 
 /// Each pair with its evidence ("strong" or "weak").
 fn evidence(json: &str) -> Vec<(String, [String; 2], f64, String)> {
@@ -74,7 +74,7 @@ fn copied_pairs_are_found_and_independent_answers_and_the_references_shape_are_n
     }
 
     // The Markdown table and the side-by-side page.
-    let work = Scratch::new("similarity-html");
+    let work = TestDir::new("similarity-html");
     let page = work.join("report.html");
     let (code, table, _) =
         anatomy(&[&["exercises", "similarity", class, "--html", page.to_str().unwrap()][..], &only[..]].concat());
@@ -89,7 +89,7 @@ fn copied_pairs_are_found_and_independent_answers_and_the_references_shape_are_n
 
 #[test]
 fn links_are_not_followed_and_bad_input_gets_one_line() {
-    let work = Scratch::new("similarity-links");
+    let work = TestDir::new("similarity-links");
     let class = work.join("class");
     let source = project_root().join("tests/similarity-class/loop-eve/scaled_dot_product.rs");
     for student in ["a", "b"] {
@@ -137,7 +137,7 @@ fn links_are_not_followed_and_bad_input_gets_one_line() {
 /// students who wrote that shape would be reported.
 #[test]
 fn without_the_base_code_the_references_shape_would_be_a_match() {
-    use anatomy_report::similarity::{compare, Entry};
+    use anatomy_intake::similarity::{compare, Entry};
     let e = anatomy_course::find("layer_norm").unwrap();
     let read = |student: &str| {
         std::fs::read_to_string(project_root().join(format!("tests/similarity-class/{student}/layer_norm.rs"))).unwrap()

@@ -13,6 +13,7 @@ use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use anatomy_intake::cells::solution_cells;
 use anatomy_notebooks::{chapter_cells, chapter_notebooks, fence_errors, release_chapter, source_chapter, Cell};
 use anyhow::{bail, Context, Result};
 
@@ -64,7 +65,7 @@ fn find_in_notebooks(student: &Path, name: &str) -> Option<PathBuf> {
 
 /// Of these notebooks, the one whose solution cell `name` holds the code, as [`find_in_notebooks`] picks it.
 fn notebook_with(notebooks: Vec<PathBuf>, name: &str) -> Option<PathBuf> {
-    let homework = crate::EXERCISES.iter().any(|e| e.name == name && e.homework);
+    let homework = anatomy_course::EXERCISES.iter().any(|e| e.name == name && e.homework);
     let mut refused = None;
     for notebook in notebooks {
         match read_limited(&notebook, MAX_NOTEBOOK).and_then(|bytes| solution_cells(&bytes)) {
@@ -134,14 +135,12 @@ pub fn notebooks(student: &Path) -> Vec<PathBuf> {
     found
 }
 
-pub use anatomy_intake::cells::solution_cells;
-
 /// A solution cell as an exercise file: the cell's lines first, so that a line of the file is the same
 /// line of the cell, then the names the notebook's set-up cell gave it — `tch`'s items (as a glob, which
 /// any name of the cell's own shadows), its `Module` traits, and the exercise's allowed imports (its
 /// stub's `uses`) that the cell does not import itself.
-pub fn cell_as_file(cell: &str, exercise: &crate::Exercise) -> String {
-    let own = crate::rules::imported_names(cell);
+pub fn cell_as_file(cell: &str, exercise: &anatomy_course::Exercise) -> String {
+    let own = anatomy_intake::rules::imported_names(cell);
     let mut file = cell.trim_end().to_string();
     file += "\n\n// Below: what the notebook's set-up cell gives the solution cell (added by the grader).\n";
     file +=
@@ -157,7 +156,7 @@ pub fn cell_as_file(cell: &str, exercise: &crate::Exercise) -> String {
 
 /// What a submission's code is: a file's bytes ([`read`]), or, for a notebook, exercise `e`'s solution
 /// cell made a file ([`cell_as_file`]); or the one-line reason it is refused.
-pub fn read_code(path: &Path, e: &crate::Exercise) -> Result<Vec<u8>, String> {
+pub fn read_code(path: &Path, e: &anatomy_course::Exercise) -> Result<Vec<u8>, String> {
     if path.extension().is_none_or(|x| x != "ipynb") {
         return read(path);
     }
@@ -260,7 +259,7 @@ pub fn homework_chapters(root: &Path) -> Result<Vec<(PathBuf, PathBuf, String)>>
 /// Exercise `e`'s solution cells in this project's homework chapters, as the grader makes them files:
 /// as released (`todo!()`) and as solved (the instructors' version, the reference solution put in from
 /// `solutions/`; a students' copy has none). Base code for the similarity report.
-pub fn solution_cell_files(e: &crate::Exercise) -> Vec<String> {
+pub fn solution_cell_files(e: &anatomy_course::Exercise) -> Vec<String> {
     let root = anatomy_course::project_root();
     let mut files = Vec::new();
     for (_, _, markdown) in homework_chapters(&root).unwrap_or_default() {
@@ -317,7 +316,7 @@ mod tests {
     /// with the reference solution that the chapter itself no longer shows.
     #[test]
     fn the_homeworks_base_code_is_its_cell_as_released_and_as_solved() {
-        let e = crate::EXERCISES.iter().find(|e| e.name == "cross_attention").unwrap();
+        let e = anatomy_course::EXERCISES.iter().find(|e| e.name == "cross_attention").unwrap();
         let files = solution_cell_files(e);
         assert_eq!(files.len(), 2, "{files:?}");
         assert!(files[1].contains("    todo!()\n") && !files[1].contains("q.bmm("), "{}", files[1]);

@@ -11,9 +11,6 @@
 //! [`grading`] compiles each file on its own.
 
 // The names the grader's modules use from the crates below it, at this crate's root.
-pub(crate) use anatomy_checks::{checks, mistakes, run_check, tape};
-pub(crate) use anatomy_course::{exercises_dir, find, project_root, Exercise, Outcome, Status, EXERCISES};
-pub(crate) use anatomy_intake::rules;
 
 pub mod grading;
 pub mod handin;

@@ -38,8 +38,8 @@ use serde::Deserialize;
 pub use time::OffsetDateTime;
 
 #[cfg(test)]
-use crate::Status;
-use crate::{Outcome, EXERCISES};
+use anatomy_course::Status;
+use anatomy_course::{Outcome, EXERCISES};
 
 mod score;
 pub use score::{earned_of, hundredth, score, total, Score};
@@ -57,7 +57,7 @@ pub struct CourseFile {
 #[derive(Debug, Clone)]
 pub struct Assignment {
     pub name: String,
-    pub exercises: Vec<&'static crate::Exercise>,
+    pub exercises: Vec<&'static anatomy_course::Exercise>,
     pub due: Option<OffsetDateTime>,
     /// Canvas's column for it: its title, with Canvas's id (`Homework 2: Decoder (48214)`) or without.
     pub canvas: Option<String>,
@@ -72,10 +72,10 @@ impl Assignment {
         &self,
         only: &[String],
         due: Option<OffsetDateTime>,
-    ) -> Result<(Vec<&'static crate::Exercise>, Option<OffsetDateTime>)> {
+    ) -> Result<(Vec<&'static anatomy_course::Exercise>, Option<OffsetDateTime>)> {
         let mut chosen = Vec::new();
         for name in only {
-            let e = crate::find(name)?;
+            let e = anatomy_course::find(name)?;
             if !self.exercises.iter().any(|x| x.name == e.name) {
                 bail!("{} is not an exercise of the assignment {}: leave it out of --only", e.name, self.name);
             }
@@ -182,7 +182,7 @@ struct AssignmentFile {
 
 /// The course file kept with the exercises.
 pub fn default_file() -> PathBuf {
-    crate::project_root().join("exercises").join("course.toml")
+    anatomy_course::project_root().join("exercises").join("course.toml")
 }
 
 /// The largest course file read: this course's, with every exercise's points and a dozen assignments with
@@ -216,7 +216,8 @@ impl CourseFile {
             )
         })?;
         for (name, &p) in &file.points {
-            crate::find(name).with_context(|| format!("{} gives points to an unknown exercise", path.display()))?;
+            anatomy_course::find(name)
+                .with_context(|| format!("{} gives points to an unknown exercise", path.display()))?;
             // −0 passes `>= 0.0` and is written "-0" ("0 of -0 points"): refused with the negatives.
             if !(p.is_finite() && p >= 0.0 && p.is_sign_positive()) {
                 bail!(
@@ -329,7 +330,7 @@ fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>) -> Resul
         }
         let mut exercises = Vec::new();
         for e in &a.exercises {
-            let e = crate::find(e)
+            let e = anatomy_course::find(e)
                 .with_context(|| format!("{}: the assignment {name} lists an unknown exercise", path.display()))?;
             if let Some(other) = owner.insert(e.name, name.clone()) {
                 bail!(

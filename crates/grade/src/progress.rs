@@ -13,11 +13,13 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::{grading, Exercise, Outcome, Status, EXERCISES};
+use anatomy_course::{Exercise, Outcome, Status, EXERCISES};
+
+use crate::grading;
 
 /// Where progress is kept.
 pub fn progress_file() -> PathBuf {
-    super::exercises_dir().join(".progress.json")
+    anatomy_course::exercises_dir().join(".progress.json")
 }
 
 /// What is kept of one exercise: the status of its last grading, per mistake id how many attempts ended
@@ -70,7 +72,7 @@ pub struct Repeat {
 /// version of the file; returns the named mistakes that earlier attempts had made too.
 pub fn record(outcomes: &[Outcome]) -> Result<Vec<Repeat>> {
     let graded: Vec<Option<Vec<u8>>> =
-        outcomes.iter().map(|o| super::find(o.name).ok().and_then(|e| fs::read(e.file()).ok())).collect();
+        outcomes.iter().map(|o| anatomy_course::find(o.name).ok().and_then(|e| fs::read(e.file()).ok())).collect();
     record_graded(outcomes, &graded)
 }
 
@@ -94,7 +96,7 @@ pub fn record_graded(outcomes: &[Outcome], graded: &[Option<Vec<u8>>]) -> Result
             if !same_file {
                 *count += 1;
             }
-            let named = super::mistakes::NAMED.iter().any(|n| n.exercise == o.name && n.id == *id);
+            let named = anatomy_checks::mistakes::NAMED.iter().any(|n| n.exercise == o.name && n.id == *id);
             // This attempt is counted: the ones before it are the rest.
             if named && *count > 1 {
                 repeats.push(Repeat { exercise: o.name, mistake: id.clone(), earlier: *count - 1 });
@@ -138,7 +140,7 @@ impl Checked {
         }
         text += &format!("{} of {} {what} passed\n", self.passed, self.total);
         if let Some(o) = self.exercises.iter().find(|o| o.status != Status::Passed).filter(|_| !self.solutions) {
-            text += &format!("{}\n", next_line(super::find(o.name).expect("registered")));
+            text += &format!("{}\n", next_line(anatomy_course::find(o.name).expect("registered")));
         }
         text
     }
@@ -164,7 +166,7 @@ fn fingerprint(bytes: &[u8]) -> String {
 impl Repeat {
     /// What a learner stuck on one mistake reads: how often it came before, and which hint to read next.
     pub fn words(&self) -> String {
-        let e = super::find(self.exercise).expect("registered");
+        let e = anatomy_course::find(self.exercise).expect("registered");
         let levels = e.hint_levels().len().max(1);
         let next = (self.earlier + 1).min(levels);
         let times = if self.earlier == 1 { "once".to_string() } else { format!("{} times", self.earlier) };
@@ -260,7 +262,7 @@ pub fn chosen(text: &str) -> Result<&'static Exercise> {
             .iter()
             .find(|e| e.number() == n)
             .ok_or_else(|| anyhow::anyhow!("there is no exercise {n}: the list numbers them 1 to {}", EXERCISES.len())),
-        Err(_) => Ok(super::find(text)?),
+        Err(_) => Ok(anatomy_course::find(text)?),
     }
 }
 
@@ -320,7 +322,7 @@ pub fn list_with(current: Option<&Exercise>) -> String {
 
 /// A path as the learner reads it: from the project's root.
 pub fn relative(path: &std::path::Path) -> String {
-    path.strip_prefix(grading::project_root()).unwrap_or(path).display().to_string()
+    path.strip_prefix(anatomy_course::project_root()).unwrap_or(path).display().to_string()
 }
 
 /// The reference solution, once the exercise has passed.

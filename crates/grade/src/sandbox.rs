@@ -83,40 +83,22 @@ impl Tier {
     }
 }
 
-/// Which tier an instructor asks for: the strongest the machine offers, or one by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wanted {
+/// Which tier an instructor asks for (`--sandbox NAME`, each variant's line its help there): the strongest
+/// the machine offers, or one by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SandboxChoice {
+    /// bubblewrap where it can make namespaces, else Landlock
     Auto,
+    /// bubblewrap only (refuse where it cannot make namespaces)
     Bubblewrap,
+    /// Landlock, seccomp and limits, even where bubblewrap would work
     Landlock,
 }
 
-impl Wanted {
-    pub const ALL: [Wanted; 3] = [Wanted::Auto, Wanted::Bubblewrap, Wanted::Landlock];
-
-    /// Its name on the command line (`--sandbox NAME`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Wanted::Auto => "auto",
-            Wanted::Bubblewrap => "bubblewrap",
-            Wanted::Landlock => "landlock",
-        }
-    }
-
-    /// What asking for it means, in a line.
-    pub fn summary(self) -> &'static str {
-        match self {
-            Wanted::Auto => "bubblewrap where it can make namespaces, else Landlock",
-            Wanted::Bubblewrap => "bubblewrap only (refuse where it cannot make namespaces)",
-            Wanted::Landlock => "Landlock, seccomp and limits, even where bubblewrap would work",
-        }
-    }
-}
-
-/// The tier to grade in: with `Wanted::Auto` the strongest this machine offers (bubblewrap where it can
+/// The tier to grade in: with `SandboxChoice::Auto` the strongest this machine offers (bubblewrap where it can
 /// make namespaces, else Landlock); else the one asked for. When none can be had, a one-line error that
 /// names the reasons and the way out.
-pub fn choose(wanted: Wanted) -> Result<Tier> {
+pub fn choose(wanted: SandboxChoice) -> Result<Tier> {
     let landlock = || {
         landlock::abi().map(Tier::Landlock).ok_or_else(|| {
             anyhow::anyhow!(
@@ -126,11 +108,11 @@ pub fn choose(wanted: Wanted) -> Result<Tier> {
         })
     };
     match wanted {
-        Wanted::Bubblewrap => bwrap().map(Tier::Bubblewrap),
-        Wanted::Landlock => landlock().map_err(|e| {
+        SandboxChoice::Bubblewrap => bwrap().map(Tier::Bubblewrap),
+        SandboxChoice::Landlock => landlock().map_err(|e| {
             anyhow::anyhow!("cannot sandbox the students' code: {e}; for trusted code only, pass --no-sandbox")
         }),
-        Wanted::Auto => match bwrap() {
+        SandboxChoice::Auto => match bwrap() {
             Ok(program) => Ok(Tier::Bubblewrap(program)),
             Err(why) => landlock().map_err(|e| anyhow::anyhow!("{why}; and {e}")),
         },

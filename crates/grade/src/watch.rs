@@ -8,8 +8,10 @@ use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
 
-use super::progress::{self, mark, printed_block, relative, Repeat};
-use super::{grading, Exercise, Outcome, Status};
+use anatomy_course::{Exercise, Outcome, Status};
+
+use crate::grading;
+use crate::progress::{self, mark, printed_block, relative, Repeat};
 
 pub struct State {
     pub current: &'static Exercise,
@@ -140,7 +142,7 @@ mod tests {
 
     #[test]
     fn hints_come_one_at_a_time_then_point_to_their_file() {
-        let e = crate::find("layer_norm").unwrap();
+        let e = anatomy_course::find("layer_norm").unwrap();
         let levels = e.hint_levels();
         assert!(levels.len() >= 2, "layer_norm has hints to show");
         let mut state = State::new(e);

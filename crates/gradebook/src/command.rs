@@ -10,7 +10,7 @@ use anatomy_course::write_whole;
 use anatomy_grade::points::CourseFile;
 
 use crate::adjust::who;
-use crate::export::{Format, MoodleId, Wanted};
+use crate::export::{ExportRequest, Format, MoodleId};
 use crate::location::Location;
 use crate::Gradebook;
 
@@ -96,7 +96,7 @@ impl Location {
     /// Writes the grades as a platform imports them (`export`), whole.
     pub fn export_to(&self, course: &CourseFile, given: Export) -> Result<ExportWritten> {
         let assignment = given.assignment.map(|a| course.assignment(Some(&a))).transpose()?;
-        let wanted = Wanted {
+        let wanted = ExportRequest {
             format: given.format,
             assignment: assignment.as_ref(),
             identify: given.identify,

@@ -54,7 +54,7 @@ impl Format {
 
     /// The format's writer, given what `wanted` asks of it (Moodle's refuses a file with no identifier
     /// chosen, before anything is read).
-    pub fn writer(self, wanted: &Wanted) -> Result<Box<dyn Writer>> {
+    pub fn writer(self, wanted: &ExportRequest) -> Result<Box<dyn Writer>> {
         Ok(match self {
             Format::Canvas => Box::new(canvas::Canvas),
             Format::Moodle => Box::new(moodle::Moodle::wanted(wanted)?),
@@ -88,7 +88,7 @@ pub trait Writer {
 /// What to export: the format, one assignment or every one, and for Moodle the identifier and whether the
 /// site takes grades above 100 (its Unlimited grades setting).
 #[derive(Debug, Clone, Copy)]
-pub struct Wanted<'a> {
+pub struct ExportRequest<'a> {
     pub format: Format,
     pub assignment: Option<&'a Assignment>,
     pub identify: Option<MoodleId>,
@@ -112,7 +112,7 @@ pub struct Term {
 impl Gradebook {
     /// The export of an assignment, or of every one, as text, read in one transaction: a roster imported
     /// meanwhile cannot shift one student's grades onto another's row.
-    pub fn export(&self, course: &CourseFile, wanted: Wanted) -> Result<Exported> {
+    pub fn export(&self, course: &CourseFile, wanted: ExportRequest) -> Result<Exported> {
         let writer = wanted.format.writer(&wanted)?;
         self.export_with(course, writer.as_ref(), wanted.assignment)
     }

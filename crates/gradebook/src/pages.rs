@@ -8,12 +8,13 @@ use std::path::Path;
 use anyhow::{bail, Result};
 use rusqlite::OptionalExtension;
 
+use anatomy_course::write_whole;
 use anatomy_grade::points::{Assignment, CourseFile};
 use anatomy_grade::sandbox::Tier;
+use anatomy_intake::similarity::THRESHOLD;
 use anatomy_report::report::{self, Summary};
-use anatomy_report::sheet::{points, write_whole, Row, Sheet};
+use anatomy_report::sheet::{points, Row, Sheet};
 use anatomy_report::similarity::report::{compare_texts, Text};
-use anatomy_report::similarity::THRESHOLD;
 
 use crate::Gradebook;
 

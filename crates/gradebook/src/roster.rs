@@ -7,7 +7,7 @@
 use anyhow::{bail, Context, Result};
 use rusqlite::{params, OptionalExtension};
 
-use anatomy_intake::roster::{Format, Roster};
+use anatomy_intake::roster::{Origin, Roster};
 
 /// The `roster` column of a student imported from Canvas's export.
 const CANVAS: &str = "canvas";
@@ -103,9 +103,9 @@ impl Gradebook {
     /// Imports a roster in one transaction: by platform id, new students are added and known ones updated.
     /// A Canvas export also gives each assignment's column header, which its export back reuses.
     pub fn import_roster(&mut self, roster: &Roster) -> Result<Imported> {
-        let kind = match roster.format {
-            Format::Canvas => CANVAS,
-            Format::Plain => "csv",
+        let kind = match roster.origin {
+            Origin::Canvas => CANVAS,
+            Origin::Plain => "csv",
         };
         self.change(|tx| {
             let mut imported =
@@ -113,7 +113,7 @@ impl Gradebook {
             let mut listed = std::collections::BTreeSet::new();
             for s in &roster.students {
                 listed.insert(s.id.clone());
-                let test = s.is_canvas_test_student(roster.format);
+                let test = s.is_canvas_test_student(roster.origin);
                 let change = upsert(tx, s, kind, test)?;
                 if test {
                     imported.test_students.push(format!("{}, id {}", s.name, s.id));

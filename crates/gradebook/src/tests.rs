@@ -7,7 +7,7 @@ use anatomy_course::Status;
 use anatomy_grade::points::{Assignment, CourseFile};
 use anatomy_intake::roster;
 
-use crate::export::{Exported, Format, MoodleId, Wanted};
+use crate::export::{ExportRequest, Exported, Format, MoodleId};
 use crate::runs::{Cell, Run};
 use crate::*;
 
@@ -18,7 +18,7 @@ mod term;
 pub(crate) fn export(book: &Gradebook, course: &CourseFile, format: Format, one: Option<&str>) -> Result<Exported> {
     let assignment = one.map(|a| course.assignment(Some(a)).unwrap());
     let identify = Some(MoodleId::IdNumber);
-    book.export(course, Wanted { format, assignment: assignment.as_ref(), identify, unlimited_grades: false })
+    book.export(course, ExportRequest { format, assignment: assignment.as_ref(), identify, unlimited_grades: false })
 }
 
 pub(crate) fn scratch(name: &str) -> PathBuf {
@@ -640,7 +640,7 @@ fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
         })
         .collect();
     let columns = vec!["attention (501)".to_string(), "decoder (502)".to_string()];
-    let roster = roster::Roster { format: roster::Format::Canvas, students, assignment_columns: columns };
+    let roster = roster::Roster { origin: roster::Origin::Canvas, students, assignment_columns: columns };
     book.import_roster(&roster).unwrap();
     let logins: Vec<String> = (0..HOSTILE.len()).map(|i| format!("h{i}")).collect();
     let cells: Vec<(&str, &str, Status, f64)> = logins

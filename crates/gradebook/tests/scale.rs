@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anatomy_course::{Status, EXERCISES};
 use anatomy_grade::points::CourseFile;
-use anatomy_gradebook::export::{Format, MoodleId, Wanted};
+use anatomy_gradebook::export::{ExportRequest, Format, MoodleId};
 use anatomy_gradebook::runs::{Cell, Run};
 use anatomy_gradebook::{Gradebook, FILE_NAME};
 
@@ -86,7 +86,8 @@ fn a_term_of_a_thousand_students_and_ten_assignments() {
     for &format in <Format as clap::ValueEnum>::value_variants() {
         let name = clap::ValueEnum::to_possible_value(&format).unwrap().get_name().to_string();
         let started = Instant::now();
-        let wanted = Wanted { format, assignment: None, identify: Some(MoodleId::Username), unlimited_grades: false };
+        let wanted =
+            ExportRequest { format, assignment: None, identify: Some(MoodleId::Username), unlimited_grades: false };
         let text = book.export(&course, wanted).unwrap().text;
         exports.push((name.clone(), started.elapsed()));
         let rows = csv::ReaderBuilder::new().has_headers(false).from_reader(text.as_bytes()).records().count();
@@ -95,7 +96,10 @@ fn a_term_of_a_thousand_students_and_ten_assignments() {
     }
     // Every student's term total, from our CSV: full marks but for every seventh student's nothing.
     let ours = book
-        .export(&course, Wanted { format: Format::Csv, assignment: None, identify: None, unlimited_grades: false })
+        .export(
+            &course,
+            ExportRequest { format: Format::Csv, assignment: None, identify: None, unlimited_grades: false },
+        )
         .unwrap()
         .text;
     let mut reader = csv::Reader::from_reader(ours.as_bytes());

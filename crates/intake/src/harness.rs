@@ -6,7 +6,10 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 
 use crate::bounds::{self, MAX_DEPTH, MAX_TOKENS};
-use crate::rules::{self, Verdict, ATTENTION, CROSS_ENTROPY, NORMS};
+use anatomy_course::forbidden::{ATTENTION, CROSS_ENTROPY, NORMS};
+use anatomy_course::wire::{MAX_FRAME, MAX_FRAMES};
+
+use crate::rules::{self, Verdict};
 use crate::{cells, names, printed as prints, roster as rosters, similarity, tape, times};
 
 /// An entry point: bytes in, a panic if a promise is broken.
@@ -110,7 +113,7 @@ pub fn names(bytes: &[u8]) {
 }
 
 /// A check's channel as a student's process may write it: frames read until the end, the first broken
-/// one or the one past [`tape::MAX_FRAMES`], never a panic; no frame longer than the limit comes out, no
+/// one or the one past [`MAX_FRAMES`], never a panic; no frame longer than the limit comes out, no
 /// more frames than the limit, and every OUTPUT frame's tensors are exactly as many bytes as their shapes
 /// and element types say.
 pub fn tape(bytes: &[u8]) {
@@ -120,8 +123,8 @@ pub fn tape(bytes: &[u8]) {
         match frames.next_frame() {
             Ok(Some(frame)) => {
                 count += 1;
-                assert!(count <= tape::MAX_FRAMES, "frame {count} came out");
-                assert!(frame.payload.len() <= tape::MAX_FRAME, "a frame of {} bytes", frame.payload.len());
+                assert!(count <= MAX_FRAMES, "frame {count} came out");
+                assert!(frame.payload.len() <= MAX_FRAME, "a frame of {} bytes", frame.payload.len());
                 total += frame.payload.len() + 5;
                 if frame.tag == anatomy_course::wire::OUTPUT {
                     if let Ok(values) = tape::values(&frame.payload) {
@@ -137,11 +140,11 @@ pub fn tape(bytes: &[u8]) {
                 break;
             }
             Err(tape::Broken::TooLarge(n)) => {
-                assert!(n as usize > tape::MAX_FRAME);
+                assert!(n as usize > MAX_FRAME);
                 break;
             }
             Err(tape::Broken::TooMany) => {
-                assert_eq!(count, tape::MAX_FRAMES, "refused after {count} frames");
+                assert_eq!(count, MAX_FRAMES, "refused after {count} frames");
                 break;
             }
             Err(_) => break,

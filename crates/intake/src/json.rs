@@ -149,7 +149,7 @@ mod tests {
     use super::*;
 
     #[derive(serde::Deserialize, Debug)]
-    struct Wanted {
+    struct Sample {
         #[serde(default)]
         a: Scalar,
         #[serde(default)]
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn wanted_values_are_kept_and_everything_else_is_named_or_skipped() {
-        let read = |text: &str| serde_json::from_str::<Wanted>(text).unwrap();
+        let read = |text: &str| serde_json::from_str::<Sample>(text).unwrap();
         let w = read(r#"{"a": "x", "inner": {"b": 5, "c": [1, {"d": 2}]}, "other": {"e": [[]]}}"#);
         assert_eq!((w.a.text(), w.inner.0.unwrap().b), (Some("x"), Scalar::Number("5".into())));
         let w = read(r#"{"a": [1, 2], "inner": [1]}"#);
@@ -183,7 +183,7 @@ mod tests {
             "[".repeat(1 << 20),
             "]".repeat(1 << 20)
         );
-        let w = serde_json::from_str::<Wanted>(&deep).unwrap();
+        let w = serde_json::from_str::<Sample>(&deep).unwrap();
         assert_eq!((w.a.shown(), w.inner.0.is_none()), ("a list".into(), true));
     }
 }

@@ -38,9 +38,9 @@ pub struct Student {
 }
 
 impl Student {
-    /// Whether this is Canvas's test student ([`canvas_test_student`]), read from a roster of `format`.
-    pub fn is_canvas_test_student(&self, format: Format) -> bool {
-        format == Format::Canvas && canvas_test_student(&self.name, &self.sis_id, &self.login)
+    /// Whether this is Canvas's test student ([`canvas_test_student`]), read from a roster of `origin`.
+    pub fn is_canvas_test_student(&self, origin: Origin) -> bool {
+        origin == Origin::Canvas && canvas_test_student(&self.name, &self.sis_id, &self.login)
     }
 }
 
@@ -69,7 +69,7 @@ pub fn canvas_column(header: &str) -> Option<(&str, &str)> {
 
 /// Which export a roster came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum Origin {
     Canvas,
     Plain,
 }
@@ -77,7 +77,7 @@ pub enum Format {
 /// A roster read whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Roster {
-    pub format: Format,
+    pub origin: Origin,
     pub students: Vec<Student>,
     /// A Canvas export's assignment columns, as Canvas heads them (`Attention (1234)`): an export back to
     /// Canvas uses the same header, so that its grades land in the same assignment.
@@ -127,7 +127,7 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
         let name = field(Some(layout.name))?;
         // Canvas's second line gives each assignment's points; an older export adds a line for muted or
         // manually posted assignments, with no student id.
-        if layout.format == Format::Canvas && (name == "Points Possible" || field(Some(layout.id))?.is_empty()) {
+        if layout.origin == Origin::Canvas && (name == "Points Possible" || field(Some(layout.id))?.is_empty()) {
             continue;
         }
         if record.iter().all(|f| f.trim().is_empty()) {
@@ -162,7 +162,7 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
             ));
         }
     }
-    Ok(Roster { format: layout.format, students, assignment_columns: layout.assignments })
+    Ok(Roster { origin: layout.origin, students, assignment_columns: layout.assignments })
 }
 
 /// The line where a quoted field opens and runs past its line's end, read as the CSV reader reads quotes:
@@ -210,7 +210,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Roster, String> {
 
 /// Where each field is, read from the header.
 struct Layout {
-    format: Format,
+    origin: Origin,
     name: usize,
     id: usize,
     sis_id: Option<usize>,
@@ -228,7 +228,7 @@ impl Layout {
             // ("Current Score", …) have no id.
             let assignments = header.iter().filter(|h| canvas_column(h).is_some()).take(1000).cloned().collect();
             return Ok(Layout {
-                format: Format::Canvas,
+                origin: Origin::Canvas,
                 name: 0,
                 id: at("ID").expect("found"),
                 sis_id: at("SIS User ID"),
@@ -240,7 +240,7 @@ impl Layout {
         }
         match (at("name"), at("id")) {
             (Some(name), Some(id)) => Ok(Layout {
-                format: Format::Plain,
+                origin: Origin::Plain,
                 name,
                 id,
                 sis_id: at("sis_id"),

@@ -50,7 +50,7 @@ use syn::visit::Visit;
 
 use crate::bounds;
 
-pub use anatomy_course::forbidden::{Forbidden, ATTENTION, CROSS_ENTROPY, NORMS};
+use anatomy_course::forbidden::Forbidden;
 
 /// Attributes that change what the linker sees, refused by name anywhere in a file (`link` and `used`, words
 /// a student may well use, only as an attribute, where the allow-list refuses them).
@@ -1033,6 +1033,7 @@ fn path_of(tokens: &[TokenTree]) -> (Vec<String>, &[TokenTree]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use anatomy_course::forbidden::{ATTENTION, CROSS_ENTROPY, NORMS};
 
     const SUPPORT: &[&str] = &["exercises::support::Projections"];
 

@@ -7,7 +7,7 @@
 //! declared once, in `anatomy_course::wire`.
 use std::io::{ErrorKind, Read};
 
-pub use anatomy_course::wire::{Dtype, Value, MAX_AXES, MAX_FRAME, MAX_FRAMES, MAX_TENSORS};
+use anatomy_course::wire::{Dtype, Value, MAX_AXES, MAX_FRAME, MAX_FRAMES, MAX_TENSORS};
 
 /// A frame as read from a channel.
 #[derive(Debug, Clone, PartialEq, Eq)]

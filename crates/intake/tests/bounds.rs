@@ -3,8 +3,9 @@
 //! reader's stack, in this build's profile. A build whose syn takes more stack a token (an unoptimised
 //! one takes ten times as much) aborts here with a stack overflow instead of in a class. Just over the
 //! limit, the same shapes are refused unread, with the limit named.
+use anatomy_course::forbidden::{ATTENTION, CROSS_ENTROPY, NORMS};
 use anatomy_intake::bounds::{check_text, MAX_TOKENS};
-use anatomy_intake::rules::{check, Verdict, ATTENTION, CROSS_ENTROPY, NORMS};
+use anatomy_intake::rules::{check, Verdict};
 
 /// (name, text before, the part repeated and its tokens, the innermost text, the closing part repeated
 /// with its tokens, text after)

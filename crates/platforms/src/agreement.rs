@@ -7,16 +7,17 @@
 //! before and after a change of the scoring.
 use std::path::{Path, PathBuf};
 
-use anatomy_gradebook::export::{Format, Wanted};
+use anatomy_gradebook::export::{ExportRequest, Format};
 use anatomy_gradebook::runs::Run;
 use anatomy_gradebook::Gradebook;
 use anatomy_intake::roster;
 use time::OffsetDateTime;
 
-use crate::points::{self, CourseFile};
-use crate::sandbox::Tier;
-use crate::sheet::{Extension, Row, Sheet};
-use crate::{classroom, gradescope, prairielearn, Exercise, Outcome, Status, EXERCISES};
+use crate::{classroom, gradescope, prairielearn};
+use anatomy_course::{Exercise, Outcome, Status, EXERCISES};
+use anatomy_grade::points::{self, CourseFile};
+use anatomy_grade::sandbox::Tier;
+use anatomy_report::sheet::{Extension, Row, Sheet};
 
 const COURSE: &str = "[points]\nlayer_norm = 4.45\nsplit_heads = 3.33\n\
     [late]\npenalty_per_day = 0.1\nmax_days = 5\n\
@@ -102,8 +103,9 @@ fn graded(dir: &Path) -> (CourseFile, points::Assignment, Gradebook, Vec<Row>) {
     book.import_roster(&roster::read(ROSTER.as_bytes()).unwrap()).unwrap();
     let rows = rows(&book, &hw.exercises);
     let sheet = Sheet { chosen: &hw.exercises, course: &course, tier: &Tier::None, due: hw.due };
-    let sources: Vec<crate::grading::Source> = hw.exercises.iter().map(|e| Ok(e.name.as_bytes().to_vec())).collect();
-    let keyed: Vec<(i64, &Row, &[crate::grading::Source])> =
+    let sources: Vec<anatomy_grade::grading::Source> =
+        hw.exercises.iter().map(|e| Ok(e.name.as_bytes().to_vec())).collect();
+    let keyed: Vec<(i64, &Row, &[anatomy_grade::grading::Source])> =
         CLASS.iter().zip(&rows).map(|(c, r)| (book.student(c.0).unwrap().key, r, sources.as_slice())).collect();
     book.record(&Run::of("hw", &sheet, &keyed, 7, "anatomy (test)")).unwrap();
     for (c, row) in CLASS.iter().zip(&rows) {
@@ -131,7 +133,7 @@ fn every_output_of_a_late_class_is_written_as_before() {
     let feedback: Vec<String> = rows.iter().map(|r| sheet.feedback(r)).collect();
     dump("feedback.md", &feedback.join("\n----\n"));
     dump("gradebook-show.md", &book.show(&course, Some(&hw)).unwrap());
-    let wanted = Wanted { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
+    let wanted = ExportRequest { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
     dump("gradebook-export.csv", &book.export(&course, wanted).unwrap().text);
     for row in &rows {
         let late = sheet.days_late(row).zip(course.late);
@@ -204,7 +206,7 @@ fn the_sheet_the_gradebook_and_the_three_platforms_agree_on_every_cell_of_a_late
         .iter()
         .map(|r| (r.student.clone(), r.outcomes.iter().map(|o| sheet.score(r, o).points).collect()))
         .collect();
-    let wanted = Wanted { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
+    let wanted = ExportRequest { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
     let gradebook: Cells = book
         .standings(&course, &hw)
         .unwrap()
@@ -230,7 +232,11 @@ fn the_sheet_the_gradebook_and_the_three_platforms_agree_on_every_cell_of_a_late
         let c = classroom::report_late(&row.outcomes, &Tier::None, &hw.exercises, &course, 300, late).unwrap();
         let decoded: serde_json::Value = serde_json::from_slice(&base64::decode(&c.encoded).unwrap()).unwrap();
         gh.insert(row.student.clone(), of(&decoded["tests"], "score"));
-        totals.push((row.student.clone(), g["score"].as_f64().unwrap(), crate::sheet::points(sheet.total(row))));
+        totals.push((
+            row.student.clone(),
+            g["score"].as_f64().unwrap(),
+            anatomy_report::sheet::points(sheet.total(row)),
+        ));
     }
     outputs.extend([("Gradescope's results", gs), ("PrairieLearn's results", pl), ("GitHub Classroom's result", gh)]);
     let hundredths = |cells: &Cells| -> Vec<(String, Vec<i64>)> {
@@ -245,7 +251,7 @@ fn the_sheet_the_gradebook_and_the_three_platforms_agree_on_every_cell_of_a_late
     assert_eq!((scored["ken"].iter().sum::<f64>(), scored["lin"][0]), (0.0, 4.01));
     // Gradescope's total is the sheet's: the rounded cells added (4.29, not 4.28 of the unrounded sum).
     for (student, gradescope, csv) in totals {
-        assert_eq!(crate::sheet::points(gradescope), csv, "{student}'s total");
+        assert_eq!(anatomy_report::sheet::points(gradescope), csv, "{student}'s total");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,12 +8,12 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::grade_folder;
-use crate::points::{self, CourseFile, Late};
-use crate::sandbox::Tier;
-use crate::{Exercise, Outcome, Status};
+use anatomy_course::{Exercise, Outcome, Status};
+use anatomy_grade::points::{self, CourseFile, Late};
+use anatomy_grade::sandbox::Tier;
 
 /// What the step gives: the reporter's base64 JSON, whether every exercise passed, and a line for people.
-pub struct Report {
+pub struct ClassroomReport {
     pub encoded: String,
     pub all_passed: bool,
     pub summary: String,
@@ -29,7 +29,7 @@ pub fn report(
     chosen: &[&'static Exercise],
     course: &CourseFile,
     github_output: Option<&Path>,
-) -> Result<Report> {
+) -> Result<ClassroomReport> {
     let started = Instant::now();
     let (outcomes, tier) = grade_folder(folder, chosen)?;
     let report = report_of(&outcomes, &tier, chosen, course, started.elapsed().as_millis() as u64)?;
@@ -53,7 +53,7 @@ pub(crate) fn report_of(
     chosen: &[&'static Exercise],
     course: &CourseFile,
     millis: u64,
-) -> Result<Report> {
+) -> Result<ClassroomReport> {
     report_late(outcomes, tier, chosen, course, millis, None)
 }
 
@@ -66,7 +66,7 @@ pub(crate) fn report_late(
     course: &CourseFile,
     millis: u64,
     late: Option<(u32, Late)>,
-) -> Result<Report> {
+) -> Result<ClassroomReport> {
     let (mut cells, mut tests) = (Vec::new(), Vec::new());
     for (e, o) in chosen.iter().zip(outcomes) {
         let cell = points::score(course.max(e.name), o.status, o.parts, late);
@@ -98,5 +98,5 @@ pub(crate) fn report_late(
         points::total(cells.iter().map(|c| c.points)),
         tier.name()
     );
-    Ok(Report { encoded, all_passed: all, summary })
+    Ok(ClassroomReport { encoded, all_passed: all, summary })
 }

@@ -11,9 +11,9 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use super::{course_files, executable, feedback, grade_folder, graded_in, hand_in_folder, only_args, SETUP};
-use crate::points::{self, CourseFile, Late};
-use crate::sandbox::Tier;
-use crate::{Exercise, Outcome, Status};
+use anatomy_course::{Exercise, Outcome, Status};
+use anatomy_grade::points::{self, CourseFile, Late};
+use anatomy_grade::sandbox::Tier;
 
 /// The results of a grading that could not run: one visible failed test that says why.
 pub fn failure(why: &str, chosen: &[&'static Exercise]) -> Value {
@@ -139,7 +139,7 @@ pub fn write_zip(out: &Path, only: &[String], course: &Path) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::EXERCISES;
+    use anatomy_course::EXERCISES;
 
     /// Three exercises at their default points (5, 20, 5): layer_norm passed, cross_attention failed, and
     /// split_heads with one of its two parts.

@@ -19,7 +19,8 @@ use std::process::{Command, Output, Stdio};
 use anatomy_course::kept_back::{self, KeptBack};
 use anyhow::{bail, Context, Result};
 
-use crate::grading::{project_root, Scratch};
+use anatomy_course::project_root;
+use anatomy_grade::grading::Scratch;
 
 /// Writes the students' copy into `dir`, telling `say` each step; returns the line it ends with.
 pub fn write(dir: &Path, classroom: bool, say: &mut dyn FnMut(&str)) -> Result<String> {

@@ -10,10 +10,6 @@
 //! itself fails, Gradescope's shows a failed test that says what happened and PrairieLearn's marks the
 //! submission "not gradable" (no attempt lost) with the reason.
 // The names the platforms' modules use from the crates below them, at this crate's root.
-pub(crate) use anatomy_course::{Exercise, Outcome, Status, EXERCISES};
-pub(crate) use anatomy_grade::points;
-pub(crate) use anatomy_grade::{grading, handin, sandbox};
-pub(crate) use anatomy_report::sheet;
 
 #[cfg(test)]
 mod agreement;
@@ -30,9 +26,10 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use crate::points::CourseFile;
-use crate::sandbox::{Tier, Wanted};
 use anatomy_course::kept_back::KeptBack;
+use anatomy_course::{Exercise, Outcome, Status};
+use anatomy_grade::points::CourseFile;
+use anatomy_grade::sandbox::{self, SandboxChoice, Tier};
 
 /// The platforms whose grading containers [`run`] serves, by their names on the command line (`--platform
 /// NAME`, clap::ValueEnum).
@@ -82,7 +79,7 @@ pub fn run(
     let folder = root.join("results");
     std::fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
     let path = folder.join("results.json");
-    crate::sheet::write_whole(&path, &serde_json::to_string_pretty(&results)?)?;
+    anatomy_course::write_whole(&path, &serde_json::to_string_pretty(&results)?)?;
     Ok((path, results["score"].clone()))
 }
 
@@ -98,7 +95,7 @@ pub(crate) fn hand_in_folder(root: &Path, name: &str, platform: &str) -> Result<
 /// Grades one student's files (`FOLDER/exercises/NAME.rs` or `FOLDER/NAME.rs`; a missing one is the stub)
 /// in the strongest sandbox the machine offers, as a class's student is graded ([`anatomy_class`]).
 pub(crate) fn grade_folder(folder: &Path, chosen: &[&'static Exercise]) -> Result<(Vec<Outcome>, Tier)> {
-    let tier = sandbox::choose(Wanted::Auto)?;
+    let tier = sandbox::choose(SandboxChoice::Auto)?;
     Ok((anatomy_class::grade_student(folder, chosen, &tier)?, tier))
 }
 
@@ -113,13 +110,13 @@ fn graded_in(tier: &Tier) -> String {
 
 /// Points to a hundredth, as every score is rounded (`points::score`); the platforms' tests check it.
 #[cfg(test)]
-use crate::points::hundredth as round;
+use anatomy_grade::points::hundredth as round;
 
 /// A test's feedback: the verdict, the message and, when not passed, the first hint.
 fn feedback(o: &Outcome) -> String {
     match o.status {
         Status::Passed => format!("**{}**", o.status.words()),
-        _ => format!("**{}**\n\n{}", o.status.words(), crate::sheet::message_and_hint(o)),
+        _ => format!("**{}**\n\n{}", o.status.words(), anatomy_report::sheet::message_and_hint(o)),
     }
 }
 
@@ -139,9 +136,9 @@ fn executable(path: &Path) -> bool {
 /// The course a platform gets: the project's folder, the regular files git tracks there less what
 /// instructors keep back, and the text of the course file to put in `exercises/course.toml`.
 fn course_files(course: &Path) -> Result<(PathBuf, Vec<PathBuf>, String)> {
-    let course_text = crate::points::course_text(course)?;
+    let course_text = anatomy_grade::points::course_text(course)?;
     CourseFile::parse(course, &course_text)?;
-    let root = grading::project_root();
+    let root = anatomy_course::project_root();
     let kept = KeptBack::read(&root).with_context(|| format!("cannot read {}", anatomy_course::kept_back::FILE))?;
     let listed = Command::new("git")
         .arg("-C")
@@ -200,9 +197,9 @@ mod schema;
 mod tests {
     //! The platforms' formats against their schemas, from outcomes made here: no grading, no binary.
     use super::{classroom, gradescope, prairielearn, schema};
-    use crate::points::{self, CourseFile, Late};
-    use crate::sandbox::Tier;
-    use crate::{Outcome, Status, EXERCISES};
+    use anatomy_course::{Outcome, Status, EXERCISES};
+    use anatomy_grade::points::{self, CourseFile, Late};
+    use anatomy_grade::sandbox::Tier;
 
     /// One outcome per exercise, every status in turn, and a check of parts half passed.
     fn outcomes() -> Vec<Outcome> {
@@ -307,7 +304,7 @@ mod helpers {
     //! The small pieces every platform shares: names, the sandbox's line, rounding, feedback, the `--only`
     //! arguments and the folders (what is kept back: `anatomy_course::kept_back`).
     use super::*;
-    use crate::sandbox::Tier;
+    use anatomy_grade::sandbox::Tier;
 
     /// A scratch folder of this test's own, empty.
     pub(crate) fn scratch(name: &str) -> PathBuf {
@@ -359,7 +356,7 @@ mod helpers {
             output: None,
         };
         assert_eq!(feedback(&outcome(Status::Passed)), "**passed**");
-        let hint = &crate::EXERCISES.iter().find(|e| e.name == "causal_mask").unwrap().hint_levels()[0];
+        let hint = &anatomy_course::EXERCISES.iter().find(|e| e.name == "causal_mask").unwrap().hint_levels()[0];
         let expected = format!("**does not compile**\n\n~~~~text\nrow 0 sees row 1\n~~~~\n\nHint: {hint}\n");
         assert_eq!(feedback(&outcome(Status::DoesNotCompile)), expected);
         assert!(feedback(&outcome(Status::NotDone)).starts_with("**not done**\n\n~~~~text\n"));

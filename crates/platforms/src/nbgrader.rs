@@ -10,10 +10,10 @@ use anyhow::{bail, Context, Result};
 use md5::{Digest, Md5};
 use serde_json::Value;
 
-use crate::handin::homework_chapters;
-use crate::points::CourseFile;
-use crate::sheet::write_whole;
-use crate::EXERCISES;
+use anatomy_course::write_whole;
+use anatomy_course::EXERCISES;
+use anatomy_grade::handin::homework_chapters;
+use anatomy_grade::points::CourseFile;
 
 /// Checks a homework chapter's cells against the course: every solution cell names an exercise and has a
 /// check cell worth the exercise's points in `exercises/course.toml`.

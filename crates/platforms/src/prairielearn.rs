@@ -7,9 +7,9 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use super::{course_files, grade_folder, graded_in, hand_in_folder, only_args, SETUP};
-use crate::points::{self, CourseFile, Late};
-use crate::sandbox::Tier;
-use crate::{Exercise, Outcome, Status};
+use anatomy_course::{Exercise, Outcome, Status};
+use anatomy_grade::points::{self, CourseFile, Late};
+use anatomy_grade::sandbox::Tier;
 
 /// PrairieLearn's `results.json` for the submission in `root/student`: the score as a share (0–1), and
 /// per exercise `points` of `max_points` with the feedback as its message (what
@@ -208,7 +208,8 @@ const QUESTION: &str = r#"<pl-question-panel>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{helpers::scratch, EXERCISES};
+    use crate::helpers::scratch;
+    use anatomy_course::EXERCISES;
 
     fn exercise(name: &str) -> &'static Exercise {
         EXERCISES.iter().find(|e| e.name == name).unwrap()

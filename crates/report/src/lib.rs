@@ -7,10 +7,6 @@
 //! which students handed in matching files). It reads the grader's types and never grades.
 
 // The names the report's modules use from the crates below it, at this crate's root.
-pub(crate) use anatomy_checks::mistakes;
-pub(crate) use anatomy_course::{find, Exercise, Outcome, Status, EXERCISES};
-pub(crate) use anatomy_grade::points;
-pub(crate) use anatomy_grade::{handin, sandbox};
 
 pub mod sheet;
 pub mod report;

@@ -7,9 +7,10 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::points::{self, CourseFile};
-use super::sandbox::Tier;
-use super::{find, mistakes, Exercise, Outcome, Status};
+use anatomy_checks::mistakes;
+use anatomy_course::{find, Exercise, Outcome, Status};
+use anatomy_grade::points::{self, CourseFile};
+use anatomy_grade::sandbox::Tier;
 
 /// One student's grades, when they handed in, where the class folder says (nbgrader's `timestamp.txt`),
 /// and their extension, if they have one.
@@ -326,9 +327,6 @@ pub fn points(p: f64) -> String {
     }
 }
 
-/// Writes a file whole (a partial file, then a rename), so that an interrupted run leaves no half of it.
-pub use anatomy_course::write_whole;
-
 /// Where a spreadsheet may cut a cell's text into cells of its own: the separators of the CSV dialects
 /// (`,`, and `;` in the locales whose decimal mark is a comma), a tab, and a line's end.
 const CELL_BREAKS: [char; 5] = [',', ';', '\t', '\r', '\n'];
@@ -474,7 +472,7 @@ pub fn plain_stem(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::EXERCISES;
+    use anatomy_course::EXERCISES;
 
     /// Issue 64's names, each as every CSV must hold it (read back with quotes undone), and an honest one.
     const NAMES: [(&str, &str); 6] = [

@@ -309,12 +309,12 @@ pub fn take_parts() -> Option<(usize, usize)> {
 /// The first failure is the check's message; a check none of whose parts has been started is "not done".
 fn parts(list: &[&dyn Fn() -> CheckResult]) -> CheckResult {
     let results: Vec<super::Checked> = list.iter().map(super::run_check).collect();
-    let passed = results.iter().filter(|c| c.status == super::Status::Passed).count();
+    let passed = results.iter().filter(|c| c.status == anatomy_course::Status::Passed).count();
     PARTS.with(|p| p.set(Some((passed, list.len()))));
-    if results.iter().all(|c| c.status == super::Status::NotDone) {
+    if results.iter().all(|c| c.status == anatomy_course::Status::NotDone) {
         panic::panic_any(String::from("not yet implemented"));
     }
-    match results.into_iter().find(|c| c.status != super::Status::Passed) {
+    match results.into_iter().find(|c| c.status != anatomy_course::Status::Passed) {
         None => Ok(()),
         Some(c) => Err(Failure { message: c.message, mistake: c.mistake }),
     }

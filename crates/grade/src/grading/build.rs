@@ -13,7 +13,9 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use super::run::wait_or_kill;
-use super::{project_root, tempdir_in, Setup, Source, Submission};
+use anatomy_course::project_root;
+
+use super::{tempdir_in, Setup, Source, Submission};
 use crate::sandbox::{self, ChildSetup, Limits, Tier};
 
 /// The generated `main.rs` of a unit, and which submissions its modules and lines belong to.

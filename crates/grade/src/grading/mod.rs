@@ -28,10 +28,12 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
-use super::mistakes;
-use super::rules::{self, Verdict};
-use super::sandbox::{self, Limits, Tier};
-use super::{checks, handin, tape, Exercise, Outcome, Status};
+use anatomy_checks::{checks, mistakes, tape};
+use anatomy_course::{project_root, Exercise, Outcome, Status};
+use anatomy_intake::rules::{self, Verdict};
+
+use crate::handin;
+use crate::sandbox::{self, Limits, Tier};
 
 mod build;
 mod cleanup;
@@ -75,9 +77,6 @@ impl Default for Options {
         }
     }
 }
-
-/// The project's root: where the workspace's `Cargo.toml` and the `grader/` package are.
-pub use anatomy_course::project_root;
 
 fn work_dir() -> PathBuf {
     project_root().join("target").join("exercise-grader")
@@ -436,7 +435,7 @@ impl Unit {
 /// limit's id; a check the grader stopped keeps the id it was stopped with.
 fn judge(s: &Submission, record: run::Record, seed: i64, limits: &sandbox::Limits, own: bool) -> Outcome {
     let run::Record { entries, stop, tmp_full, printed, panic_at } = record;
-    let checked = super::run_check(|| {
+    let checked = anatomy_checks::run_check(|| {
         tape::begin_check(seed);
         tape::load_replay(entries, stop.as_ref().map(|stop| stop.why.clone()));
         checks::replayed(s.exercise.name)
@@ -535,7 +534,7 @@ mod tests {
             .iter()
             .map(|n| Submission {
                 label: format!("{student}/{n}"),
-                exercise: crate::find(n).unwrap(),
+                exercise: anatomy_course::find(n).unwrap(),
                 file: PathBuf::from(format!("{student}/{n}.rs")),
             })
             .collect()
@@ -576,8 +575,8 @@ mod tests {
 
     #[test]
     fn each_exercise_draws_from_a_seed_of_its_own_that_only_the_run_decides() {
-        let seeds: BTreeSet<i64> = crate::EXERCISES.iter().map(|e| check_seed(7, e.name)).collect();
-        assert_eq!(seeds.len(), crate::EXERCISES.len(), "no two exercises share inputs");
+        let seeds: BTreeSet<i64> = anatomy_course::EXERCISES.iter().map(|e| check_seed(7, e.name)).collect();
+        assert_eq!(seeds.len(), anatomy_course::EXERCISES.len(), "no two exercises share inputs");
         assert!(seeds.iter().all(|&s| s >= 0));
         assert_eq!(check_seed(7, "layer_norm"), check_seed(7, "layer_norm"), "the judge draws what the probe drew");
         assert_ne!(check_seed(7, "layer_norm"), check_seed(8, "layer_norm"), "another run, other inputs");

@@ -3,7 +3,7 @@
 //! Classroom's results. A cell's points are what it earned (all of them when passed, a share per passed
 //! part), times the share the late policy keeps, to a hundredth of a point; a total adds the cells' points.
 use super::Late;
-use crate::Status;
+use anatomy_course::Status;
 
 /// One cell's points: the most it can earn, what it earned before lateness, the share kept, and what
 /// counts.

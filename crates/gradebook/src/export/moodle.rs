@@ -14,7 +14,7 @@ use anyhow::{bail, Result};
 use anatomy_grade::points::{Assignment, CourseFile};
 use anatomy_report::sheet::{points, spreadsheet_cell, Csv, CsvCell};
 
-use super::{guard, note, Keyed, Term, Wanted, Writer};
+use super::{guard, note, ExportRequest, Keyed, Term, Writer};
 use crate::roster::Student;
 use crate::Gradebook;
 
@@ -26,7 +26,7 @@ pub(super) struct Moodle {
 
 impl Moodle {
     /// The writer `wanted` asks for; refused without an identifier.
-    pub(super) fn wanted(wanted: &Wanted) -> Result<Moodle> {
+    pub(super) fn wanted(wanted: &ExportRequest) -> Result<Moodle> {
         let Some(id) = wanted.identify else {
             bail!(
                 "Moodle's import matches each row by one identifier: choose it with --identify idnumber, username or email"

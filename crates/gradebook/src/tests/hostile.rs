@@ -9,7 +9,7 @@ use anatomy_course::Status;
 use anatomy_intake::roster;
 
 use super::{attention, book, course, export, run, scratch};
-use crate::export::{Format, MoodleId, Wanted};
+use crate::export::{ExportRequest, Format, MoodleId};
 use crate::runs::Cell;
 use crate::*;
 
@@ -259,7 +259,7 @@ fn an_identifier_two_students_share_is_left_out_of_a_platforms_file_and_named() 
     let course = course(&dir);
     let attention = attention(&course);
     for (id, value) in [(MoodleId::Username, "ADA"), (MoodleId::IdNumber, "s-1"), (MoodleId::Email, "Ada@X.org")] {
-        let wanted = Wanted {
+        let wanted = ExportRequest {
             format: Format::Moodle,
             assignment: Some(&attention),
             identify: Some(id),

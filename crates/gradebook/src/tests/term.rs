@@ -12,7 +12,7 @@ use anatomy_intake::roster;
 
 use super::{course, export, run, scratch};
 use crate::adjust::{late_entry, Lateness};
-use crate::export::{Format, MoodleId, Wanted};
+use crate::export::{ExportRequest, Format, MoodleId};
 use crate::location::Location;
 use crate::*;
 
@@ -444,7 +444,7 @@ fn moodle_s_import_maps_the_one_identifier_chosen_lands_every_grade_and_clears_n
         let decoder = course.assignment(Some("decoder")).unwrap();
         book.export(
             &course,
-            Wanted { format: Format::Moodle, assignment: Some(&decoder), identify, unlimited_grades: false },
+            ExportRequest { format: Format::Moodle, assignment: Some(&decoder), identify, unlimited_grades: false },
         )
     };
     let error = moodle(None).unwrap_err().to_string();
@@ -503,7 +503,7 @@ fn moodle_gets_no_grade_above_its_limit_and_no_identifier_the_rule_against_formu
         .collect();
     book.record(&run(&book, "exercises", &full)).unwrap();
     let moodle = |unlimited_grades| {
-        let wanted = Wanted {
+        let wanted = ExportRequest {
             format: Format::Moodle,
             assignment: Some(&all),
             identify: Some(MoodleId::IdNumber),
@@ -556,7 +556,7 @@ fn a_moodle_grade_item_the_rule_against_formulas_would_change_is_refused_with_th
     let error = book
         .export(
             &quiz,
-            Wanted {
+            ExportRequest {
                 format: Format::Moodle,
                 assignment: None,
                 identify: Some(MoodleId::IdNumber),

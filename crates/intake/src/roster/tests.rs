@@ -9,7 +9,7 @@ const CANVAS: &str = "Student,ID,SIS User ID,SIS Login ID,Section,Attention (123
 #[test]
 fn canvas_s_export_gives_its_students_and_assignment_columns_and_skips_points_possible() {
     let roster = read(CANVAS.as_bytes()).unwrap();
-    assert_eq!(roster.format, Format::Canvas);
+    assert_eq!(roster.origin, Origin::Canvas);
     assert_eq!(roster.assignment_columns, ["Attention (1234)", "Decoder (1235)"]);
     let ids: Vec<(&str, &str, &str, &str)> = roster
         .students
@@ -25,8 +25,8 @@ fn canvas_s_export_gives_its_students_and_assignment_columns_and_skips_points_po
 fn a_plain_roster_in_any_column_order_and_every_refusal_in_one_line() {
     let roster = read(b"login,NAME,id\nada,Ada Lovelace,7\nbob,Bob,8\n").unwrap();
     assert_eq!(
-        (roster.format, roster.students[1].login.as_str(), roster.students[1].section.as_str()),
-        (Format::Plain, "bob", "")
+        (roster.origin, roster.students[1].login.as_str(), roster.students[1].section.as_str()),
+        (Origin::Plain, "bob", "")
     );
     // An invisible character in a name is written out, never passed on.
     let shown = read("name,id\n\"Ada\u{202e}evil\",1\n".as_bytes()).unwrap();
@@ -63,13 +63,13 @@ fn canvas_s_test_student_and_column_headers_are_told_apart_and_a_plain_roster_ma
         \"Student, Test\",994,,0f3c9a7e5b1d2c4e6f8a0b2c4d6e8f0a1b3c5d7,Monday,,\r\n";
     let roster = read(text.as_bytes()).unwrap();
     assert_eq!(roster.assignment_columns, ["Homework 2: Decoder (48214)"]);
-    let tests: Vec<bool> = roster.students.iter().map(|s| s.is_canvas_test_student(roster.format)).collect();
+    let tests: Vec<bool> = roster.students.iter().map(|s| s.is_canvas_test_student(roster.origin)).collect();
     assert_eq!(
         tests,
         [true, true, false, false, false, false],
         "Canvas's own (its hex login, or none) is the test student; one with an SIS id or a login of their own is a real one, whatever the name"
     );
-    assert!(!roster.students[0].is_canvas_test_student(Format::Plain), "only Canvas has one");
+    assert!(!roster.students[0].is_canvas_test_student(Origin::Plain), "only Canvas has one");
     assert_eq!(canvas_column("Homework 2: Decoder (48214)"), Some(("Homework 2: Decoder", "48214")));
     assert_eq!(canvas_column("Quiz (part 2) (7)"), Some(("Quiz (part 2)", "7")));
     for not in ["Current Score", "Quiz ()", "Quiz (x1)", " (12)", "Quiz(12)"] {

@@ -9,7 +9,7 @@ use anatomy_intake::json::{Lenient, Scalar};
 use anyhow::{anyhow, bail, Result};
 use serde::Deserialize;
 
-use crate::points::{CourseFile, Late};
+use anatomy_grade::points::{CourseFile, Late};
 
 /// The file Gradescope writes beside the submission.
 pub const FILE: &str = "submission_metadata.json";
@@ -212,7 +212,7 @@ mod tests {
         let file = root.join("course.toml");
         for (value, said) in [("-0.0", "-0.0"), ("inf", "inf"), ("-5", "-5.0")] {
             std::fs::write(&file, format!("[points]\nlayer_norm = {value}\n")).unwrap();
-            let chosen = [crate::EXERCISES.iter().find(|e| e.name == "layer_norm").unwrap()];
+            let chosen = [anatomy_course::EXERCISES.iter().find(|e| e.name == "layer_norm").unwrap()];
             let course = CourseFile::load(&file);
             let (written, score) = crate::run(&root, crate::Platform::Gradescope, &chosen, course).unwrap();
             assert_eq!((written, score), (root.join("results/results.json"), 0.0.into()));

@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::mistakes::{self, STOPS, UNNAMED};
+use anatomy_checks::mistakes::{self, STOPS, UNNAMED};
+use anatomy_course::{find, Status};
+
 use crate::sheet::{feedback_files, Row, Sheet};
-use crate::similarity::{Evidence, Pair};
-use crate::{find, Status};
+use anatomy_intake::similarity::{Evidence, Pair};
 
 /// Everything the page shows, as `summary.json` keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -229,13 +230,13 @@ impl Lateness {
             .iter()
             .filter_map(|r| {
                 let days = book.days_late(r).filter(|&d| d > 0)?;
-                let handed_in = crate::points::format_time(r.handed_in?);
+                let handed_in = anatomy_grade::points::format_time(r.handed_in?);
                 Some(LateHandIn { student: r.student.clone(), handed_in, days, kept: round(book.kept(r)) })
             })
             .collect();
         late.sort_by(|a, b| b.handed_in.cmp(&a.handed_in));
         Some(Lateness {
-            due: book.due.map(crate::points::format_time),
+            due: book.due.map(anatomy_grade::points::format_time),
             penalty_per_day: policy.penalty_per_day,
             max_days: policy.max_days,
             on_time: rows.iter().filter(|r| book.days_late(r) == Some(0)).count(),
@@ -248,7 +249,7 @@ impl Lateness {
                 .iter()
                 .filter_map(|r| {
                     let e = r.extension.as_ref()?;
-                    let due = crate::points::format_time(e.due);
+                    let due = anatomy_grade::points::format_time(e.due);
                     Some(Extended { student: r.student.clone(), due, reason: e.reason.clone() })
                 })
                 .collect(),

@@ -1,5 +1,5 @@
 //! The class at a glance: after a class is graded, which steps did it get wrong, and how? Each check names
-//! the mistake it recognises ([`mistakes`](crate::mistakes)); summed over the class, those names are what
+//! the mistake it recognises ([`mistakes`](anatomy_checks::mistakes)); summed over the class, those names are what
 //! a lecturer wants before the next lecture. The report does three jobs, one file each: `count.rs` counts
 //! them into a [`Summary`] (with the points, the statuses per exercise, the grader's refusals and stops,
 //! and the similar pairs when asked); `page.rs` draws the summary as one self-contained HTML page
@@ -14,8 +14,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::sheet::{write_whole, Row, Sheet};
-use crate::similarity::Pair;
+use crate::sheet::{Row, Sheet};
+use anatomy_course::write_whole;
+use anatomy_intake::similarity::Pair;
 
 mod count;
 mod page;

@@ -5,10 +5,11 @@ use std::path::Path;
 use anyhow::{bail, ensure, Context, Result};
 
 use super::{write, Summary};
-use crate::points::CourseFile;
-use crate::sandbox::Tier;
+use anatomy_course::{Exercise, EXERCISES};
+use anatomy_grade::points::CourseFile;
+use anatomy_grade::sandbox::Tier;
+
 use crate::sheet::{GradeLine, Row, Sheet};
-use crate::{Exercise, EXERCISES};
 
 /// A graded class as the JSON lines of `anatomy exercises grade --json` keep it.
 pub struct Saved {
@@ -98,9 +99,9 @@ pub fn remake(grades: &Path, out: &Path, course: &CourseFile, class: Option<&Pat
     let pairs = match class {
         Some(class) => Some(
             crate::similarity::report::compare(
-                &crate::handin::students(class)?,
+                &anatomy_grade::handin::students(class)?,
                 &chosen,
-                crate::similarity::THRESHOLD,
+                anatomy_intake::similarity::THRESHOLD,
             )?
             .pairs,
         ),
@@ -208,7 +209,8 @@ mod tests {
             )
         );
         assert!(!dir.join("out").exists(), "nothing written");
-        let late = CourseFile { late: Some(crate::points::Late { penalty_per_day: 0.1, max_days: 5 }), ..course };
+        let late =
+            CourseFile { late: Some(anatomy_grade::points::Late { penalty_per_day: 0.1, max_days: 5 }), ..course };
         let summary = remake(&grades, &dir.join("out"), &late, None).unwrap();
         assert_eq!(summary.students, rows.len());
         assert_eq!(summary.late.as_ref().map(|l| l.unknown.len()), Some(rows.len()), "no hand-in times were kept");

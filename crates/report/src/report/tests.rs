@@ -1,13 +1,14 @@
 //! The class report's promises, over its three jobs: what it counts, what the page shows, and where each
 //! student's feedback goes.
 use super::{page, Summary};
-use crate::points::{self, CourseFile};
-use crate::sandbox::Tier;
-use crate::sheet::{feedback_files, Row, Sheet};
-use crate::{find, Exercise, Status};
+use anatomy_course::{find, Exercise, Status};
+use anatomy_grade::points::{self, CourseFile};
+use anatomy_grade::sandbox::Tier;
 
-pub(super) fn outcome(name: &'static str, status: Status, mistake: Option<&str>) -> crate::Outcome {
-    crate::Outcome {
+use crate::sheet::{feedback_files, Row, Sheet};
+
+pub(super) fn outcome(name: &'static str, status: Status, mistake: Option<&str>) -> anatomy_course::Outcome {
+    anatomy_course::Outcome {
         name,
         label: name.into(),
         status,
@@ -276,7 +277,7 @@ fn late_hand_ins_are_listed_latest_first_and_a_missing_hand_in_time_is_unknown_u
 
 #[test]
 fn similar_pairs_are_counted_with_their_score_to_a_thousandth_and_their_evidence_in_words() {
-    use crate::similarity::{Evidence, Pair};
+    use anatomy_intake::similarity::{Evidence, Pair};
     let (chosen, course, rows) = class();
     let pair = |students: [&str; 2], score, evidence| Pair {
         exercise: "layer_norm".into(),

@@ -1,5 +1,4 @@
 //! The similarity report. The method (tokens, fingerprints, base code, score) reads student bytes and so
 //! lives in the intake crate, [`anatomy_intake::similarity`]; this module adds the class's report.
-pub use anatomy_intake::similarity::*;
 
 pub mod report;

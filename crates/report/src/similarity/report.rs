@@ -4,12 +4,14 @@
 
 use anyhow::{bail, Result};
 
-use super::{Entry, Evidence, Pair};
-use crate::{handin, Exercise};
+use anatomy_course::Exercise;
+use anatomy_grade::handin;
+
+use anatomy_intake::similarity::{Entry, Evidence, Pair};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 /// What the report is made from.
-pub struct Report {
+pub struct SimilarityReport {
     pub pairs: Vec<Pair>,
     /// Each exercise's files, by student, for the side-by-side view.
     files: Vec<(&'static str, Vec<Entry>)>,
@@ -24,7 +26,7 @@ pub fn compare(
     students: &[(String, std::path::PathBuf)],
     chosen: &[&'static Exercise],
     threshold: f64,
-) -> Result<Report> {
+) -> Result<SimilarityReport> {
     let mut skipped = Vec::new();
     let mut texts = Vec::new();
     for &e in chosen {
@@ -57,11 +59,11 @@ pub fn compare_texts(
     students: usize,
     threshold: f64,
     skipped: Vec<String>,
-) -> Result<Report> {
+) -> Result<SimilarityReport> {
     if !(0.0..=1.0).contains(&threshold) {
         bail!("--threshold must lie between 0 and 1 (a share of fingerprints), not {threshold}");
     }
-    let mut report = Report { pairs: Vec::new(), files: Vec::new(), skipped, students };
+    let mut report = SimilarityReport { pairs: Vec::new(), files: Vec::new(), skipped, students };
     for (e, files) in texts {
         // A notebook's solution cell, as released and as solved by the instructor, is base code too.
         let cells = handin::solution_cell_files(e);
@@ -78,17 +80,17 @@ pub fn compare_texts(
         let reference = std::fs::read_to_string(e.solution_file()).unwrap_or_default();
         let mut base = vec![e.stub, reference.as_str()];
         base.extend(cells.iter().map(String::as_str));
-        report.pairs.extend(super::compare(e.name, &entries, &base, threshold));
+        report.pairs.extend(anatomy_intake::similarity::compare(e.name, &entries, &base, threshold));
         report.files.push((e.name, entries));
     }
     Ok(report)
 }
 
-impl Report {
+impl SimilarityReport {
     /// Markdown: one section per exercise with pairs, each with its score and matching lines.
     /// The closing line: how much was compared, how many pairs were found and how many of them are weak.
     pub fn closing_line(&self, exercises: usize, threshold: f64) -> String {
-        let weak = self.pairs.iter().filter(|p| p.evidence == super::Evidence::Weak).count();
+        let weak = self.pairs.iter().filter(|p| p.evidence == anatomy_intake::similarity::Evidence::Weak).count();
         let weak = match weak {
             0 => String::new(),
             n => format!(
@@ -224,7 +226,7 @@ fn evidence_words(p: &Pair) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::find;
+    use anatomy_course::find;
 
     fn pair(exercise: &str, students: [&str; 2], evidence: Evidence) -> Pair {
         Pair {
@@ -239,7 +241,7 @@ mod tests {
     }
 
     /// A report of two exercises, with the files the pairs name.
-    fn report(pairs: Vec<Pair>) -> Report {
+    fn report(pairs: Vec<Pair>) -> SimilarityReport {
         let entry = |student: &str, text: &str| Entry { student: student.into(), text: text.into() };
         let files = vec![
             (
@@ -248,7 +250,7 @@ mod tests {
             ),
             ("causal_mask", Vec::new()),
         ];
-        Report { pairs, files, skipped: Vec::new(), students: 3 }
+        SimilarityReport { pairs, files, skipped: Vec::new(), students: 3 }
     }
 
     #[test]

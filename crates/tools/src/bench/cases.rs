@@ -8,7 +8,7 @@ use tch::{Device, Kind, Tensor};
 
 use super::peer::PyTorch;
 use super::{
-    cached_and_recomputed, median, median_seconds, ratio_of_rounds, BenchOptions, CacheRatio, Report, Run, Timing,
+    cached_and_recomputed, median, median_seconds, ratio_of_rounds, BenchOptions, BenchReport, CacheRatio, Run, Timing,
     SETTLE,
 };
 use transformer_anatomy::decoding::StepDecoder;
@@ -22,7 +22,7 @@ use transformer_anatomy::{
 
 /// Times every case `options` asks for on `device` (with its PyTorch peer, if it names one). The cases
 /// are built and run in one order, so that seed 0 draws the same weights and inputs in every run.
-pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
+pub fn run(args: &BenchOptions, device: Device) -> Result<BenchReport> {
     let pytorch = args.pytorch.as_deref().map(|python| PyTorch::start(python, device)).transpose()?;
     let mut bench = Bench { args, pytorch, results: Vec::new(), cache_ratios: Vec::new() };
     tch::manual_seed(0);
@@ -36,7 +36,7 @@ pub fn run(args: &BenchOptions, device: Device) -> Result<Report> {
     minilm(&mut bench, device)?;
     gpt(&mut bench, device)?;
     decoding(&mut bench, &batch.source.narrow(0, 0, 1), device)?;
-    Ok(Report { results: bench.results, cache_ratios: bench.cache_ratios })
+    Ok(BenchReport { results: bench.results, cache_ratios: bench.cache_ratios })
 }
 
 /// What the cases share: the options, the PyTorch peer and the timings so far.

@@ -43,7 +43,7 @@ pub struct BenchOptions {
 
 /// Every case's times, and the key/value cache's speed-ups.
 #[derive(Serialize)]
-pub struct Report {
+pub struct BenchReport {
     pub results: Vec<Timing>,
     pub cache_ratios: Vec<CacheRatio>,
 }
@@ -70,7 +70,7 @@ pub struct Timing {
     pub ratio: Option<f64>,
 }
 
-impl Report {
+impl BenchReport {
     /// The table `anatomy bench` prints: one row per case (on a GPU with the host's part of each run beside
     /// the whole), the ratio's meaning when a peer was timed in `rounds` rounds, and one line per job timed
     /// with and without the key/value cache.

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::Setup;
-use crate::mistakes;
-use crate::tape::Entry;
+use anatomy_checks::mistakes;
+use anatomy_checks::tape::Entry;
 use anatomy_course::wire::{
     self, Exit, DONE, EXIT, FRESH, MAX_RECORD, OUTPUT, PANIC, PANIC_AT, REFUSED, START, SYSCALL,
 };

@@ -8,9 +8,9 @@ use std::path::Path;
 use anatomy_course::wire::Exit;
 
 use super::Stop;
-use crate::mistakes;
 use crate::sandbox::Limits;
-use crate::tape;
+use anatomy_checks::mistakes;
+use anatomy_checks::tape;
 
 /// Why a check's process that ended before its check did ended.
 pub(super) fn ended(exit: Exit, reported_call: Option<u32>, printed: &str, limits: &Limits) -> Stop {
