@@ -4,13 +4,16 @@
 //!
 //! Its invariants about the code's shape are held here too, reading the sources with syn: no circle of
 //! imports between a crate's modules (`architecture/imports.rs`), no function over 80 lines
-//! (`architecture/lengths.rs`), a thin command line, and the crates' stages in order.
+//! (`architecture/lengths.rs`), a thin command line, the crates' stages in order, and one name per concept
+//! (`architecture/names.rs`).
 #[path = "architecture/imports.rs"]
 mod imports;
 #[path = "common/kept_back.rs"]
 mod kept_back;
 #[path = "architecture/lengths.rs"]
 mod lengths;
+#[path = "architecture/names.rs"]
+mod names;
 use std::path::Path;
 
 #[test]
@@ -233,6 +236,64 @@ fn the_command_line_is_at_most_2450_lines_and_no_file_above_350() {
         "the command line has {total} lines (at most 2,450), files above 350: {above:?}: it only parses and prints: \
          move the work into a library (see ARCHITECTURE.md)"
     );
+}
+
+/// The libraries' files whose names are held to one concept each: every crate's sources but the command's
+/// (each sub-command's clap `Args` and `Command` are its own, and nothing outside the binary names them)
+/// and the exercises' stubs (the students' files, which name the support types they may use).
+fn library_files(root: &Path) -> Vec<std::path::PathBuf> {
+    let (cli, stubs) = (root.join("crates/cli/src"), root.join("crates/course/src/stubs"));
+    let sources = crate_sources(root).into_iter().filter(|src| *src != cli);
+    sources.flat_map(|src| imports::rust_files(&src)).filter(|f| !f.starts_with(&stubs)).collect()
+}
+
+/// "One name per concept" (ARCHITECTURE.md, "Invariants"): no two files of the libraries declare a public
+/// type of the same name, so that a name found in a message, a doc or an import means one thing.
+#[test]
+fn every_public_type_of_the_libraries_has_a_name_of_its_own() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut seen: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for file in library_files(root) {
+        let shown = file.strip_prefix(root).unwrap().display().to_string();
+        for name in names::public_types(&imports::parse(&file).items) {
+            seen.entry(name).or_default().push(shown.clone());
+        }
+    }
+    assert!(seen.len() >= 200, "only {} public types found: the reader misses some", seen.len());
+    let twice: Vec<String> =
+        seen.iter().filter(|(_, files)| files.len() > 1).map(|(name, files)| format!("{name}: {files:?}")).collect();
+    assert!(twice.is_empty(), "give each its own name:\n{}", twice.join("\n"));
+}
+
+/// Imports name the crate that defines a thing: no library offers another workspace crate's names again
+/// (`pub use anatomy_course::find;` in the checks made `anatomy_checks::find` a second way to one thing).
+#[test]
+fn no_library_re_exports_another_crates_names() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let found: Vec<String> = library_files(root)
+        .iter()
+        .flat_map(|file| {
+            let shown = file.strip_prefix(root).unwrap().display().to_string();
+            names::reexports(&imports::parse(file).items).into_iter().map(move |path| format!("{shown}: {path}"))
+        })
+        .collect();
+    assert!(found.is_empty(), "import it from the crate that defines it instead:\n{}", found.join("\n"));
+}
+
+/// The two readers must see what they look for: a public type inside an inline module, not a test
+/// module's or a private one; a `pub(crate) use` of a workspace crate, not one of another crate or a
+/// private one.
+#[test]
+fn the_name_readers_find_public_types_and_re_exports_and_nothing_else() {
+    let file: syn::File = syn::parse_str(
+        "pub struct A; struct B; pub(crate) enum C {} pub mod m { pub trait D {} }\n\
+         #[cfg(test)] mod tests { pub struct E; }\n\
+         pub(crate) use anatomy_course::{find, Status}; pub use transformer_anatomy::Tokenizer;\n\
+         use anatomy_intake::rules; pub use std::path::Path; pub use self::m::D;",
+    )
+    .unwrap();
+    assert_eq!(names::public_types(&file.items), ["A", "D"]);
+    assert_eq!(names::reexports(&file.items), ["anatomy_course::{find,Status}", "transformer_anatomy::Tokenizer"]);
 }
 
 /// The stages a hand-in passes through, in order (ARCHITECTURE.md, "Invariants"), each crate depending only

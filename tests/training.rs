@@ -109,11 +109,11 @@ fn a_batch_shifts_the_target_and_pads() {
     let _generator = common::generator();
     let task = Task::Dates;
     let examples = [
-        transformer_anatomy::training::Example {
+        transformer_anatomy::training::SentencePair {
             source: task.tokenize("1 may 1999"),
             target: task.tokenize("1999-05-01"),
         },
-        transformer_anatomy::training::Example {
+        transformer_anatomy::training::SentencePair {
             source: task.tokenize("the first of may 1999"),
             target: task.tokenize("1999-05-01"),
         },

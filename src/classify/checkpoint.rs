@@ -134,8 +134,8 @@ impl Loaded {
 
     /// This checkpoint's test figures on `examples`, with how it was trained, as `anatomy classify eval`
     /// prints them.
-    pub fn evaluation(&self, examples: &[&Example], batch: usize) -> Result<Evaluation> {
-        Ok(Evaluation {
+    pub fn evaluation(&self, examples: &[&Example], batch: usize) -> Result<CheckpointFigures> {
+        Ok(CheckpointFigures {
             regime: self.regime(),
             test: self.evaluate(examples, batch)?,
             pooling: self.config.pooling,
@@ -180,14 +180,14 @@ impl Loaded {
 
 /// A checkpoint's figures on the test part, and how it was trained.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Evaluation {
+pub struct CheckpointFigures {
     pub regime: &'static str,
     pub test: Metrics,
     pub pooling: Pooling,
     pub max_len: usize,
 }
 
-impl Evaluation {
+impl CheckpointFigures {
     /// The line `anatomy classify eval` prints.
     pub fn words(&self) -> String {
         format!("test ({}): {}", self.regime, self.test.words())

@@ -82,7 +82,7 @@ pub struct Step {
 
 /// One measurement of the validation set, after `step` steps.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Evaluation {
+pub struct ValidationPoint {
     pub step: usize,
     pub epoch: usize,
     /// The mean training loss of the steps since the previous measurement.
@@ -97,7 +97,7 @@ pub struct Evaluation {
 pub struct FineTuned {
     pub classifier: nn::Linear,
     pub steps: Vec<Step>,
-    pub evaluations: Vec<Evaluation>,
+    pub evaluations: Vec<ValidationPoint>,
     pub best_step: usize,
 }
 
@@ -252,7 +252,7 @@ pub fn fine_tune(
 /// The validation set's measurements so far, the training loss since the last one, and the weights of the
 /// best (the lowest validation loss), kept on the CPU.
 struct Measurements {
-    evaluations: Vec<Evaluation>,
+    evaluations: Vec<ValidationPoint>,
     best: usize,
     best_loss: f64,
     kept: Vec<Tensor>,
@@ -287,7 +287,7 @@ impl Measurements {
         (step, epoch): (usize, usize),
     ) -> Result<()> {
         let (validation_loss, validation_metrics) = evaluate(model, classifier, tokenizer, validation, options)?;
-        self.evaluations.push(Evaluation {
+        self.evaluations.push(ValidationPoint {
             step,
             epoch,
             train_loss: self.since_loss / self.since_seen.max(1) as f64,

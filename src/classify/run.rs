@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::checkpoint::head_config;
 use super::data::{self, Example, Part};
 use super::features::{self, Cache};
-use super::fine_tune::{self, Evaluation, FineTuneOptions, Step};
+use super::fine_tune::{self, FineTuneOptions, Step, ValidationPoint};
 use super::frozen::{metrics, train_head, EpochLoss, HeadOptions, Metrics};
 use super::Pooling;
 use crate::pretrained::BertModel;
@@ -161,7 +161,7 @@ pub struct FineTuneReport {
     pub max_len: usize,
     pub train: usize,
     pub options: FineTuneOptions,
-    pub evaluations: Vec<Evaluation>,
+    pub evaluations: Vec<ValidationPoint>,
     pub best_step: usize,
     pub steps: Vec<Step>,
     pub test: Metrics,
@@ -199,18 +199,18 @@ pub fn fine_tuned(
 
 /// The test figures of the same run over several seeds (`anatomy classify train --seeds 0-4`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Sweep {
+pub struct SeedSpread {
     pub runs: Vec<(i64, Metrics)>,
     pub f1: crate::seeds::Spread,
     pub accuracy: crate::seeds::Spread,
 }
 
-impl Sweep {
+impl SeedSpread {
     /// The spread of F1 (spam) and accuracy over `(seed, test metrics)` runs; `None` for no run.
-    pub fn of(runs: &[(i64, Metrics)]) -> Option<Sweep> {
+    pub fn of(runs: &[(i64, Metrics)]) -> Option<SeedSpread> {
         let spread = |f: fn(&Metrics) -> f64| {
             crate::seeds::Spread::of(&runs.iter().map(|(s, m)| (*s, f(m))).collect::<Vec<_>>())
         };
-        Some(Sweep { runs: runs.to_vec(), f1: spread(|m| m.f1)?, accuracy: spread(|m| m.accuracy)? })
+        Some(SeedSpread { runs: runs.to_vec(), f1: spread(|m| m.f1)?, accuracy: spread(|m| m.accuracy)? })
     }
 }

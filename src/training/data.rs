@@ -139,7 +139,7 @@ pub enum Task {
 
 /// A source sentence and its target, as tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Example {
+pub struct SentencePair {
     pub source: Vec<String>,
     pub target: Vec<String>,
 }
@@ -236,7 +236,7 @@ impl Task {
     }
 
     /// Draws one example.
-    pub fn sample(self, rng: &mut Rng) -> Example {
+    pub fn sample(self, rng: &mut Rng) -> SentencePair {
         match self {
             Task::Copy | Task::Reverse => {
                 let source: Vec<String> = (0..10).map(|_| DIGITS[rng.below(10)].to_string()).collect();
@@ -244,7 +244,7 @@ impl Task {
                 if self == Task::Reverse {
                     target.reverse();
                 }
-                Example { source, target }
+                SentencePair { source, target }
             }
             Task::Dates => {
                 let year = 1900 + rng.below(200) as u32;
@@ -257,13 +257,13 @@ impl Task {
                     _ => format!("{day} {m} {year}"),
                 };
                 let target = format!("{year:04}-{month:02}-{day:02}");
-                Example { source: self.tokenize(&source), target: self.tokenize(&target) }
+                SentencePair { source: self.tokenize(&source), target: self.tokenize(&target) }
             }
         }
     }
 
     /// `n` held-out examples drawn from their own seed, all different.
-    pub fn held_out(self, n: usize, seed: u64) -> Vec<Example> {
+    pub fn held_out(self, n: usize, seed: u64) -> Vec<SentencePair> {
         let mut rng = Rng::new(seed ^ 0x4845_4c44_4f55_5421); // a different stream from training's
         let mut seen = HashSet::new();
         let mut examples = Vec::with_capacity(n);
@@ -319,11 +319,11 @@ pub struct TrainStream {
 }
 
 impl TrainStream {
-    pub fn new(task: Task, seed: u64, held_out: &[Example]) -> Self {
+    pub fn new(task: Task, seed: u64, held_out: &[SentencePair]) -> Self {
         TrainStream { task, rng: Rng::new(seed), excluded: held_out.iter().map(|e| e.source.clone()).collect() }
     }
 
-    pub fn next_examples(&mut self, n: usize) -> Vec<Example> {
+    pub fn next_examples(&mut self, n: usize) -> Vec<SentencePair> {
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
             let example = self.task.sample(&mut self.rng);
@@ -348,7 +348,7 @@ pub struct Batch {
 
 impl Batch {
     /// Encodes and pads the examples (the right side is filled with `<pad>`).
-    pub fn new(examples: &[Example], vocab: &Vocab, task: Task, device: Device) -> Result<Self> {
+    pub fn new(examples: &[SentencePair], vocab: &Vocab, task: Task, device: Device) -> Result<Self> {
         let mut sources = Vec::with_capacity(examples.len());
         let mut targets = Vec::with_capacity(examples.len());
         for e in examples {

@@ -15,7 +15,7 @@ pub mod sweep;
 pub mod trainer;
 
 pub use checkpoint::{average, load, save, TrainedModel};
-pub use data::{Batch, Example, Task, Vocab};
+pub use data::{Batch, SentencePair, Task, Vocab};
 pub use fused_adamw::FusedAdamW;
 pub use loss::{label_smoothed_loss, LossOutput};
 pub use schedule::learning_rate;

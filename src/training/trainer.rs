@@ -17,7 +17,7 @@ use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
 use super::checkpoint::{average, TrainedModel};
-use super::data::{padded, Batch, Example, Task, TrainStream, BOS, EOS, PAD};
+use super::data::{padded, Batch, SentencePair, Task, TrainStream, BOS, EOS, PAD};
 use super::loss::label_smoothed_loss;
 use super::schedule::learning_rate;
 use crate::config::LayerNormPlacement;
@@ -264,7 +264,7 @@ pub fn train_with_progress(
 }
 
 /// Exact match (greedy decoding, with the key/value cache), token accuracy and loss on `examples`.
-pub fn evaluate(trained: &TrainedModel, examples: &[Example]) -> Result<Evaluation> {
+pub fn evaluate(trained: &TrainedModel, examples: &[SentencePair]) -> Result<Evaluation> {
     let _no_grad = tch::no_grad_guard();
     let (task, vocab, device) = (trained.task, trained.task.vocab(), trained.vs.device());
     let pad = trained.model.config.pad_id;

@@ -15,7 +15,7 @@ use crate::run_check;
 
 /// What a check cell shows: the exercise, the status, the check's message and the hints.
 #[derive(Debug, Clone)]
-pub struct Verdict {
+pub struct CheckCell {
     pub exercise: &'static str,
     pub status: Status,
     pub message: String,
@@ -26,10 +26,10 @@ pub struct Verdict {
 
 /// Runs exercise `name`'s check on the learner's function (`check` calls `checks::NAME` with it). A
 /// `todo!()` still in the body is "not done", any other panic a failure with its message.
-pub fn check(name: &str, check: impl FnOnce() -> CheckResult) -> Verdict {
+pub fn check(name: &str, check: impl FnOnce() -> CheckResult) -> CheckCell {
     let exercise = find(name).unwrap_or_else(|e| panic!("{e}"));
     let checked = run_check(check);
-    Verdict {
+    CheckCell {
         exercise: exercise.name,
         status: checked.status,
         message: checked.message,
@@ -38,7 +38,7 @@ pub fn check(name: &str, check: impl FnOnce() -> CheckResult) -> Verdict {
     }
 }
 
-impl Verdict {
+impl CheckCell {
     /// The first line: ✓, · or ✗, the exercise, what happened.
     pub fn headline(&self) -> String {
         match self.status {
@@ -110,7 +110,7 @@ impl Verdict {
     }
 }
 
-impl std::fmt::Display for Verdict {
+impl std::fmt::Display for CheckCell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "{}", self.headline())?;
         if self.status != Status::Passed {
@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn the_card_escapes_a_hostile_message_and_hint() {
         let hostile = "</script><script>alert(1)</script>";
-        let v = Verdict {
+        let v = CheckCell {
             exercise: "cross_attention",
             status: Status::Failed,
             message: format!("{hostile} \"quoted\""),

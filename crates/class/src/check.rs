@@ -3,14 +3,14 @@
 use anyhow::Result;
 
 use anatomy_grade::grading;
-use anatomy_grade::progress::{self, Checked, Repeat};
+use anatomy_grade::progress::{self, CheckSummary, Repeat};
 
 use crate::chosen;
 
 /// A learner's own files graded (`anatomy exercises check`): the checked exercises, and the mistakes made
 /// again since the last grading (none when the reference solutions were graded).
 pub struct OwnCheck {
-    pub checked: Checked,
+    pub checked: CheckSummary,
     pub repeats: Vec<Repeat>,
 }
 
@@ -27,5 +27,5 @@ pub fn check(name: Option<String>, solutions: bool) -> Result<OwnCheck> {
     let chosen = chosen(&name.into_iter().collect::<Vec<_>>())?;
     let outcomes = grading::grade(&progress::to_check(&chosen, solutions)?)?;
     let repeats = if solutions { Vec::new() } else { progress::record(&outcomes)? };
-    Ok(OwnCheck { checked: Checked::new(solutions, outcomes), repeats })
+    Ok(OwnCheck { checked: CheckSummary::new(solutions, outcomes), repeats })
 }

@@ -174,7 +174,7 @@ impl Class {
 }
 
 /// A class graded into the gradebook, as [`Class::grade_into`] gives it.
-pub struct Recorded {
+pub struct RecordedClass {
     pub graded: GradedClass,
     /// The run's number in the gradebook; none when the grader stopped (nothing is recorded then).
     pub run: Option<i64>,
@@ -191,7 +191,7 @@ impl Class {
         matched: &Matched,
         only: &[String],
         progress: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Recorded> {
+    ) -> Result<RecordedClass> {
         let wanted = only.iter().map(|who| book.student(who).map(|s| s.key)).collect::<Result<Vec<_>>>()?;
         let extensions = book.extensions(assignment)?;
         let mut keys = Vec::new();
@@ -220,7 +220,7 @@ impl Class {
                 Some(book.record(&Run::of(assignment, &sheet, &students, graded.seed, &graded.grader))?)
             }
         };
-        Ok(Recorded { graded, run })
+        Ok(RecordedClass { graded, run })
     }
 }
 

@@ -3,7 +3,7 @@
 //! `anatomy_tools::gpu_check`; this file prints their table and turns a failed row into exit code 1.
 use std::path::PathBuf;
 
-use anatomy_tools::gpu_check::{self, Check, GpuCheckOptions};
+use anatomy_tools::gpu_check::{self, GpuCheck, GpuCheckOptions};
 use anyhow::{bail, Result};
 use tch::Device;
 use transformer_anatomy::model_dir::resolve_model_dir;
@@ -33,8 +33,8 @@ pub fn run(args: Args, device: Device) -> Result<()> {
     let runtime = transformer_anatomy::runtime::runtime();
     let gpu = runtime.driver.as_ref().and_then(|d| d.devices.first()).map_or("a GPU".to_string(), |g| g.name.clone());
     println!("LibTorch {} on {gpu}, {device:?}", runtime.libtorch);
-    println!("{}", Check::HEADER);
-    let checks = gpu_check::run(&options, device, &mut |c: &Check| println!("{c}"))?;
+    println!("{}", GpuCheck::HEADER);
+    let checks = gpu_check::run(&options, device, &mut |c: &GpuCheck| println!("{c}"))?;
     let failed = checks.iter().filter(|c| !c.passed).count();
     if failed > 0 {
         bail!("{failed} of {} GPU checks failed; see the table above", checks.len());

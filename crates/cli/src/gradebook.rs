@@ -2,7 +2,7 @@
 use std::path::PathBuf;
 
 use anatomy_grade::points::{self, CourseFile, OffsetDateTime};
-use anatomy_gradebook::command::{Export, Extend, Late, Override};
+use anatomy_gradebook::command::{ExportOptions, ExtendOptions, LateOptions, OverrideOptions};
 use anatomy_gradebook::export::{Format, MoodleId};
 use anatomy_gradebook::location::Location;
 use anyhow::Result;
@@ -127,17 +127,18 @@ fn run_on(at: &Location, course: &CourseFile, command: Command) -> Result<bool> 
         }
         Command::Show { assignment } => print!("{}", at.read()?.show(course, named(assignment)?.as_ref())?),
         Command::Extend { student, assignment, due, days, reason, by } => {
-            println!("{}", at.extend(course, Extend { student, assignment, due, days, reason, by })?)
+            println!("{}", at.extend(course, ExtendOptions { student, assignment, due, days, reason, by })?)
         }
         Command::Override { student, exercise, points, clear, comment, by } => {
-            println!("{}", at.set_override(course, Override { student, exercise, points, clear, comment, by })?)
+            println!("{}", at.set_override(course, OverrideOptions { student, exercise, points, clear, comment, by })?)
         }
         Command::Late { students, assignment, clear, reason, by } => {
-            println!("{}", at.set_late(course, Late { students, assignment, clear, reason, by })?.join("\n"))
+            println!("{}", at.set_late(course, LateOptions { students, assignment, clear, reason, by })?.join("\n"))
         }
         Command::History { student } => print!("{}", at.history(&student)?),
         Command::Export { format, out, assignment, identify, unlimited_grades } => {
-            let written = at.export_to(course, Export { format, out, assignment, identify, unlimited_grades })?;
+            let written =
+                at.export_to(course, ExportOptions { format, out, assignment, identify, unlimited_grades })?;
             for warning in &written.warnings {
                 eprintln!("warning: {warning}");
             }

@@ -137,13 +137,13 @@ fn links_are_not_followed_and_bad_input_gets_one_line() {
 /// students who wrote that shape would be reported.
 #[test]
 fn without_the_base_code_the_references_shape_would_be_a_match() {
-    use anatomy_intake::similarity::{compare, Entry};
+    use anatomy_intake::similarity::{compare, StudentFile};
     let e = anatomy_course::find("layer_norm").unwrap();
     let read = |student: &str| {
         std::fs::read_to_string(project_root().join(format!("tests/similarity-class/{student}/layer_norm.rs"))).unwrap()
     };
-    let entries: Vec<Entry> =
-        ["ref-ana", "ref-ben"].iter().map(|s| Entry { student: s.to_string(), text: read(s) }).collect();
+    let entries: Vec<StudentFile> =
+        ["ref-ana", "ref-ben"].iter().map(|s| StudentFile { student: s.to_string(), text: read(s) }).collect();
     let alone = compare("layer_norm", &entries, &[], 0.5);
     assert_eq!(alone.len(), 1, "{alone:?}");
     assert!(alone[0].score > 0.9, "{alone:?}");

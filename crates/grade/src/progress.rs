@@ -25,7 +25,7 @@ pub fn progress_file() -> PathBuf {
 /// What is kept of one exercise: the status of its last grading, per mistake id how many attempts ended
 /// in that mistake, and a fingerprint (MD5) of the file last graded, so that the same file is one attempt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
+pub struct ProgressEntry {
     pub status: Status,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mistakes: BTreeMap<String, usize>,
@@ -38,19 +38,19 @@ pub struct Entry {
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum Stored {
-    Entry(Entry),
+    ProgressEntry(ProgressEntry),
     Status(Status),
 }
 
 /// Every exercise's entry (exercises never graded are absent; an unreadable file counts as none).
-pub fn entries() -> BTreeMap<String, Entry> {
+pub fn entries() -> BTreeMap<String, ProgressEntry> {
     let stored: BTreeMap<String, Stored> =
         fs::read_to_string(progress_file()).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default();
     stored
         .into_iter()
         .map(|(name, s)| match s {
-            Stored::Entry(e) => (name, e),
-            Stored::Status(status) => (name, Entry { status, mistakes: BTreeMap::new(), last: None }),
+            Stored::ProgressEntry(e) => (name, e),
+            Stored::Status(status) => (name, ProgressEntry { status, mistakes: BTreeMap::new(), last: None }),
         })
         .collect()
 }
@@ -83,7 +83,7 @@ pub fn record_graded(outcomes: &[Outcome], graded: &[Option<Vec<u8>>]) -> Result
     let mut repeats = Vec::new();
     for (o, bytes) in outcomes.iter().zip(graded) {
         let fingerprint = bytes.as_deref().map(fingerprint);
-        let entry = progress.entry(o.name.to_string()).or_insert(Entry {
+        let entry = progress.entry(o.name.to_string()).or_insert(ProgressEntry {
             status: o.status,
             mistakes: BTreeMap::new(),
             last: None,
@@ -109,17 +109,17 @@ pub fn record_graded(outcomes: &[Outcome], graded: &[Option<Vec<u8>>]) -> Result
 
 /// What `anatomy exercises check` reports: each exercise's outcome, and how many passed (as `--json` prints it).
 #[derive(Debug, Serialize)]
-pub struct Checked {
+pub struct CheckSummary {
     pub solutions: bool,
     pub passed: usize,
     pub total: usize,
     pub exercises: Vec<Outcome>,
 }
 
-impl Checked {
-    pub fn new(solutions: bool, outcomes: Vec<Outcome>) -> Checked {
+impl CheckSummary {
+    pub fn new(solutions: bool, outcomes: Vec<Outcome>) -> CheckSummary {
         let passed = outcomes.iter().filter(|o| o.status == Status::Passed).count();
-        Checked { solutions, passed, total: outcomes.len(), exercises: outcomes }
+        CheckSummary { solutions, passed, total: outcomes.len(), exercises: outcomes }
     }
 
     /// The report as a learner reads it: a line per exercise (with the mistakes made again), the count,
@@ -180,7 +180,7 @@ impl Repeat {
 }
 
 /// Writes the progress file whole (a partial file, then a rename), so that a crash never leaves half of it.
-fn save(progress: &BTreeMap<String, Entry>) -> Result<()> {
+fn save(progress: &BTreeMap<String, ProgressEntry>) -> Result<()> {
     let path = progress_file();
     let text = serde_json::to_string_pretty(progress)?;
     let partial = path.with_extension("json.partial");

@@ -72,17 +72,17 @@ impl State {
 }
 
 /// What one grade of the watch mode gave: the outcome with the named mistakes made again, or the
-/// grader's own error. The loop runs [`Verdict::grade`] on a thread of its own and prints [`Verdict::text`].
-pub struct Verdict {
+/// grader's own error. The loop runs [`WatchResult::grade`] on a thread of its own and prints [`WatchResult::text`].
+pub struct WatchResult {
     pub exercise: &'static Exercise,
     graded: std::result::Result<(Outcome, Vec<Repeat>, Option<String>), String>,
     seconds: f64,
 }
 
-impl Verdict {
+impl WatchResult {
     /// Grades the learner's file of `e` as `check` does and records the outcome in the progress file, for
     /// the file as it was when the grade began. A panic of the grader itself is its error, not the loop's.
-    pub fn grade(e: &'static Exercise) -> Verdict {
+    pub fn grade(e: &'static Exercise) -> WatchResult {
         let started = Instant::now();
         let bytes = std::fs::read(e.file()).ok();
         let graded = std::panic::catch_unwind(|| grading::grade(&progress::own_files(&[e])))
@@ -95,7 +95,7 @@ impl Verdict {
                     Err(err) => (outcome, Vec::new(), Some(format!("{err:#}"))),
                 }
             });
-        Verdict { exercise: e, graded, seconds: started.elapsed().as_secs_f64() }
+        WatchResult { exercise: e, graded, seconds: started.elapsed().as_secs_f64() }
     }
 
     /// The status, unless the grader itself failed.

@@ -140,7 +140,7 @@ impl Gradebook {
     }
 
     /// The students of `late`'s command line, each with what it gives them ([`late_entry`]).
-    pub fn late_entries(&self, given: &[String], clear: bool) -> Result<Vec<(Student, Lateness)>> {
+    pub fn late_entries(&self, given: &[String], clear: bool) -> Result<Vec<(Student, LateMark)>> {
         given
             .iter()
             .map(|text| {
@@ -220,7 +220,7 @@ pub fn own_due(extension: Option<&Extension>, assignment: &Assignment) -> Option
 
 /// What `late` gives one student: days late, a hand-in time, or the penalty withdrawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Lateness {
+pub enum LateMark {
     Days(u32),
     HandedIn(OffsetDateTime),
     Withdrawn,
@@ -230,10 +230,10 @@ pub enum Lateness {
 pub const MAX_DAYS: u32 = 3650;
 
 /// One `STUDENT=DAYS` or `STUDENT=TIME` of the command line (only `STUDENT` with `clear`), read.
-pub fn late_entry(text: &str, clear: bool) -> Result<(String, Lateness)> {
+pub fn late_entry(text: &str, clear: bool) -> Result<(String, LateMark)> {
     if clear {
         return match text.contains('=') {
-            false => Ok((text.to_string(), Lateness::Withdrawn)),
+            false => Ok((text.to_string(), LateMark::Withdrawn)),
             true => bail!("{text:?}: with --clear, name the students only (grace, not grace=2)"),
         };
     }
@@ -243,9 +243,9 @@ pub fn late_entry(text: &str, clear: bool) -> Result<(String, Lateness)> {
         );
     };
     let lateness = match value.parse::<u32>() {
-        Ok(days) if days <= MAX_DAYS => Lateness::Days(days),
+        Ok(days) if days <= MAX_DAYS => LateMark::Days(days),
         Ok(_) => bail!("{text:?}: at most {MAX_DAYS} days late"),
-        Err(_) => Lateness::HandedIn(
+        Err(_) => LateMark::HandedIn(
             anatomy_intake::times::parse_due(value)
                 .map_err(|why| anyhow::anyhow!("{text:?}: neither days late nor a hand-in time ({why})"))?,
         ),
@@ -261,14 +261,14 @@ impl Gradebook {
         &mut self,
         course: &anatomy_grade::points::CourseFile,
         assignment: &Assignment,
-        given: &[(Student, Lateness)],
+        given: &[(Student, LateMark)],
         reason: &str,
         by: &str,
     ) -> Result<Vec<String>> {
         words("reason", reason)?;
         who_checked(by)?;
         let policy = course.late;
-        if policy.is_none() && given.iter().any(|(_, l)| *l != Lateness::Withdrawn) {
+        if policy.is_none() && given.iter().any(|(_, l)| *l != LateMark::Withdrawn) {
             bail!(
                 "the course file has no late policy: add a [late] table (penalty_per_day, max_days) to count days late"
             );
@@ -279,8 +279,8 @@ impl Gradebook {
         for (student, lateness) in given {
             let due = own_due(extensions.get(&student.key), assignment);
             let (days, handed_in, counted) = match *lateness {
-                Lateness::Days(d) => (Some(d), None, Some(d)),
-                Lateness::HandedIn(at) => match due {
+                LateMark::Days(d) => (Some(d), None, Some(d)),
+                LateMark::HandedIn(at) => match due {
                     Some(due) => (None, Some(format_time(at)), Some(anatomy_grade::points::Late::days(at, due))),
                     None => bail!(
                         "{} has no due date to count {}'s hand-in time from: give the days late instead ({}=2)",
@@ -289,7 +289,7 @@ impl Gradebook {
                         student.label
                     ),
                 },
-                Lateness::Withdrawn => (None, None, None),
+                LateMark::Withdrawn => (None, None, None),
             };
             lines.push(match (counted, policy) {
                 (Some(0), _) => {

@@ -15,7 +15,7 @@ use crate::location::Location;
 use crate::Gradebook;
 
 /// A student's own due date for an assignment (`extend`): a date, or days after the assignment's.
-pub struct Extend {
+pub struct ExtendOptions {
     pub student: String,
     pub assignment: Option<String>,
     pub due: Option<OffsetDateTime>,
@@ -26,7 +26,7 @@ pub struct Extend {
 }
 
 /// One cell's points set by hand, or withdrawn (`override`).
-pub struct Override {
+pub struct OverrideOptions {
     pub student: String,
     pub exercise: String,
     pub points: Option<f64>,
@@ -37,7 +37,7 @@ pub struct Override {
 
 /// Late penalties on a whole assignment (`late`): `STUDENT=DAYS` or `STUDENT=TIME` each, or the students
 /// whose penalty is withdrawn (`clear`).
-pub struct Late {
+pub struct LateOptions {
     pub students: Vec<String>,
     pub assignment: Option<String>,
     pub clear: bool,
@@ -46,7 +46,7 @@ pub struct Late {
 }
 
 /// The grades as a learning platform imports them, written to `out` (`export`).
-pub struct Export {
+pub struct ExportOptions {
     pub format: Format,
     pub out: PathBuf,
     pub assignment: Option<String>,
@@ -63,7 +63,7 @@ pub struct ExportWritten {
 
 impl Location {
     /// Gives a student their own due date (`extend`); returns the line that says it.
-    pub fn extend(&self, course: &CourseFile, given: Extend) -> Result<String> {
+    pub fn extend(&self, course: &CourseFile, given: ExtendOptions) -> Result<String> {
         let mut book = self.open()?;
         let (student, assignment) = (book.student(&given.student)?, course.assignment(given.assignment.as_deref())?);
         let due = book.extend(&student, &assignment, given.due, given.days, &given.reason, &who(given.by))?;
@@ -71,7 +71,7 @@ impl Location {
     }
 
     /// Sets one cell's points by hand, or withdraws them (`override`); returns the line that says it.
-    pub fn set_override(&self, course: &CourseFile, given: Override) -> Result<String> {
+    pub fn set_override(&self, course: &CourseFile, given: OverrideOptions) -> Result<String> {
         let mut book = self.open()?;
         let (student, e) = (book.student(&given.student)?, anatomy_course::find(&given.exercise)?);
         let points = if given.clear { None } else { given.points };
@@ -80,7 +80,7 @@ impl Location {
     }
 
     /// Gives or withdraws late penalties on a whole assignment (`late`); returns a line per student.
-    pub fn set_late(&self, course: &CourseFile, given: Late) -> Result<Vec<String>> {
+    pub fn set_late(&self, course: &CourseFile, given: LateOptions) -> Result<Vec<String>> {
         let mut book = self.open()?;
         let entries = book.late_entries(&given.students, given.clear)?;
         let assignment = course.assignment(given.assignment.as_deref())?;
@@ -94,7 +94,7 @@ impl Location {
     }
 
     /// Writes the grades as a platform imports them (`export`), whole.
-    pub fn export_to(&self, course: &CourseFile, given: Export) -> Result<ExportWritten> {
+    pub fn export_to(&self, course: &CourseFile, given: ExportOptions) -> Result<ExportWritten> {
         let assignment = given.assignment.map(|a| course.assignment(Some(&a))).transpose()?;
         let wanted = ExportRequest {
             format: given.format,

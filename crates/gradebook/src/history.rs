@@ -18,7 +18,7 @@ use anatomy_report::sheet::{points, Extension, Row};
 
 use crate::adjust::{late_words, own_due, LatePenalty, Override};
 use crate::roster::Student;
-use crate::runs::{recorded, Recorded, CELL};
+use crate::runs::{recorded, RecordedCell, CELL};
 use crate::{to_the_second, Gradebook};
 
 /// One exercise of a student, as it stands.
@@ -26,7 +26,7 @@ use crate::{to_the_second, Gradebook};
 pub struct Current {
     pub exercise: &'static Exercise,
     /// The latest run's cell.
-    pub graded: Option<Recorded>,
+    pub graded: Option<RecordedCell>,
     /// An override that stands over it.
     pub overridden: Option<Override>,
     /// The days late the latest run's cell counts as now ([`as_it_stands`]); none without a hand-in time
@@ -52,7 +52,7 @@ impl Current {
 /// without either, or a course without a policy, keeps the points the run recorded.
 fn as_it_stands(
     course: &CourseFile,
-    g: &Recorded,
+    g: &RecordedCell,
     penalty: Option<u32>,
     due: Option<OffsetDateTime>,
 ) -> (Option<u32>, f64) {
@@ -138,10 +138,30 @@ impl Standing {
 /// One entry of a student's history.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    Graded { run: i64, at: String, grader: String, seed: i64, tier: String, assignment: String, cells: Vec<Recorded> },
-    Overridden { exercise: String, change: Override },
-    Extended { assignment: String, due: String, reason: String, by: String, at: String },
-    Late { assignment: String, penalty: LatePenalty },
+    Graded {
+        run: i64,
+        at: String,
+        grader: String,
+        seed: i64,
+        tier: String,
+        assignment: String,
+        cells: Vec<RecordedCell>,
+    },
+    Overridden {
+        exercise: String,
+        change: Override,
+    },
+    Extended {
+        assignment: String,
+        due: String,
+        reason: String,
+        by: String,
+        at: String,
+    },
+    Late {
+        assignment: String,
+        penalty: LatePenalty,
+    },
 }
 
 impl Event {
@@ -266,7 +286,7 @@ impl Gradebook {
     /// A student's history, oldest first.
     pub fn history(&self, student: &Student) -> Result<Vec<Event>> {
         let conn = self.conn();
-        let mut runs: BTreeMap<i64, Vec<Recorded>> = BTreeMap::new();
+        let mut runs: BTreeMap<i64, Vec<RecordedCell>> = BTreeMap::new();
         let mut cells = conn.prepare(&format!("{CELL} WHERE c.student = ?1 ORDER BY c.run, c.exercise"))?;
         for r in cells.query_map([student.key], recorded)? {
             let r = r?;

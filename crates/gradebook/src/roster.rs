@@ -234,7 +234,12 @@ enum Change {
 
 /// Adds a student of the roster, or updates the one with their platform id; `test` says whether it is
 /// Canvas's test student, as decided when the roster is read.
-fn upsert(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::Student, kind: &str, test: bool) -> Result<Change> {
+fn upsert(
+    tx: &rusqlite::Transaction,
+    s: &anatomy_intake::roster::LmsStudent,
+    kind: &str,
+    test: bool,
+) -> Result<Change> {
     let known: Option<(i64, bool)> = tx
         .query_row(
             "SELECT id, (name, sis_id, login, section, roster, email, test_student) = (?2, ?3, ?4, ?5, ?6, ?7, ?8)
@@ -267,7 +272,7 @@ fn upsert(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::Student, kind:
 
 /// A label no other student holds: the login, else the platform id; when that is taken, the login with
 /// the platform id beside it.
-fn free_label(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::Student, own: Option<i64>) -> Result<String> {
+fn free_label(tx: &rusqlite::Transaction, s: &anatomy_intake::roster::LmsStudent, own: Option<i64>) -> Result<String> {
     let first = if s.login.is_empty() { s.id.clone() } else { s.login.clone() };
     for label in [first.clone(), format!("{first} ({})", s.id)] {
         let holder: Option<i64> =

@@ -25,12 +25,12 @@ pub struct Run {
     pub seed: i64,
     pub tier: String,
     pub exercises: Vec<&'static str>,
-    pub cells: Vec<Cell>,
+    pub cells: Vec<GradeCell>,
 }
 
 /// One student's exercise in a run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
+pub struct GradeCell {
     /// The student's key in the gradebook.
     pub student: i64,
     pub exercise: String,
@@ -56,7 +56,7 @@ impl Run {
         let mut cells = Vec::new();
         for (key, row, sources) in students {
             for (o, source) in row.outcomes.iter().zip(sources.iter()) {
-                cells.push(Cell {
+                cells.push(GradeCell {
                     student: *key,
                     exercise: o.name.to_string(),
                     status: o.status,
@@ -86,11 +86,11 @@ impl Run {
 
 /// A cell as the gradebook keeps it, with the run that gave it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Recorded {
+pub struct RecordedCell {
     pub run: i64,
     /// When that run was recorded.
     pub at: String,
-    pub cell: Cell,
+    pub cell: GradeCell,
     /// The SHA-256 of the bytes graded.
     pub source: Option<String>,
     /// That run's due date for the class (the cell's own is the student's).
@@ -153,7 +153,7 @@ impl Gradebook {
 
     /// The latest recorded cell of each student and exercise of an assignment, by student key and
     /// exercise name.
-    pub fn latest_cells(&self, assignment: &str) -> Result<BTreeMap<(i64, String), Recorded>> {
+    pub fn latest_cells(&self, assignment: &str) -> Result<BTreeMap<(i64, String), RecordedCell>> {
         let mut query = self.conn().prepare(&format!("{CELL} WHERE r.assignment = ?1 ORDER BY c.run"))?;
         let mut latest = BTreeMap::new();
         for r in query.query_map([assignment], recorded)? {
@@ -191,13 +191,13 @@ pub(crate) const CELL: &str =
     c.parts_total, c.points, c.max_points, c.handed_in, c.due, c.late_days, c.source, r.due
     FROM cells c JOIN runs r ON r.id = c.run";
 
-pub(crate) fn recorded(r: &rusqlite::Row) -> rusqlite::Result<Recorded> {
+pub(crate) fn recorded(r: &rusqlite::Row) -> rusqlite::Result<RecordedCell> {
     let status: String = r.get(4)?;
     let parts: (Option<i64>, Option<i64>) = (r.get(7)?, r.get(8)?);
-    Ok(Recorded {
+    Ok(RecordedCell {
         run: r.get(0)?,
         at: r.get(1)?,
-        cell: Cell {
+        cell: GradeCell {
             student: r.get(2)?,
             exercise: r.get(3)?,
             status: Status::ALL.into_iter().find(|s| s.words() == status).unwrap_or(Status::Failed),
@@ -219,7 +219,7 @@ pub(crate) fn recorded(r: &rusqlite::Row) -> rusqlite::Result<Recorded> {
     })
 }
 
-impl Recorded {
+impl RecordedCell {
     /// The cell as an outcome, as the grade sheet and the report read one.
     pub fn outcome(&self, exercise: &'static Exercise, label: &str) -> Outcome {
         Outcome {

@@ -8,7 +8,7 @@ use anatomy_grade::points::{Assignment, CourseFile};
 use anatomy_intake::roster;
 
 use crate::export::{ExportRequest, Exported, Format, MoodleId};
-use crate::runs::{Cell, Run};
+use crate::runs::{GradeCell, Run};
 use crate::*;
 
 mod hostile;
@@ -58,7 +58,7 @@ fn book(dir: &Path) -> Gradebook {
 pub(crate) fn run(book: &Gradebook, assignment: &str, cells: &[(&str, &str, Status, f64)]) -> Run {
     let cells = cells
         .iter()
-        .map(|&(who, exercise, status, points)| Cell {
+        .map(|&(who, exercise, status, points)| GradeCell {
             student: book.student(who).unwrap().key,
             exercise: exercise.into(),
             status,
@@ -422,7 +422,7 @@ fn writer_for_the_kill_test() {
     let Ok(path) = std::env::var("ANATOMY_GRADEBOOK_WRITER") else { return };
     let mut book = Gradebook::open(Path::new(&path)).unwrap();
     let mut made = run(&book, "attention", &[("ada", "scaled_dot_product", Status::Passed, 5.0)]);
-    made.cells = (0..1000).map(|i| Cell { exercise: format!("exercise_{i}"), ..made.cells[0].clone() }).collect();
+    made.cells = (0..1000).map(|i| GradeCell { exercise: format!("exercise_{i}"), ..made.cells[0].clone() }).collect();
     loop {
         let id = book.record(&made).unwrap();
         writeln!(std::io::stdout(), "recorded run {id}").unwrap();
@@ -477,7 +477,11 @@ fn a_full_disk_fails_the_change_and_keeps_what_was_there() {
     book.conn().pragma_update(None, "max_page_count", pages + 2).unwrap();
     let mut big = run(&book, "attention", &[("grace", "attention_head", Status::Passed, 5.0)]);
     big.cells = (0..2000)
-        .map(|i| Cell { exercise: format!("exercise_{i}"), source: Some(vec![i as u8; 4000]), ..big.cells[0].clone() })
+        .map(|i| GradeCell {
+            exercise: format!("exercise_{i}"),
+            source: Some(vec![i as u8; 4000]),
+            ..big.cells[0].clone()
+        })
         .collect();
     let err = book.record(&big).unwrap_err().to_string();
     assert!(err.contains("is full: nothing of this change was kept; free some space and do it again"), "{err}");
@@ -630,7 +634,7 @@ fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
     let mut book = Gradebook::open_or_create(&dir.join(FILE_NAME)).unwrap();
     // As a roster may hold them (a constructed one: a tab stays a tab), one section hostile too.
     let students = (0..HOSTILE.len())
-        .map(|i| roster::Student {
+        .map(|i| roster::LmsStudent {
             name: HOSTILE[i].0.into(),
             id: format!("{}", 201 + i),
             sis_id: format!("S-{i}"),

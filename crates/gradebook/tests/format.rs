@@ -7,7 +7,7 @@
 use anatomy_course::{Status, EXERCISES};
 use anatomy_grade::points::CourseFile;
 use anatomy_gradebook::export::{Keyed, Term, Writer};
-use anatomy_gradebook::runs::{Cell, Run};
+use anatomy_gradebook::runs::{GradeCell, Run};
 use anatomy_gradebook::{Gradebook, FILE_NAME};
 use anatomy_report::sheet::{points, Csv, CsvCell};
 use anyhow::Result;
@@ -44,7 +44,7 @@ fn a_format_of_ones_own_exports_through_the_gradebook_with_its_keys_and_its_colu
     let mut book = Gradebook::open_or_create(&dir.join(FILE_NAME)).unwrap();
     book.import_roster(&anatomy_intake::roster::read(roster.as_bytes()).unwrap()).unwrap();
     let most = course.max(exercise.name);
-    let cell = |id: &str, points: f64| Cell {
+    let cell = |id: &str, points: f64| GradeCell {
         student: book.student(id).unwrap().key,
         exercise: exercise.name.into(),
         status: if points == most { Status::Passed } else { Status::Failed },

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anatomy_course::{Status, EXERCISES};
 use anatomy_grade::points::CourseFile;
 use anatomy_gradebook::export::{ExportRequest, Format, MoodleId};
-use anatomy_gradebook::runs::{Cell, Run};
+use anatomy_gradebook::runs::{GradeCell, Run};
 use anatomy_gradebook::{Gradebook, FILE_NAME};
 
 const STUDENTS: usize = 1000;
@@ -47,7 +47,7 @@ fn a_term_of_a_thousand_students_and_ten_assignments() {
         cells: students
             .iter()
             .flat_map(|&k| {
-                assignment.exercises.iter().map(move |e| Cell {
+                assignment.exercises.iter().map(move |e| GradeCell {
                     student: k,
                     exercise: e.name.into(),
                     // Every seventh student fails, so that totals differ.

@@ -63,7 +63,7 @@ pub fn similarity(bytes: &[u8]) {
     let cut = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len() / 2);
     let (a, b) =
         (String::from_utf8_lossy(&bytes[..cut]), String::from_utf8_lossy(&bytes[(cut + 1).min(bytes.len())..]));
-    let entry = |student: &str, text: &str| similarity::Entry { student: student.into(), text: text.into() };
+    let entry = |student: &str, text: &str| similarity::StudentFile { student: student.into(), text: text.into() };
     let entries = [entry("a", &a), entry("b", &b), entry("a again", &a)];
     let pairs = similarity::compare("fuzzed", &entries, &[], 0.0);
     for p in &pairs {

@@ -23,7 +23,7 @@ pub const MAX_FIELD: usize = 256;
 
 /// One student as the LMS knows them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Student {
+pub struct LmsStudent {
     /// As the LMS writes it (Canvas: "Last, First").
     pub name: String,
     /// The LMS's own id (Canvas: `ID`, the number in its download names); never empty.
@@ -37,7 +37,7 @@ pub struct Student {
     pub email: String,
 }
 
-impl Student {
+impl LmsStudent {
     /// Whether this is Canvas's test student ([`canvas_test_student`]), read from a roster of `origin`.
     pub fn is_canvas_test_student(&self, origin: Origin) -> bool {
         origin == Origin::Canvas && canvas_test_student(&self.name, &self.sis_id, &self.login)
@@ -78,7 +78,7 @@ pub enum Origin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Roster {
     pub origin: Origin,
-    pub students: Vec<Student>,
+    pub students: Vec<LmsStudent>,
     /// A Canvas export's assignment columns, as Canvas heads them (`Attention (1234)`): an export back to
     /// Canvas uses the same header, so that its grades land in the same assignment.
     pub assignment_columns: Vec<String>,
@@ -133,7 +133,7 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
         if record.iter().all(|f| f.trim().is_empty()) {
             continue;
         }
-        let student = Student {
+        let student = LmsStudent {
             name,
             id: field(Some(layout.id))?,
             sis_id: field(layout.sis_id)?,
@@ -152,7 +152,7 @@ pub fn read(bytes: &[u8]) -> Result<Roster, String> {
     if students.is_empty() {
         return Err("the roster lists no student: export the class with its students".into());
     }
-    let keys: [fn(&Student) -> String; 4] =
+    let keys: [fn(&LmsStudent) -> String; 4] =
         [|s| s.id.clone(), |s| s.sis_id.clone(), |s| s.login.clone(), |s| s.email.clone()];
     for key in keys {
         let mut seen = std::collections::BTreeSet::new();

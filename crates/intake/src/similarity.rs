@@ -43,7 +43,7 @@ pub const THRESHOLD: f64 = 0.5;
 
 /// One student's file for an exercise.
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub struct StudentFile {
     pub student: String,
     pub text: String,
 }
@@ -190,7 +190,7 @@ pub fn fingerprints(tokens: &[Token]) -> BTreeMap<u64, Vec<[usize; 2]>> {
 /// The pairs of students whose files for `exercise` match at `threshold` or above, best first. `base` is
 /// the code everyone was given or shown: the stub first, then the reference solution (its size beyond the
 /// stub decides each pair's [`Evidence`]), then any other.
-pub fn compare(exercise: &str, entries: &[Entry], base: &[&str], threshold: f64) -> Vec<Pair> {
+pub fn compare(exercise: &str, entries: &[StudentFile], base: &[&str], threshold: f64) -> Vec<Pair> {
     let answer = match base {
         [stub, reference, ..] => answer_size(stub, reference),
         _ => 0,
@@ -285,7 +285,7 @@ mod tests {
         let short = |name: &str| {
             format!("pub fn f(x: &Tensor) -> Tensor {{ let {name} = x.square().mean_dim(-1, true, Kind::Float); x / {name}.sqrt() }}")
         };
-        let entries = ["a", "b"].map(|s| Entry { student: s.into(), text: short(&format!("v_{s}")) });
+        let entries = ["a", "b"].map(|s| StudentFile { student: s.into(), text: short(&format!("v_{s}")) });
         let pairs = compare("f", &entries, &[stub, reference], 0.0);
         assert_eq!(pairs.len(), 1, "{pairs:?}");
         assert_eq!((pairs[0].score, pairs[0].evidence), (1.0, Evidence::Weak), "{pairs:?}");
@@ -295,7 +295,7 @@ mod tests {
             .map(|i| format!("let t{i} = x.exp().log_softmax({i}, Kind::Double).sum(Kind::Float);"))
             .collect::<String>();
         let long = |name: &str| format!("fn g(x: &Tensor) {{ {helper} }}\n{}", short(name));
-        let entries = ["a", "b"].map(|s| Entry { student: s.into(), text: long(&format!("v_{s}")) });
+        let entries = ["a", "b"].map(|s| StudentFile { student: s.into(), text: long(&format!("v_{s}")) });
         let pairs = compare("f", &entries, &[stub, reference], 0.0);
         assert_eq!(pairs[0].evidence, Evidence::Strong, "{pairs:?}");
         assert!(pairs[0].shared > pairs[0].answer);

@@ -43,24 +43,24 @@ pub struct GpuCheckOptions {
 
 /// One row of the table.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct Check {
+pub struct GpuCheck {
     pub name: String,
     pub measured: String,
     pub bound: String,
     pub passed: bool,
 }
 
-impl Check {
-    /// The table's header, above the rows [`Check`]'s `Display` writes.
+impl GpuCheck {
+    /// The table's header, above the rows [`GpuCheck`]'s `Display` writes.
     pub const HEADER: &'static str = "check                                          verdict measured (bound)";
 
     fn new(name: impl Into<String>, measured: String, bound: impl Into<String>, passed: bool) -> Self {
-        Check { name: name.into(), measured, bound: bound.into(), passed }
+        GpuCheck { name: name.into(), measured, bound: bound.into(), passed }
     }
 }
 
 /// One row of the table: the check, ok or FAILED, what was measured and (in brackets) its bound.
-impl std::fmt::Display for Check {
+impl std::fmt::Display for GpuCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let verdict = if self.passed { "ok" } else { "FAILED" };
         write!(f, "{:<46} {verdict:<7} {} ({})", self.name, self.measured, self.bound)
@@ -78,11 +78,11 @@ pub fn require_gpu(device: Device) -> Result<()> {
 }
 
 /// Runs every check on `device` (a CUDA device), handing each row to `report` as it is done.
-pub fn run(options: &GpuCheckOptions, device: Device, report: &mut dyn FnMut(&Check)) -> Result<Vec<Check>> {
+pub fn run(options: &GpuCheckOptions, device: Device, report: &mut dyn FnMut(&GpuCheck)) -> Result<Vec<GpuCheck>> {
     require_gpu(device)?;
     let tokenizer = Tokenizer::from_model_dir(&options.model_dir)?;
     let mut checks = Vec::new();
-    let mut add = |check: Check| {
+    let mut add = |check: GpuCheck| {
         report(&check);
         checks.push(check);
     };
@@ -110,7 +110,7 @@ type Build = fn(&nn::Path, &BertConfig) -> Result<Forward>;
 
 /// Each of the chapter's modules at bert-base sizes, built from one seed on the CPU and on the GPU: the
 /// same weights, and outputs that agree to float rounding.
-fn modules(device: Device) -> Result<Vec<Check>> {
+fn modules(device: Device) -> Result<Vec<GpuCheck>> {
     let cases: [(&str, bool, Build); 11] = [
         ("attention head", false, |p, c| {
             let head = AttentionHead::new(p, c.hidden_size, c.head_dim(), 0.0);
@@ -177,7 +177,7 @@ fn modules(device: Device) -> Result<Vec<Check>> {
 }
 
 /// One module built and run from seed 0 on the CPU, then on `device`.
-fn compare_module(name: &str, reads_ids: bool, build: Build, config: &BertConfig, device: Device) -> Result<Check> {
+fn compare_module(name: &str, reads_ids: bool, build: Build, config: &BertConfig, device: Device) -> Result<GpuCheck> {
     let run = |d: Device| -> Result<(Vec<(String, Tensor)>, Tensor)> {
         tch::manual_seed(0);
         let vs = nn::VarStore::new(d);
@@ -201,7 +201,7 @@ fn compare_module(name: &str, reads_ids: bool, build: Build, config: &BertConfig
     let outputs = if same_shape { max_abs_diff(&cpu, &gpu.to_device(Device::Cpu)) } else { f64::INFINITY };
     let measured = format!("weights Δ {weights:.0e}, output {:?} Δ {outputs:.1e}", gpu.size());
     let bound = format!("weights equal, same shape, output Δ ≤ {VALUE_BOUND:.0e}");
-    Ok(Check::new(format!("module: {name}"), measured, bound, weights == 0.0 && outputs <= VALUE_BOUND))
+    Ok(GpuCheck::new(format!("module: {name}"), measured, bound, weights == 0.0 && outputs <= VALUE_BOUND))
 }
 
 /// A printed line cut into its words (each number replaced by `#`) and its numbers, each with the text it
@@ -273,7 +273,7 @@ pub fn compare_printouts(cpu: &str, gpu: &str) -> (f64, usize, Option<String>) {
 }
 
 /// The tour with the same seed on the CPU and on the GPU: every line alike, every number within bounds.
-fn tour(tokenizer: &Tokenizer, device: Device) -> Result<Check> {
+fn tour(tokenizer: &Tokenizer, device: Device) -> Result<GpuCheck> {
     let print = |d: Device| -> Result<String> {
         let mut out = Vec::new();
         crate::tour::tour(tokenizer, "time flies like an arrow", 42, d, &mut out, &mut |_| {})?;
@@ -285,7 +285,7 @@ fn tour(tokenizer: &Tokenizer, device: Device) -> Result<Check> {
         None => format!("{} lines, {count} numbers, largest Δ {largest:.1e}", cpu.lines().count()),
         Some(line) => format!("differs: {line}"),
     };
-    Ok(Check::new(
+    Ok(GpuCheck::new(
         "tour, seed 42",
         measured,
         "same lines; Δ ≤ 1e-4 or one unit of the last printed digit",
@@ -294,7 +294,7 @@ fn tour(tokenizer: &Tokenizer, device: Device) -> Result<Check> {
 }
 
 /// The pretrained model on a text and a pair, on both devices.
-fn encode(options: &GpuCheckOptions, tokenizer: &Tokenizer, device: Device) -> Result<Check> {
+fn encode(options: &GpuCheckOptions, tokenizer: &Tokenizer, device: Device) -> Result<GpuCheck> {
     let outputs = |d: Device| -> Result<Vec<Tensor>> {
         let model = BertModel::from_pretrained(&options.model_dir, AttentionKind::Fused, d)?;
         let mut out = Vec::new();
@@ -310,16 +310,16 @@ fn encode(options: &GpuCheckOptions, tokenizer: &Tokenizer, device: Device) -> R
     let (cpu, gpu) = (outputs(Device::Cpu)?, outputs(device)?);
     let largest = cpu.iter().zip(&gpu).map(|(a, b)| max_abs_diff(a, b)).fold(0.0, f64::max);
     let measured = format!("hidden states and embeddings of a text and a pair: largest Δ {largest:.1e}");
-    Ok(Check::new("encode, MiniLM", measured, format!("Δ ≤ {VALUE_BOUND:.0e}"), largest <= VALUE_BOUND))
+    Ok(GpuCheck::new("encode, MiniLM", measured, format!("Δ ≤ {VALUE_BOUND:.0e}"), largest <= VALUE_BOUND))
 }
 
 /// Chapter 10 on the GPU: the copy task trained with its defaults, then decoded greedily and by beam
 /// search, with and without the cache, and the same weights decoded on the CPU.
-fn copy_task(device: Device) -> Result<Vec<Check>> {
+fn copy_task(device: Device) -> Result<Vec<GpuCheck>> {
     let options = TrainOptions { device, ..TrainOptions::for_task(Task::Copy) };
     let (trained, report) = tch::with_grad(|| train(&options))?;
     let exact = 100.0 * report.eval.exact_match;
-    let mut checks = vec![Check::new(
+    let mut checks = vec![GpuCheck::new(
         "train --task copy",
         format!(
             "{} steps in {:.1} s, exact match {exact:.1} % on {} held-out pairs",
@@ -340,7 +340,7 @@ fn copy_task(device: Device) -> Result<Vec<Check>> {
     transformer_anatomy::training::checkpoint::copy_into(&on_cpu, trained.named_parameters().into_iter().collect())?;
     let cpu = decode(&source.to_device(Device::Cpu), &on_cpu.model, true)?;
     let same = cached == recomputed && cached == cpu;
-    checks.push(Check::new(
+    checks.push(GpuCheck::new(
         "greedy decoding",
         format!("32 sources: cached, recomputed and on the CPU {}", if same { "the same tokens" } else { "differ" }),
         "the same tokens",
@@ -355,7 +355,7 @@ fn copy_task(device: Device) -> Result<Vec<Check>> {
             .collect())
     };
     let (with, without) = (beam(true)?, beam(false)?);
-    checks.push(Check::new(
+    checks.push(GpuCheck::new(
         "beam search, width 4",
         format!(
             "{} hypotheses with and without the cache: {}",
@@ -370,7 +370,7 @@ fn copy_task(device: Device) -> Result<Vec<Check>> {
 
 /// Chapter 11: 300 steps of the character GPT on both devices (no dropout, batches drawn on the CPU: the
 /// same run), then 200 characters sampled with and without the cache.
-fn gpt(device: Device) -> Result<Vec<Check>> {
+fn gpt(device: Device) -> Result<Vec<GpuCheck>> {
     if !gpt::train::default_text().exists() {
         bail!("Moby-Dick is missing: run `make setup`");
     }
@@ -381,7 +381,7 @@ fn gpt(device: Device) -> Result<Vec<Check>> {
     };
     let ((_, _, cpu), (trained, _, on_gpu)) = (run(Device::Cpu)?, run(device)?);
     let gap = (cpu.val_loss - on_gpu.val_loss).abs();
-    let mut checks = vec![Check::new(
+    let mut checks = vec![GpuCheck::new(
         "gpt train, 300 steps",
         format!("held-out loss {:.4} (the CPU's {:.4}), {:.1} s", on_gpu.val_loss, cpu.val_loss, on_gpu.seconds),
         "within 1e-2 of the CPU's",
@@ -395,7 +395,7 @@ fn gpt(device: Device) -> Result<Vec<Check>> {
         )
     };
     let (with, without) = (sample(true)?, sample(false)?);
-    checks.push(Check::new(
+    checks.push(GpuCheck::new(
         "gpt sample, 200 characters",
         format!("with and without the cache: {}", if with.text == without.text { "the same text" } else { "differ" }),
         "the same text",
@@ -406,7 +406,7 @@ fn gpt(device: Device) -> Result<Vec<Check>> {
 
 /// The bench against PyTorch on the same GPU: per-head and fused attention and the encoders, each at most
 /// as slow as the book's code (the ratio ours / PyTorch's, interleaved rounds, at most 1.0).
-fn speed(python: &std::path::Path, repeats: usize, device: Device) -> Result<Vec<Check>> {
+fn speed(python: &std::path::Path, repeats: usize, device: Device) -> Result<Vec<GpuCheck>> {
     let options = BenchOptions {
         repeats,
         rounds: 5,
@@ -421,7 +421,7 @@ fn speed(python: &std::path::Path, repeats: usize, device: Device) -> Result<Vec
         .filter_map(|t| {
             let ratio = t.ratio?;
             let held = t.name.starts_with("mha") || t.name.starts_with("encoder");
-            Some(Check::new(
+            Some(GpuCheck::new(
                 format!("speed: {} {}×{}", t.name, t.batch, t.seq),
                 format!(
                     "ours {:.3} ms (host {:.3}), PyTorch {:.3} ms: ratio {ratio:.2}",

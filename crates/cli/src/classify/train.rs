@@ -96,7 +96,7 @@ pub fn run(args: TrainArgs, device: Device) -> Result<()> {
     for seed in seeds::parse(seeds)? {
         runs.push((seed, once(&args, seed, device)?));
     }
-    let sweep = run::Sweep::of(&runs).expect("at least one seed");
+    let sweep = run::SeedSpread::of(&runs).expect("at least one seed");
     match args.json {
         true => println!("{}", serde_json::to_string(&sweep)?),
         false => {

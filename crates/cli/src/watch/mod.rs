@@ -1,7 +1,7 @@
 //! `anatomy exercises watch`, the rustlings loop: grades the current exercise (the first not passed, or the
 //! one named), then waits for a save of its file ([`file_events`]: file events, and polling twice a second)
 //! or a key ([`keys`]: at once on a terminal, a line at a time from a pipe, as the tests drive it). A grade
-//! runs on a thread of its own (`Verdict::grade`), so keys still work: a line counts its seconds, and `q` or
+//! runs on a thread of its own (`WatchResult::grade`), so keys still work: a line counts its seconds, and `q` or
 //! Ctrl-C stops it at once, its processes killed. The state between two inputs is `anatomy_grade::watch`'s.
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anatomy_course::{Exercise, Status};
 use anatomy_grade::grading;
 use anatomy_grade::progress::{self, list_with, progress_bar};
-use anatomy_grade::watch::{State, Verdict};
+use anatomy_grade::watch::{State, WatchResult};
 use anyhow::Result;
 use crossterm::terminal;
 
@@ -25,7 +25,7 @@ pub enum Input {
     /// An exercise named by number or name: a line from a pipe, or digits then Enter on a terminal.
     Choose(String),
     /// A grade that ran on its own thread ended.
-    Graded(Verdict),
+    Graded(WatchResult),
     Closed,
 }
 
@@ -193,7 +193,7 @@ impl Watch {
         let tx = self.tx.clone();
         std::thread::spawn(move || {
             // The loop may have ended meanwhile: then nobody waits for this verdict.
-            let _ = tx.send(Input::Graded(Verdict::grade(e)));
+            let _ = tx.send(Input::Graded(WatchResult::grade(e)));
         });
         self.tick();
     }
@@ -211,7 +211,7 @@ impl Watch {
     /// A grade ended: its verdict on a new screen, then the next grade if one is due (the exercise passed and
     /// the next one starts, or the file was saved again meanwhile, or another exercise was chosen). `Some`
     /// when every exercise has passed.
-    fn graded(&mut self, verdict: Verdict) -> Option<bool> {
+    fn graded(&mut self, verdict: WatchResult) -> Option<bool> {
         self.running = None;
         self.screen.status("");
         let current = verdict.exercise.name == self.state.current.name;

@@ -10,7 +10,7 @@ use anatomy_intake::roster;
 
 use super::{attention, book, course, export, run, scratch};
 use crate::export::{ExportRequest, Format, MoodleId};
-use crate::runs::Cell;
+use crate::runs::GradeCell;
 use crate::*;
 
 /// Every row of every table, as a plain connection reads them (no trigger or view runs on a read).
@@ -202,7 +202,7 @@ fn points_that_are_not_finite_negative_or_minus_zero_are_refused_where_they_ente
     }
     let mut bad = run(&book, "attention", &[("ada", "attention_head", Status::Passed, 5.0)]);
     for points in [f64::INFINITY, -1.0, f64::NAN] {
-        bad.cells = vec![Cell { points, ..bad.cells[0].clone() }];
+        bad.cells = vec![GradeCell { points, ..bad.cells[0].clone() }];
         assert_eq!(
             book.record(&bad).unwrap_err().to_string(),
             format!("the run of attention gives attention_head {points} of 5 points, and points are a finite number of at least 0: check the course file's points and [late] policy; nothing was recorded")
@@ -210,7 +210,7 @@ fn points_that_are_not_finite_negative_or_minus_zero_are_refused_where_they_ente
     }
     assert_eq!(rows(&path), before, "nothing was written");
     // A -0 a grading gives is kept as 0, and no export writes "-0".
-    bad.cells = vec![Cell { points: -0.0, ..bad.cells[0].clone() }];
+    bad.cells = vec![GradeCell { points: -0.0, ..bad.cells[0].clone() }];
     book.record(&bad).unwrap();
     let exported = export(&book, &course(&dir), Format::Moodle, Some("attention")).unwrap();
     assert!(!exported.text.contains("-0") && exported.text.contains(",5,\"5 of 10 points"), "{}", exported.text);

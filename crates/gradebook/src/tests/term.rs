@@ -11,7 +11,7 @@ use anatomy_grade::points::{format_time, Assignment, CourseFile};
 use anatomy_intake::roster;
 
 use super::{course, export, run, scratch};
-use crate::adjust::{late_entry, Lateness};
+use crate::adjust::{late_entry, LateMark};
 use crate::export::{ExportRequest, Format, MoodleId};
 use crate::location::Location;
 use crate::*;
@@ -94,7 +94,7 @@ fn canvas_s_own_export_is_read_whole_and_its_test_student_kept_apart_said_once()
     let course = titled_course(&dir);
     let ada = book.student("ada").unwrap();
     let mut graded = run(&book, "decoder", &[("ada", "cross_attention", Status::Passed, 20.0)]);
-    graded.cells.push(runs::Cell { student: test.key, ..graded.cells[0].clone() });
+    graded.cells.push(runs::GradeCell { student: test.key, ..graded.cells[0].clone() });
     book.record(&graded).unwrap();
     for &format in <Format as clap::ValueEnum>::value_variants() {
         let exported = export(&book, &course, format, Some("decoder")).unwrap();
@@ -236,7 +236,7 @@ fn a_late_penalty_keeps_the_policy_s_share_of_a_whole_assignment_and_none_reads_
     let eve = book.standings(&course, &attention).unwrap().remove(1);
     let decided = crate::pages::decided(&course, &attention, &eve).unwrap();
     assert!(decided.contains("Submitted on time: the course keeps all of the points.") && !decided.contains("0 days"));
-    book.set_late(&course, &attention, &[(ada.clone(), Lateness::Withdrawn)], "settled", "lecturer").unwrap();
+    book.set_late(&course, &attention, &[(ada.clone(), LateMark::Withdrawn)], "settled", "lecturer").unwrap();
     assert_eq!(totals(&book)[0], Some(7.0));
     assert!(book
         .history(&ada)
@@ -328,7 +328,7 @@ fn a_late_penalty_that_cannot_be_counted_is_refused_in_one_line_that_names_the_f
     }
     assert!(late_entry("grace=2", true).unwrap_err().to_string().contains("with --clear, name the students only"));
     let decoder = course.assignment(Some("decoder")).unwrap();
-    let at = Lateness::HandedIn(anatomy_intake::times::parse_time("2026-12-03T10:00:00Z").unwrap());
+    let at = LateMark::HandedIn(anatomy_intake::times::parse_time("2026-12-03T10:00:00Z").unwrap());
     let error = book.set_late(&course, &decoder, &[(ada.clone(), at)], "x", "y").unwrap_err().to_string();
     assert!(
         error.starts_with("decoder has no due date to count ada's hand-in time from: give the days late instead"),
@@ -337,7 +337,7 @@ fn a_late_penalty_that_cannot_be_counted_is_refused_in_one_line_that_names_the_f
     let no_policy = dir.join("plain.toml");
     std::fs::write(&no_policy, "[assignments.attention]\nexercises = [\"scaled_dot_product\"]\n").unwrap();
     let error = book
-        .set_late(&CourseFile::load(&no_policy).unwrap(), &attention, &[(ada, Lateness::Days(1))], "x", "y")
+        .set_late(&CourseFile::load(&no_policy).unwrap(), &attention, &[(ada, LateMark::Days(1))], "x", "y")
         .unwrap_err()
         .to_string();
     assert!(error.starts_with("the course file has no late policy: add a [late] table"), "{error}");

@@ -21,13 +21,13 @@ pub struct Summary {
     /// Per exercise in course order: how many students passed, failed, did not compile, did not start.
     pub statuses: Vec<Statuses>,
     /// The checks' named mistakes (and failures no name covers), most frequent first.
-    pub mistakes: Vec<Mistake>,
+    pub mistakes: Vec<MistakeCount>,
     /// The grader's own verdicts (refusals, compile errors, the sandbox's limits), per exercise.
-    pub stops: Vec<Mistake>,
+    pub stops: Vec<MistakeCount>,
     /// Pairs of students whose files matched, when the similarity report was asked for.
     pub similarity: Option<Vec<Similar>>,
     /// Who handed in late, when the course has a late policy.
-    pub late: Option<Lateness>,
+    pub late: Option<LateCounts>,
     /// Each student's file of feedback, relative to the report's folder.
     pub feedback: Vec<(String, String)>,
 }
@@ -53,7 +53,7 @@ pub struct Statuses {
 /// One mistake of one exercise: how many students made it, their share of the class, and what a student
 /// who made it reads (the check's words for a named mistake, and the exercise's first hint).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Mistake {
+pub struct MistakeCount {
     pub exercise: String,
     pub mistake: String,
     pub students: usize,
@@ -66,7 +66,7 @@ pub struct Mistake {
 /// Late hand-ins under the course's policy: on time, late (with what they keep), and unknown (no hand-in
 /// time in the student's folder).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Lateness {
+pub struct LateCounts {
     /// The due date the class was graded against (RFC 3339), if one was given (`grade --due`).
     pub due: Option<String>,
     pub penalty_per_day: f64,
@@ -107,18 +107,18 @@ pub struct Similar {
 
 impl Summary {
     /// Counts a graded class. `similar` is the similarity report's pairs, when it was asked for.
-    pub fn new(book: &Sheet, rows: &[Row], similar: Option<&[Pair]>) -> Summary {
-        let (mistakes, stops) = count_mistakes(book, rows);
+    pub fn new(sheet: &Sheet, rows: &[Row], similar: Option<&[Pair]>) -> Summary {
+        let (mistakes, stops) = count_mistakes(sheet, rows);
         Summary {
             students: rows.len(),
-            exercises: book.chosen.iter().map(|e| e.name.to_string()).collect(),
-            max_points: book.max_total(),
-            points: Points::of(book, rows),
-            statuses: statuses(book, rows),
+            exercises: sheet.chosen.iter().map(|e| e.name.to_string()).collect(),
+            max_points: sheet.max_total(),
+            points: Points::of(sheet, rows),
+            statuses: statuses(sheet, rows),
             mistakes,
             stops,
             similarity: similar.map(|pairs| pairs.iter().map(Similar::of).collect()),
-            late: Lateness::of(book, rows),
+            late: LateCounts::of(sheet, rows),
             feedback: rows
                 .iter()
                 .zip(feedback_files(rows))
@@ -130,11 +130,11 @@ impl Summary {
 
 impl Points {
     /// The class's totals: mean, median and ten equal bins from 0 to the most points.
-    fn of(book: &Sheet, rows: &[Row]) -> Points {
+    fn of(sheet: &Sheet, rows: &[Row]) -> Points {
         let n = rows.len();
-        let mut totals: Vec<f64> = rows.iter().map(|r| book.total(r)).collect();
+        let mut totals: Vec<f64> = rows.iter().map(|r| sheet.total(r)).collect();
         totals.sort_by(f64::total_cmp);
-        let max = book.max_total();
+        let max = sheet.max_total();
         let median = match n {
             0 => 0.0,
             _ if n % 2 == 1 => totals[n / 2],
@@ -154,9 +154,10 @@ impl Points {
 }
 
 /// Each exercise's count of students per status, in course order.
-fn statuses(book: &Sheet, rows: &[Row]) -> Vec<Statuses> {
+fn statuses(sheet: &Sheet, rows: &[Row]) -> Vec<Statuses> {
     let count = |i: usize, s: Status| rows.iter().filter(|r| r.outcomes[i].status == s).count();
-    book.chosen
+    sheet
+        .chosen
         .iter()
         .enumerate()
         .map(|(i, e)| Statuses {
@@ -171,7 +172,7 @@ fn statuses(book: &Sheet, rows: &[Row]) -> Vec<Statuses> {
 
 /// The named mistakes (most frequent first; ties in course order) and the grader's stops, each with how
 /// many students it held.
-fn count_mistakes(book: &Sheet, rows: &[Row]) -> (Vec<Mistake>, Vec<Mistake>) {
+fn count_mistakes(sheet: &Sheet, rows: &[Row]) -> (Vec<MistakeCount>, Vec<MistakeCount>) {
     let n = rows.len();
     // (course position, id) → (students, first message).
     let mut found: BTreeMap<(usize, String), (usize, String)> = BTreeMap::new();
@@ -184,9 +185,9 @@ fn count_mistakes(book: &Sheet, rows: &[Row]) -> (Vec<Mistake>, Vec<Mistake>) {
     }
     let (mut named, mut stops) = (Vec::new(), Vec::new());
     for ((i, id), (students, message)) in found {
-        let e = book.chosen[i];
+        let e = sheet.chosen[i];
         let stop = STOPS.iter().any(|(s, _)| *s == id);
-        let mistake = Mistake {
+        let mistake = MistakeCount {
             exercise: e.name.to_string(),
             words: mistakes::words(&id),
             // A check's words name the mistake; a stop's message may name a student's files.
@@ -222,26 +223,26 @@ impl Similar {
     }
 }
 
-impl Lateness {
+impl LateCounts {
     /// Who handed in on time, late (latest first) or at no known time, when the course has a late policy.
-    fn of(book: &Sheet, rows: &[Row]) -> Option<Lateness> {
-        let policy = book.course.late?;
+    fn of(sheet: &Sheet, rows: &[Row]) -> Option<LateCounts> {
+        let policy = sheet.course.late?;
         let mut late: Vec<LateHandIn> = rows
             .iter()
             .filter_map(|r| {
-                let days = book.days_late(r).filter(|&d| d > 0)?;
+                let days = sheet.days_late(r).filter(|&d| d > 0)?;
                 let handed_in = anatomy_grade::points::format_time(r.handed_in?);
-                Some(LateHandIn { student: r.student.clone(), handed_in, days, kept: round(book.kept(r)) })
+                Some(LateHandIn { student: r.student.clone(), handed_in, days, kept: round(sheet.kept(r)) })
             })
             .collect();
         late.sort_by(|a, b| b.handed_in.cmp(&a.handed_in));
-        Some(Lateness {
-            due: book.due.map(anatomy_grade::points::format_time),
+        Some(LateCounts {
+            due: sheet.due.map(anatomy_grade::points::format_time),
             penalty_per_day: policy.penalty_per_day,
             max_days: policy.max_days,
-            on_time: rows.iter().filter(|r| book.days_late(r) == Some(0)).count(),
+            on_time: rows.iter().filter(|r| sheet.days_late(r) == Some(0)).count(),
             late,
-            unknown: match book.due {
+            unknown: match sheet.due {
                 Some(_) => rows.iter().filter(|r| r.handed_in.is_none()).map(|r| r.student.clone()).collect(),
                 None => Vec::new(),
             },

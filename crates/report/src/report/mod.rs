@@ -22,18 +22,18 @@ mod count;
 mod page;
 mod reload;
 
-pub use count::{Extended, LateHandIn, Lateness, Mistake, Points, Similar, Statuses, Summary};
+pub use count::{Extended, LateCounts, LateHandIn, MistakeCount, Points, Similar, Statuses, Summary};
 pub use page::page;
 pub use reload::{read_lines, remake, Saved};
 
 /// Writes the report into `dir`: `index.html`, `summary.json` and `feedback/STUDENT.md` for each student
 /// (each file whole). Returns the summary.
-pub fn write(dir: &Path, book: &Sheet, rows: &[Row], similar: Option<&[Pair]>) -> Result<Summary> {
-    let summary = Summary::new(book, rows, similar);
+pub fn write(dir: &Path, sheet: &Sheet, rows: &[Row], similar: Option<&[Pair]>) -> Result<Summary> {
+    let summary = Summary::new(sheet, rows, similar);
     let feedback = dir.join("feedback");
     std::fs::create_dir_all(&feedback).with_context(|| format!("cannot create {}", feedback.display()))?;
     for (row, (_, file)) in rows.iter().zip(&summary.feedback) {
-        write_whole(&dir.join(file), &book.feedback(row))?;
+        write_whole(&dir.join(file), &sheet.feedback(row))?;
     }
     write_whole(&dir.join("summary.json"), &(serde_json::to_string_pretty(&summary)? + "\n"))?;
     write_whole(&dir.join("index.html"), &page(&summary))?;

@@ -5,7 +5,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::count::{Lateness, Mistake, Similar, Statuses, Summary};
+use super::count::{LateCounts, MistakeCount, Similar, Statuses, Summary};
 
 // Okabe and Ito's colour-blind-safe palette, chosen so that the four statuses also differ in grey
 // (luminance about 30 %, 47 %, 64 % and 87 %).
@@ -227,7 +227,7 @@ pub fn page(s: &Summary) -> String {
 /// The named mistakes, most frequent first: a chart of the top fifteen and a table of all, each with what
 /// a student who made it reads.
 fn mistakes_section(s: &Summary) -> Markup {
-    let top: Vec<&Mistake> = s.mistakes.iter().take(15).collect();
+    let top: Vec<&MistakeCount> = s.mistakes.iter().take(15).collect();
     let rows: Vec<(String, Vec<f64>)> =
         top.iter().map(|m| (format!("{}: {}", m.exercise, m.mistake), vec![100.0 * m.share])).collect();
     let chart = (!rows.is_empty()).then(|| {
@@ -373,7 +373,7 @@ fn students_section(s: &Summary) -> Markup {
 }
 
 /// Who handed in late, under the course's policy; without a due date, how to give one.
-fn late_section(late: &Lateness) -> Markup {
+fn late_section(late: &LateCounts) -> Markup {
     let policy = format!(
         "The course keeps {:.0} % fewer points per day, or part of a day, late, and none after {} days.",
         100.0 * late.penalty_per_day,
@@ -485,7 +485,7 @@ mod tests {
 
     #[test]
     fn the_late_section_gives_the_policy_the_due_date_and_each_late_or_extended_student() {
-        let late = Lateness {
+        let late = LateCounts {
             due: Some("2026-03-01T12:00:00Z".into()),
             penalty_per_day: 0.15,
             max_days: 4,
@@ -512,7 +512,7 @@ mod tests {
         assert!(html.contains("<td>bo</td><td>2026-03-02T13:00:00Z</td><td>2</td><td>70 %</td>"), "{html}");
         assert!(html.contains("1 with an extension, counted from their own due date:"));
         assert!(html.contains("<td>ada</td><td>2026-03-04T12:00:00Z</td><td>&lt;flu&gt;</td>"), "{html}");
-        let nobody = Lateness { late: Vec::new(), unknown: Vec::new(), extended: Vec::new(), ..late };
+        let nobody = LateCounts { late: Vec::new(), unknown: Vec::new(), extended: Vec::new(), ..late };
         let html = page(&Summary { late: Some(nobody), ..summary() });
         assert!(html.contains("3 on time, 0 late.</p>") && html.contains("<p>Nobody handed in late.</p>"), "{html}");
         assert!(!html.contains("with an extension") && !html.contains("no hand-in time"));

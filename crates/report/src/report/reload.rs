@@ -95,7 +95,7 @@ pub fn remake(grades: &Path, out: &Path, course: &CourseFile, class: Option<&Pat
         "{} was graded with a due date but the course file has no [late] policy: give the course file it was graded with (--course)",
         grades.display()
     );
-    let book = Sheet { chosen: &chosen, course, tier: &tier, due };
+    let sheet = Sheet { chosen: &chosen, course, tier: &tier, due };
     let pairs = match class {
         Some(class) => Some(
             crate::similarity::report::compare(
@@ -107,7 +107,7 @@ pub fn remake(grades: &Path, out: &Path, course: &CourseFile, class: Option<&Pat
         ),
         None => None,
     };
-    write(out, &book, &rows, pairs.as_deref())
+    write(out, &sheet, &rows, pairs.as_deref())
 }
 
 #[cfg(test)]
@@ -118,8 +118,8 @@ mod tests {
     /// The class of the report's tests as `grade --json` writes it, graded with `due` in `tier`.
     fn saved(tier: &Tier, due: Option<time::OffsetDateTime>) -> (Vec<Row>, String) {
         let (chosen, course, rows) = class();
-        let book = Sheet { chosen: &chosen, course: &course, tier, due };
-        let text: String = rows.iter().map(|r| serde_json::to_string(&book.json(r)).unwrap() + "\n").collect();
+        let sheet = Sheet { chosen: &chosen, course: &course, tier, due };
+        let text: String = rows.iter().map(|r| serde_json::to_string(&sheet.json(r)).unwrap() + "\n").collect();
         (rows, text)
     }
 

@@ -44,8 +44,8 @@ pub(super) fn class() -> (Vec<&'static Exercise>, CourseFile, Vec<Row>) {
 #[test]
 fn the_summary_counts_statuses_mistakes_and_points() {
     let (chosen, course, rows) = class();
-    let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
-    let s = Summary::new(&book, &rows, None);
+    let sheet = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+    let s = Summary::new(&sheet, &rows, None);
     assert_eq!(s.students, 4);
     assert_eq!((s.statuses[0].passed, s.statuses[0].failed, s.statuses[0].not_done), (1, 2, 1));
     assert_eq!((s.statuses[1].passed, s.statuses[1].failed, s.statuses[1].does_not_compile), (2, 1, 1));
@@ -70,8 +70,8 @@ fn the_summary_counts_statuses_mistakes_and_points() {
 #[test]
 fn the_page_escapes_names_links_them_safely_and_titles_every_chart() {
     let (chosen, course, rows) = class();
-    let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
-    let html = page(&Summary::new(&book, &rows, None));
+    let sheet = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+    let html = page(&Summary::new(&sheet, &rows, None));
     assert!(!html.contains("<script"), "a student's name is text, never markup");
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(html.contains("href=\"feedback/d%20e%23%3F.md\""), "a link to the file, whatever the name");
@@ -87,13 +87,13 @@ fn the_page_escapes_names_links_them_safely_and_titles_every_chart() {
 #[test]
 fn late_hand_ins_show_only_under_a_late_policy_and_say_how_to_count_them() {
     let (chosen, mut course, rows) = class();
-    let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
-    let s = Summary::new(&book, &rows, None);
+    let sheet = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+    let s = Summary::new(&sheet, &rows, None);
     assert_eq!(s.late, None, "the course file has no [late] table");
     assert!(!page(&s).contains("Late hand-ins"));
     course.late = Some(points::Late { penalty_per_day: 0.1, max_days: 5 });
-    let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
-    let s = Summary::new(&book, &rows, None);
+    let sheet = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: None };
+    let s = Summary::new(&sheet, &rows, None);
     let late = s.late.as_ref().unwrap();
     assert_eq!((late.due.as_deref(), late.on_time, late.late.len(), late.unknown.len()), (None, 0, 0, 0));
     assert!(page(&s).contains("This grading had no due date: grade with <code>--due"));
@@ -112,25 +112,25 @@ fn an_extension_moves_the_due_date_the_late_policy_counts_from_and_its_reason_st
     }
     rows[0].extension = Some(Extension { due: at("2026-03-04T12:00:00Z"), reason: "illness".into() });
     rows[2].extension = Some(Extension { due: at("2026-03-02T12:00:00Z"), reason: "travel".into() });
-    let book = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: Some(at("2026-03-01T12:00:00Z")) };
+    let sheet = Sheet { chosen: &chosen, course: &course, tier: &Tier::None, due: Some(at("2026-03-01T12:00:00Z")) };
     // ada: on time by her own date; bob: two days begun after the class's; the third: one after theirs.
-    let days: Vec<_> = rows.iter().map(|r| book.days_late(r)).collect();
+    let days: Vec<_> = rows.iter().map(|r| sheet.days_late(r)).collect();
     assert_eq!(days, [Some(0), Some(2), Some(1)]);
-    let kept: Vec<_> = rows.iter().map(|r| book.kept(r)).collect();
+    let kept: Vec<_> = rows.iter().map(|r| sheet.kept(r)).collect();
     assert_eq!(kept, [1.0, 0.8, 0.9]);
     let ada = &rows[0];
-    assert_eq!(book.earned(ada, &ada.outcomes[0]), course.max("layer_norm"));
-    let feedback = book.feedback(ada);
+    assert_eq!(sheet.earned(ada, &ada.outcomes[0]), course.max("layer_norm"));
+    let feedback = sheet.feedback(ada);
     assert!(feedback.contains("Your due date was extended to 2026-03-04T12:00:00Z."), "{feedback}");
     assert!(!feedback.contains("illness") && !feedback.contains("late:"), "{feedback}");
-    assert!(!book.feedback(&rows[1]).contains("extended"));
-    let late = Summary::new(&book, &rows, None).late.unwrap();
+    assert!(!sheet.feedback(&rows[1]).contains("extended"));
+    let late = Summary::new(&sheet, &rows, None).late.unwrap();
     assert_eq!(late.on_time, 1);
     let counted: Vec<_> = late.late.iter().map(|l| (l.student.as_str(), l.days, l.kept)).collect();
     assert_eq!(counted, [("bob", 2, 0.8), ("<script>alert(1)</script>", 1, 0.9)]);
     let extended: Vec<_> = late.extended.iter().map(|e| (e.student.as_str(), e.reason.as_str())).collect();
     assert_eq!(extended, [("ada", "illness"), ("<script>alert(1)</script>", "travel")]);
-    let page = page(&Summary::new(&book, &rows, None));
+    let page = page(&Summary::new(&sheet, &rows, None));
     assert!(page.contains("2 with an extension, counted from their own due date:") && page.contains("travel"));
 }
 
@@ -321,13 +321,13 @@ fn the_summary_reads_back_from_its_json_and_an_older_one_without_extensions_stil
 fn writing_the_report_leaves_its_three_kinds_of_file_whole_and_nothing_partial() {
     let (chosen, course, rows) = class();
     let dir = std::env::temp_dir().join(format!("anatomy-report-unit-{}", std::process::id()));
-    let book = plain_sheet(&chosen, &course);
-    let summary = super::write(&dir, &book, &rows, None).unwrap();
+    let sheet = plain_sheet(&chosen, &course);
+    let summary = super::write(&dir, &sheet, &rows, None).unwrap();
     let saved: Summary = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(saved, summary);
     assert_eq!(std::fs::read_to_string(dir.join("index.html")).unwrap(), page(&summary));
     for (row, (_, file)) in rows.iter().zip(&summary.feedback) {
-        assert_eq!(std::fs::read_to_string(dir.join(file)).unwrap(), book.feedback(row), "{file}");
+        assert_eq!(std::fs::read_to_string(dir.join(file)).unwrap(), sheet.feedback(row), "{file}");
     }
     let mut names: Vec<String> = std::fs::read_dir(dir.join("feedback"))
         .unwrap()

@@ -7,14 +7,14 @@ use anyhow::{bail, Result};
 use anatomy_course::Exercise;
 use anatomy_grade::handin;
 
-use anatomy_intake::similarity::{Entry, Evidence, Pair};
+use anatomy_intake::similarity::{Evidence, Pair, StudentFile};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 /// What the report is made from.
 pub struct SimilarityReport {
     pub pairs: Vec<Pair>,
     /// Each exercise's files, by student, for the side-by-side view.
-    files: Vec<(&'static str, Vec<Entry>)>,
+    files: Vec<(&'static str, Vec<StudentFile>)>,
     /// Files not compared, with why (a link, not a regular file, …).
     pub skipped: Vec<String>,
     pub students: usize,
@@ -74,7 +74,7 @@ pub fn compare_texts(
             }
             match anatomy_intake::bounds::check_text(&text) {
                 Ok(Some(b)) => report.skipped.push(format!("{shown}:{}: {}", b.line, b.message)),
-                _ => entries.push(Entry { student, text }),
+                _ => entries.push(StudentFile { student, text }),
             }
         }
         let reference = std::fs::read_to_string(e.solution_file()).unwrap_or_default();
@@ -242,7 +242,7 @@ mod tests {
 
     /// A report of two exercises, with the files the pairs name.
     fn report(pairs: Vec<Pair>) -> SimilarityReport {
-        let entry = |student: &str, text: &str| Entry { student: student.into(), text: text.into() };
+        let entry = |student: &str, text: &str| StudentFile { student: student.into(), text: text.into() };
         let files = vec![
             (
                 "layer_norm",
