@@ -2,8 +2,8 @@
 //! one module per format, each owning its columns, its importer's rules and its writer ([`Writer`]):
 //! Canvas's gradebook import (`canvas.rs`), Moodle's grade import (`moodle.rs`) and our own CSV (`csv.rs`:
 //! every exercise of every assignment, late days, extensions and overrides). [`Format`] names them on the
-//! command line (`--format`); a new format is a module with a [`Writer`], and a variant of [`Format`] with
-//! its arm in [`Format::writer`].
+//! command line (`--format`); a new format is a module with a [`Writer`] and a `writer` function, and one
+//! line in the list the `formats!` macro reads.
 //!
 //! Both platforms read an empty cell as "no grade" and clear the grade they hold there (Moodle's import sets
 //! it to none, as it does for `-`; Canvas's counts it as a change that removes the grade), so a platform's
@@ -28,38 +28,48 @@ use crate::history::Standing;
 use crate::roster::Student;
 use crate::Gradebook;
 
-mod canvas;
-mod csv;
 mod guard;
-mod moodle;
+
+/// The formats, each declared once: a line makes a variant of [`Format`] (its doc comment is its help on
+/// the command line) and names the module that writes it, whose `writer(&ExportRequest)` gives its
+/// [`Writer`]. A new format is its module's file and its line in [`formats!`]'s list below.
+macro_rules! formats {
+    ($($(#[doc = $help:literal])* $variant:ident => $module:ident,)*) => {
+        $(mod $module;)*
+
+        /// The files an export writes: `--format NAME` on the command line, each variant's line its help there.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+        pub enum Format {
+            $($(#[doc = $help])* $variant,)*
+        }
+
+        impl Format {
+            /// The format's writer, given what `wanted` asks of it (Moodle's refuses a file with no
+            /// identifier chosen, before anything is read).
+            pub fn writer(self, wanted: &ExportRequest) -> Result<Box<dyn Writer>> {
+                match self {
+                    $(Format::$variant => $module::writer(wanted),)*
+                }
+            }
+        }
+    };
+}
+
+formats! {
+    /// Canvas's gradebook import: one column per assignment, by the students' Canvas ids
+    Canvas => canvas,
+    /// Moodle's grade import: each assignment and its feedback, by the identifier --identify names
+    Moodle => moodle,
+    /// every exercise's points, late days, extensions and overrides, one row per student
+    Csv => csv,
+}
 
 pub use moodle::MoodleId;
-
-/// The files an export writes: `--format NAME` on the command line, each variant's line its help there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Canvas's gradebook import: one column per assignment, by the students' Canvas ids
-    Canvas,
-    /// Moodle's grade import: each assignment and its feedback, by the identifier --identify names
-    Moodle,
-    /// every exercise's points, late days, extensions and overrides, one row per student
-    Csv,
-}
 
 impl Format {
     /// What the format is, in a line: its help on the command line.
     pub fn summary(self) -> String {
         help(self)
-    }
-
-    /// The format's writer, given what `wanted` asks of it (Moodle's refuses a file with no identifier
-    /// chosen, before anything is read).
-    pub fn writer(self, wanted: &ExportRequest) -> Result<Box<dyn Writer>> {
-        Ok(match self {
-            Format::Canvas => Box::new(canvas::Canvas),
-            Format::Moodle => Box::new(moodle::Moodle::wanted(wanted)?),
-            Format::Csv => Box::new(csv::Ours),
-        })
     }
 }
 

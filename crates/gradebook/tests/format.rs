@@ -2,8 +2,8 @@
 //! (`Username`, then each assignment as `NAME [Total Pts: N Score]`), keyed by the login. It implements
 //! [`Writer`] and exports through [`Gradebook::export_with`]: the snapshot, the numbers every platform
 //! takes, Canvas's test student and who is left out come from the library, as for its own formats. To
-//! offer it on the command line too (`--format blackboard`), it would be `crates/gradebook/src/export/`'s
-//! module of its own and a variant of `Format`, with its arm in `Format::writer`.
+//! offer it on the command line too (`--format blackboard`), it would be a module of its own in
+//! `crates/gradebook/src/export/`, with a `writer` function, and one line in the list `formats!` reads.
 use anatomy_course::{Status, EXERCISES};
 use anatomy_grade::points::CourseFile;
 use anatomy_gradebook::export::{Keyed, Term, Writer};

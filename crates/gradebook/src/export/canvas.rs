@@ -10,11 +10,16 @@ use anatomy_grade::points::{Assignment, CourseFile};
 use anatomy_intake::roster::canvas_column;
 use anatomy_report::sheet::{Csv, CsvCell};
 
-use super::{guard, Keyed, Term, Writer};
+use super::{guard, ExportRequest, Keyed, Term, Writer};
 use crate::Gradebook;
 
 /// Canvas's gradebook import.
 pub(super) struct Canvas;
+
+/// Canvas's writer: it needs nothing more than the export asks.
+pub(super) fn writer(_: &ExportRequest) -> Result<Box<dyn Writer>> {
+    Ok(Box::new(Canvas))
+}
 
 impl Writer for Canvas {
     fn write(

@@ -5,11 +5,16 @@ use anyhow::Result;
 use anatomy_grade::points::CourseFile;
 use anatomy_report::sheet::{Csv, CsvCell};
 
-use super::{note, Term, Writer};
+use super::{note, ExportRequest, Term, Writer};
 use crate::Gradebook;
 
 /// Our own CSV.
 pub(super) struct Ours;
+
+/// Our CSV's writer: it needs nothing more than the export asks.
+pub(super) fn writer(_: &ExportRequest) -> Result<Box<dyn Writer>> {
+    Ok(Box::new(Ours))
+}
 
 impl Writer for Ours {
     fn write(&self, _: &Gradebook, _: &CourseFile, term: &mut Term, _: &mut Vec<String>) -> Result<String> {

@@ -24,16 +24,12 @@ pub(super) struct Moodle {
     unlimited_grades: bool,
 }
 
-impl Moodle {
-    /// The writer `wanted` asks for; refused without an identifier.
-    pub(super) fn wanted(wanted: &ExportRequest) -> Result<Moodle> {
-        let Some(id) = wanted.identify else {
-            bail!(
-                "Moodle's import matches each row by one identifier: choose it with --identify idnumber, username or email"
-            );
-        };
-        Ok(Moodle { id, unlimited_grades: wanted.unlimited_grades })
-    }
+/// The writer `wanted` asks for; refused without an identifier.
+pub(super) fn writer(wanted: &ExportRequest) -> Result<Box<dyn Writer>> {
+    let Some(id) = wanted.identify else {
+        bail!("Moodle's import matches each row by one identifier: choose it with --identify idnumber, username or email");
+    };
+    Ok(Box::new(Moodle { id, unlimited_grades: wanted.unlimited_grades }))
 }
 
 impl Writer for Moodle {
