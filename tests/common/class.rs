@@ -125,7 +125,7 @@ pub fn report_made_again_the_same(dir: &Path, out: &str, report: &Path) -> PathB
 /// The most the project's course (exercises/course.toml over the declaration's points) gives for every
 /// exercise: what full marks are, read from the course rather than written as a number.
 pub fn full_marks() -> f64 {
-    use anatomy_grade::points::{default_file, CourseFile};
-    let course = CourseFile::load(&default_file()).unwrap();
+    use anatomy_grade::points::default_file;
+    let course = anatomy_gradebook::export::load_course(&default_file()).unwrap();
     course.most(&course.assignment(None).unwrap())
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use time::OffsetDateTime;
 
-use anatomy_grade::points::{self, Assignment, CourseFile};
+use anatomy_grade::points::{self, Assignment};
 use anatomy_grade::sandbox::{self, Limits, SandboxChoice, Tier};
 use anatomy_gradebook::location::Location;
 use anatomy_gradebook::matching::Matched;
@@ -85,7 +85,7 @@ pub fn grade(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Printout> {
     let at = Location::of(options.course.as_deref());
-    let course = CourseFile::load(&options.course.clone().unwrap_or_else(points::default_file))?;
+    let course = anatomy_gradebook::export::load_course(&options.course.clone().unwrap_or_else(points::default_file))?;
     // A grading is recorded when it names its assignment (or students to regrade): in a gradebook
     // that is there, or nowhere, said in the error.
     let (chosen, due, record) = match &options.assignment {
@@ -158,7 +158,7 @@ fn written(
 /// file it was graded under (none: exercises/course.toml) and the similarity pairs of the class folder
 /// `similarity` when given; returns the report's closing line.
 pub fn remake_report(grades: &Path, out: &Path, course: Option<&Path>, similarity: Option<&Path>) -> Result<String> {
-    let course = CourseFile::load(&course.map_or_else(points::default_file, Path::to_path_buf))?;
+    let course = anatomy_gradebook::export::load_course(&course.map_or_else(points::default_file, Path::to_path_buf))?;
     let summary = anatomy_report::report::remake(grades, out, &course, similarity)?;
     Ok(summary.closing_line(out))
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anatomy_class::chosen;
-use anatomy_grade::points::{self, CourseFile};
+use anatomy_grade::points;
 use anatomy_platforms::{self as platforms, classroom, gradescope, prairielearn, Platform};
 use anyhow::Result;
 
@@ -70,7 +70,7 @@ pub fn run(command: Command) -> Result<bool> {
         }
         Command::Classroom { only, course, github_output } => {
             let chosen = chosen(&only)?;
-            let course = CourseFile::load(&course.unwrap_or_else(points::default_file))?;
+            let course = anatomy_gradebook::export::load_course(&course.unwrap_or_else(points::default_file))?;
             let folder = anatomy_course::exercises_dir();
             let repository = folder.parent().map(Path::to_path_buf).unwrap_or(folder);
             let report = classroom::report(&repository, &chosen, &course, github_output.as_deref())?;
@@ -83,7 +83,7 @@ pub fn run(command: Command) -> Result<bool> {
         Command::Run { root, platform, only, course } => {
             let chosen = chosen(&only)?;
             let root = root.unwrap_or_else(|| platform.root().into());
-            let course = CourseFile::load(&course.unwrap_or_else(points::default_file));
+            let course = anatomy_gradebook::export::load_course(&course.unwrap_or_else(points::default_file));
             let (path, score) = platforms::run(&root, platform, &chosen, course)?;
             eprintln!("wrote {} (score {score})", path.display());
             Ok(true)

@@ -112,7 +112,7 @@ enum Command {
 
 pub fn run(args: Args) -> Result<bool> {
     let at = Location::of(args.course.as_deref());
-    let course = CourseFile::load(&args.course.unwrap_or_else(points::default_file))?;
+    let course = anatomy_gradebook::export::load_course(&args.course.unwrap_or_else(points::default_file))?;
     run_on(&at, &course, args.command).map_err(|e| at.named(e))
 }
 

@@ -17,7 +17,6 @@ use std::path::Path;
 
 use anatomy_course::find;
 use anatomy_course::project_root;
-use anatomy_grade::points::CourseFile;
 use class::anatomy;
 use scratch::TestDir;
 use serde_json::{json, Value};
@@ -77,7 +76,7 @@ fn the_released_notebook_has_no_solution_no_outputs_and_nbgraders_metadata() {
     assert_eq!(graded.len(), 2, "one solution cell and one check cell");
     let (solution, check) = (graded[0], graded[1]);
     assert!(source(solution).contains("pub fn cross_attention(") && source(solution).contains("\n    todo!()\n}"));
-    let course = CourseFile::load(&project_root().join("exercises/course.toml")).unwrap();
+    let course = anatomy_gradebook::export::load_course(&project_root().join("exercises/course.toml")).unwrap();
     assert_eq!(solution["metadata"]["nbgrader"]["grade_id"], "cross_attention");
     assert_eq!(solution["metadata"]["nbgrader"]["solution"], true);
     assert_eq!(solution["metadata"]["deletable"], false);

@@ -20,7 +20,9 @@
 //!
 //! An assignment's name is short, for the command line (`--assignment attention`); the learning platforms'
 //! own titles, which may hold any character, are given beside it, each as the platform names the column
-//! the grades go to:
+//! the grades go to, under the key of the export format that writes that platform's file (each format of
+//! `anatomy_gradebook::export` owns its key; the course file is read with those keys, and a key no format
+//! reads is refused):
 //!
 //! ```toml
 //! [assignments.decoder]
@@ -59,13 +61,18 @@ pub struct Assignment {
     pub name: String,
     pub exercises: Vec<&'static anatomy_course::Exercise>,
     pub due: Option<OffsetDateTime>,
-    /// Canvas's column for it: its title, with Canvas's id (`Homework 2: Decoder (48214)`) or without.
-    pub canvas: Option<String>,
-    /// Moodle's grade item for it, as Moodle's import lists it (`Assignment: Homework 2: Decoder`).
-    pub moodle: Option<String>,
+    /// The platforms' titles for it, by the key of the export format that reads each (`canvas`: its
+    /// column, with Canvas's id, `Homework 2: Decoder (48214)`, or without; `moodle`: its grade item as
+    /// Moodle's import lists it, `Assignment: Homework 2: Decoder`).
+    pub titles: BTreeMap<String, String>,
 }
 
 impl Assignment {
+    /// Its title under a format's key, if the course file gives one.
+    pub fn title(&self, key: &str) -> Option<&str> {
+        self.titles.get(key).map(String::as_str)
+    }
+
     /// What a grading of this assignment grades: its exercises, or those of them `only` names, and its
     /// due date, or `due` when it has none (both is one too many).
     pub fn narrowed(
@@ -171,13 +178,14 @@ struct File {
     assignments: BTreeMap<String, AssignmentFile>,
 }
 
+/// An `[assignments.NAME]` table: its exercises, its due date, and any other key a platform's title (each
+/// held to the keys the formats read in [`assignments`]).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct AssignmentFile {
     exercises: Vec<String>,
     due: Option<String>,
-    canvas: Option<String>,
-    moodle: Option<String>,
+    #[serde(flatten)]
+    titles: BTreeMap<String, toml::Value>,
 }
 
 /// The course file kept with the exercises.
@@ -200,19 +208,22 @@ pub fn course_text(path: &Path) -> Result<String> {
 }
 
 impl CourseFile {
-    pub fn load(path: &Path) -> Result<CourseFile> {
-        CourseFile::parse(path, &course_text(path)?)
+    /// The course file at `path`, read and checked; `titles` are the keys an assignment may give a
+    /// platform's title under: the export formats' (`anatomy_gradebook::export::load_course` passes them).
+    pub fn load(path: &Path, titles: &[&str]) -> Result<CourseFile> {
+        CourseFile::parse(path, &course_text(path)?, titles)
     }
 
-    /// The course file `path` whose text is `text`, checked.
-    pub fn parse(path: &Path, text: &str) -> Result<CourseFile> {
+    /// The course file `path` whose text is `text`, checked, with `titles` as in [`CourseFile::load`].
+    pub fn parse(path: &Path, text: &str, titles: &[&str]) -> Result<CourseFile> {
         let file: File = toml::from_str(text).map_err(|e| {
             anyhow::anyhow!(
                 "{} is not a course file ({}): it may have a [points] table, a `name = points` line for each \
                  exercise whose points differ from its default, a [late] table (penalty_per_day, max_days) and \
-                 [assignments.NAME] tables (exercises, due, canvas, moodle)",
+                 [assignments.NAME] tables (exercises, due, and a platform's title under {})",
                 path.display(),
-                e.message()
+                e.message(),
+                titles.join(", ")
             )
         })?;
         for (name, &p) in &file.points {
@@ -238,7 +249,7 @@ impl CourseFile {
         }
         let mut points: BTreeMap<String, f64> = EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect();
         points.extend(file.points);
-        let assignments = assignments(path, file.assignments)?;
+        let assignments = assignments(path, file.assignments, titles)?;
         Ok(CourseFile { points, late: file.late, assignments })
     }
 
@@ -249,8 +260,7 @@ impl CourseFile {
             name: ALL.into(),
             exercises: EXERCISES.iter().collect(),
             due: None,
-            canvas: None,
-            moodle: None,
+            titles: BTreeMap::new(),
         };
         let names = || self.assignments.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ");
         match (name, self.assignments.as_slice()) {
@@ -297,8 +307,18 @@ impl CourseFile {
 
 /// A platform's title for an assignment, checked: text of at most 256 characters, without control
 /// characters (it goes into a CSV's header).
-fn title(path: &Path, name: &str, key: &str, value: Option<String>) -> Result<Option<String>> {
-    let Some(value) = value else { return Ok(None) };
+fn title(path: &Path, name: &str, key: &str, value: toml::Value, keys: &[&str]) -> Result<String> {
+    if !keys.contains(&key) {
+        bail!(
+            "{}: the assignment {name} has `{key}`, which no export format reads: an assignment gives exercises, \
+             due and a platform's title under {}",
+            path.display(),
+            keys.join(", ")
+        );
+    }
+    let toml::Value::String(value) = value else {
+        bail!("{}: the assignment {name}'s {key} must be the platform's title, in quotes", path.display());
+    };
     let fit = !value.trim().is_empty() && value.chars().count() <= 256 && !value.chars().any(char::is_control);
     if !fit {
         bail!(
@@ -306,14 +326,15 @@ fn title(path: &Path, name: &str, key: &str, value: Option<String>) -> Result<Op
             path.display()
         );
     }
-    Ok(Some(value.trim().to_string()))
+    Ok(value.trim().to_string())
 }
 
 /// The declared assignments, checked: a name fit for a column and a command line, known exercises, each
 /// exercise in one assignment at most, and a due date that reads.
-fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>) -> Result<Vec<Assignment>> {
+fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>, keys: &[&str]) -> Result<Vec<Assignment>> {
     let mut owner: BTreeMap<&'static str, String> = BTreeMap::new();
-    let (mut canvas_titles, mut moodle_titles) = (BTreeMap::new(), BTreeMap::new());
+    // Per key, the titles given and the assignment that gave each.
+    let mut taken: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut out = Vec::new();
     for (name, a) in declared {
         let fit = !name.is_empty()
@@ -348,18 +369,18 @@ fn assignments(path: &Path, declared: BTreeMap<String, AssignmentFile>) -> Resul
             ),
             None => None,
         };
-        let canvas = title(path, &name, "canvas", a.canvas)?;
-        let moodle = title(path, &name, "moodle", a.moodle)?;
-        for (key, value, taken) in [("canvas", &canvas, &mut canvas_titles), ("moodle", &moodle, &mut moodle_titles)] {
-            let Some(value) = value else { continue };
-            if let Some(other) = taken.insert(value.clone(), name.clone()) {
+        let mut titles = BTreeMap::new();
+        for (key, value) in a.titles {
+            let value = title(path, &name, &key, value, keys)?;
+            if let Some(other) = taken.entry(key.clone()).or_default().insert(value.clone(), name.clone()) {
                 bail!(
                     "{}: the assignments {other} and {name} both give {key} = {value:?}: give each the title of a column of its own",
                     path.display()
                 );
             }
+            titles.insert(key, value);
         }
-        out.push(Assignment { name, exercises, due, canvas, moodle });
+        out.push(Assignment { name, exercises, due, titles });
     }
     Ok(out)
 }

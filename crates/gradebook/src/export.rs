@@ -32,7 +32,8 @@ mod guard;
 
 /// The formats, each declared once: a line makes a variant of [`Format`] (its doc comment is its help on
 /// the command line) and names the module that writes it, whose `writer(&ExportRequest)` gives its
-/// [`Writer`]. A new format is its module's file and its line in [`formats!`]'s list below.
+/// [`Writer`] and whose `COURSE_KEY` is the key, if any, under which a course file's assignment gives the
+/// platform's title. A new format is its module's file and its line in [`formats!`]'s list below.
 macro_rules! formats {
     ($($(#[doc = $help:literal])* $variant:ident => $module:ident,)*) => {
         $(mod $module;)*
@@ -52,6 +53,12 @@ macro_rules! formats {
                 }
             }
         }
+
+        /// The keys under which an assignment of the course file gives a platform's title, one per format
+        /// that reads one.
+        pub fn course_keys() -> Vec<&'static str> {
+            [$($module::COURSE_KEY),*].into_iter().flatten().collect()
+        }
     };
 }
 
@@ -65,6 +72,12 @@ formats! {
 }
 
 pub use moodle::MoodleId;
+
+/// The course file at `path`, read and checked, its assignments' titles held to the keys the formats read
+/// ([`course_keys`]): the one way the commands read a course file.
+pub fn load_course(path: &std::path::Path) -> Result<CourseFile> {
+    CourseFile::load(path, &course_keys())
+}
 
 impl Format {
     /// What the format is, in a line: its help on the command line.

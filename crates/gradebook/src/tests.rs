@@ -38,7 +38,7 @@ pub(crate) fn course(dir: &Path) -> CourseFile {
          [assignments.decoder]\nexercises = [\"cross_attention\"]\n",
     )
     .unwrap();
-    CourseFile::load(&file).unwrap()
+    crate::export::load_course(&file).unwrap()
 }
 
 pub(crate) const CANVAS: &str =

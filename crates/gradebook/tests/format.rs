@@ -38,7 +38,7 @@ fn a_format_of_ones_own_exports_through_the_gradebook_with_its_keys_and_its_colu
     std::fs::create_dir_all(&dir).unwrap();
     let exercise = &EXERCISES[0];
     std::fs::write(dir.join("course.toml"), format!("[assignments.hw1]\nexercises = [{:?}]\n", exercise.name)).unwrap();
-    let course = CourseFile::load(&dir.join("course.toml")).unwrap();
+    let course = anatomy_gradebook::export::load_course(&dir.join("course.toml")).unwrap();
     let hw1 = course.assignment(Some("hw1")).unwrap();
     let roster = "name,id,login\nAda Lovelace,1,ada\nNo Login,2,\nGrace Hopper,3,=grace\nNot Graded,4,ng\n";
     let mut book = Gradebook::open_or_create(&dir.join(FILE_NAME)).unwrap();

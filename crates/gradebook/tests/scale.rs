@@ -6,7 +6,6 @@
 use std::time::Instant;
 
 use anatomy_course::{Status, EXERCISES};
-use anatomy_grade::points::CourseFile;
 use anatomy_gradebook::export::{ExportRequest, Format, MoodleId};
 use anatomy_gradebook::runs::{GradeCell, Run};
 use anatomy_gradebook::{Gradebook, FILE_NAME};
@@ -28,7 +27,7 @@ fn a_term_of_a_thousand_students_and_ten_assignments() {
         at += n;
     }
     std::fs::write(dir.join("course.toml"), toml).unwrap();
-    let course = CourseFile::load(&dir.join("course.toml")).unwrap();
+    let course = anatomy_gradebook::export::load_course(&dir.join("course.toml")).unwrap();
     // As Canvas exports it (the Canvas export back needs Canvas's ids).
     let roster: String = std::iter::once("Student,ID,SIS User ID,SIS Login ID,Section\n".to_string())
         .chain((0..STUDENTS).map(|i| format!("\"Student, Number {i}\",{},,s{i:04},{}\n", 10_000 + i, i % 12)))

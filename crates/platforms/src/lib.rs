@@ -137,7 +137,7 @@ fn executable(path: &Path) -> bool {
 /// instructors keep back, and the text of the course file to put in `exercises/course.toml`.
 fn course_files(course: &Path) -> Result<(PathBuf, Vec<PathBuf>, String)> {
     let course_text = anatomy_grade::points::course_text(course)?;
-    CourseFile::parse(course, &course_text)?;
+    CourseFile::parse(course, &course_text, &anatomy_gradebook::export::course_keys())?;
     let root = anatomy_course::project_root();
     let kept = KeptBack::read(&root).with_context(|| format!("cannot read {}", anatomy_course::kept_back::FILE))?;
     let listed = Command::new("git")
@@ -198,7 +198,7 @@ mod tests {
     //! The platforms' formats against their schemas, from outcomes made here: no grading, no binary.
     use super::{classroom, gradescope, prairielearn, schema};
     use anatomy_course::{Outcome, Status, EXERCISES};
-    use anatomy_grade::points::{self, CourseFile, Late};
+    use anatomy_grade::points::{self, Late};
     use anatomy_grade::sandbox::Tier;
 
     /// One outcome per exercise, every status in turn, and a check of parts half passed.
@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn gradescope_results_keep_the_schema_and_the_late_policy() {
-        let course = CourseFile::load(&points::default_file()).unwrap();
+        let course = anatomy_gradebook::export::load_course(&points::default_file()).unwrap();
         let chosen: Vec<_> = EXERCISES.iter().collect();
         let outcomes = outcomes();
         let policy = Late { penalty_per_day: 0.1, max_days: 5 };
@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn prairielearn_results_keep_the_schema_and_give_the_score_as_a_share() {
-        let course = CourseFile::load(&points::default_file()).unwrap();
+        let course = anatomy_gradebook::export::load_course(&points::default_file()).unwrap();
         let chosen: Vec<_> = EXERCISES.iter().collect();
         let outcomes = outcomes();
         let results = prairielearn::results_of(&outcomes, &Tier::Landlock(7), &chosen, &course);
@@ -262,7 +262,7 @@ mod tests {
 
     #[test]
     fn classroom_s_result_is_base64_json_with_each_exercise_s_status_and_points() {
-        let course = CourseFile::load(&points::default_file()).unwrap();
+        let course = anatomy_gradebook::export::load_course(&points::default_file()).unwrap();
         let chosen: Vec<_> = EXERCISES.iter().collect();
         let outcomes = outcomes();
         let millis = 1_000 * EXERCISES.len() as u64;

@@ -92,7 +92,7 @@ fn checked_homework(root: &Path) -> Result<Vec<(PathBuf, PathBuf, String)>> {
         );
     }
     let course_file = root.join("exercises").join("course.toml");
-    let course = if course_file.exists() { Some(CourseFile::load(&course_file)?) } else { None };
+    let course = if course_file.exists() { Some(anatomy_gradebook::export::load_course(&course_file)?) } else { None };
     for (chapter, _, markdown) in &chapters {
         check_cells(chapter, markdown, course.as_ref())?;
     }

@@ -1,6 +1,9 @@
 //! The course file's tests: lateness, assignments, and every value refused where it enters.
 use super::*;
 
+/// The keys the export formats read (`anatomy_gradebook::export::course_keys`, a later stage than this one).
+const TITLES: &[&str] = &["canvas", "moodle"];
+
 #[test]
 fn a_day_begun_late_counts_whole_and_the_policy_keeps_its_share() {
     let parse_time = |t: &str| OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).unwrap();
@@ -30,7 +33,7 @@ fn a_course_declares_its_assignments_or_has_one_of_every_exercise() {
     let load = |text: &str| {
         let file = dir.join("course.toml");
         std::fs::write(&file, text).unwrap();
-        CourseFile::load(&file)
+        CourseFile::load(&file, TITLES)
     };
     let none = load("").unwrap();
     assert_eq!(none.assignment(None).unwrap().exercises.len(), EXERCISES.len());
@@ -57,7 +60,7 @@ fn a_course_declares_its_assignments_or_has_one_of_every_exercise() {
     .unwrap();
     let decoder = titled.assignment(Some("decoder")).unwrap();
     assert_eq!(
-        (decoder.canvas.as_deref(), decoder.moodle.as_deref()),
+        (decoder.title("canvas"), decoder.title("moodle")),
         (Some("Homework 2: Decoder (48214)"), Some("Assignment: Homework 2: Decoder"))
     );
     for (text, says) in [
@@ -75,6 +78,12 @@ fn a_course_declares_its_assignments_or_has_one_of_every_exercise() {
             "a and b both give moodle = \"X\"",
         ),
         ("[assignments.\"Homework 2: Decoder\"]\nexercises = [\"layer_norm\"]\n", "canvas = \"Homework 2: Decoder\""),
+        (
+            "[assignments.a]\nexercises = [\"layer_norm\"]\ncanva = \"X\"\n",
+            "the assignment a has `canva`, which no export format reads: an assignment gives exercises, due and a \
+             platform's title under canvas, moodle",
+        ),
+        ("[assignments.a]\nexercises = [\"layer_norm\"]\ncanvas = 5\n", "a's canvas must be the platform's title, in quotes"),
     ] {
         let error = format!("{:#}", load(text).unwrap_err());
         assert!(error.contains(says), "{error}");
@@ -90,7 +99,7 @@ fn points_and_penalties_that_are_not_finite_negative_or_minus_zero_are_refused_n
     let file = dir.join("course.toml");
     let load = |text: &str| {
         std::fs::write(&file, text).unwrap();
-        CourseFile::load(&file).map(|c| c.points["layer_norm"]).map_err(|e| format!("{e:#}"))
+        CourseFile::load(&file, TITLES).map(|c| c.points["layer_norm"]).map_err(|e| format!("{e:#}"))
     };
     let shown = file.display();
     for (value, said) in
@@ -117,7 +126,7 @@ fn points_and_penalties_that_are_not_finite_negative_or_minus_zero_are_refused_n
     // Sparse: a course file of 1 GiB costs no disk, and is refused before it is read.
     std::fs::File::create(&file).unwrap().set_len(1 << 30).unwrap();
     assert_eq!(
-        format!("{:#}", CourseFile::load(&file).unwrap_err()),
+        format!("{:#}", CourseFile::load(&file, TITLES).unwrap_err()),
         format!(
             "{shown} is 1 GiB, more than the 256 KiB a course file may be: give the course file \
              (exercises/course.toml is the example), a few kilobytes of TOML"

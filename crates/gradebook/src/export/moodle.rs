@@ -24,6 +24,11 @@ pub(super) struct Moodle {
     unlimited_grades: bool,
 }
 
+/// The key of an assignment's title for Moodle in the course file (`[assignments.NAME] moodle = "…"`).
+const TITLE: &str = "moodle";
+/// This format's key in the course file.
+pub(super) const COURSE_KEY: Option<&str> = Some(TITLE);
+
 /// The writer `wanted` asks for; refused without an identifier.
 pub(super) fn writer(wanted: &ExportRequest) -> Result<Box<dyn Writer>> {
     let Some(id) = wanted.identify else {
@@ -115,7 +120,7 @@ fn items(course: &CourseFile, assignments: &[Assignment], unlimited_grades: bool
     }
     let mut items = Vec::new();
     for a in assignments {
-        let item = a.moodle.as_deref().unwrap_or(&a.name);
+        let item = a.title(TITLE).unwrap_or(&a.name);
         // ` (Real)` and ` (Feedback)` start no piece: the item's own pieces decide.
         let header = format!("{item} (Real)");
         if spreadsheet_cell(&header) != header {

@@ -226,7 +226,7 @@ fn a_due_date_moved_past_the_calendar_is_refused_in_one_line() {
         "[assignments.attention]\nexercises = [\"scaled_dot_product\"]\ndue = \"9999-12-30T23:59:00Z\"\n",
     )
     .unwrap();
-    let course = anatomy_grade::points::CourseFile::load(&file).unwrap();
+    let course = crate::export::load_course(&file).unwrap();
     let mut book = book(&dir);
     let grace = book.student("grace").unwrap();
     let before = rows(book.path());

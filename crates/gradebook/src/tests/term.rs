@@ -41,7 +41,7 @@ fn titled_course(dir: &Path) -> CourseFile {
          canvas = \"Homework 2: Decoder (48214)\"\nmoodle = \"Assignment: Homework 2: Decoder\"\n",
     )
     .unwrap();
-    CourseFile::load(&file).unwrap()
+    crate::export::load_course(&file).unwrap()
 }
 
 fn canvas_book(dir: &Path) -> Gradebook {
@@ -337,7 +337,7 @@ fn a_late_penalty_that_cannot_be_counted_is_refused_in_one_line_that_names_the_f
     let no_policy = dir.join("plain.toml");
     std::fs::write(&no_policy, "[assignments.attention]\nexercises = [\"scaled_dot_product\"]\n").unwrap();
     let error = book
-        .set_late(&CourseFile::load(&no_policy).unwrap(), &attention, &[(ada, LateMark::Days(1))], "x", "y")
+        .set_late(&crate::export::load_course(&no_policy).unwrap(), &attention, &[(ada, LateMark::Days(1))], "x", "y")
         .unwrap_err()
         .to_string();
     assert!(error.starts_with("the course file has no late policy: add a [late] table"), "{error}");
@@ -487,7 +487,7 @@ fn moodle_gets_no_grade_above_its_limit_and_no_identifier_the_rule_against_formu
     let dir = scratch("moodle-limits");
     // The project's own course: one assignment, `exercises`, worth more than Moodle's 100.
     let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../exercises/course.toml");
-    let default = CourseFile::load(&default).unwrap();
+    let default = crate::export::load_course(&default).unwrap();
     let all = default.assignment(None).unwrap();
     let most = default.most(&all);
     assert!(most > 100.0, "the course is worth {most}: this test needs more than 100");
@@ -552,7 +552,7 @@ fn a_moodle_grade_item_the_rule_against_formulas_would_change_is_refused_with_th
     book.import_roster(&roster::read(b"name,id,sis_id\nAda,1,S-1\n").unwrap()).unwrap();
     let quiz = dir.join("quiz.toml");
     std::fs::write(&quiz, "[assignments.quiz]\nexercises = [\"layer_norm\"]\nmoodle = \"Quiz, -part\"\n").unwrap();
-    let quiz = CourseFile::load(&quiz).unwrap();
+    let quiz = crate::export::load_course(&quiz).unwrap();
     let error = book
         .export(
             &quiz,

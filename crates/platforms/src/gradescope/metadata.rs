@@ -213,7 +213,7 @@ mod tests {
         for (value, said) in [("-0.0", "-0.0"), ("inf", "inf"), ("-5", "-5.0")] {
             std::fs::write(&file, format!("[points]\nlayer_norm = {value}\n")).unwrap();
             let chosen = [anatomy_course::EXERCISES.iter().find(|e| e.name == "layer_norm").unwrap()];
-            let course = CourseFile::load(&file);
+            let course = anatomy_gradebook::export::load_course(&file);
             let (written, score) = crate::run(&root, crate::Platform::Gradescope, &chosen, course).unwrap();
             assert_eq!((written, score), (root.join("results/results.json"), 0.0.into()));
             let results: serde_json::Value =

@@ -21,7 +21,7 @@ pub(super) fn outcome(name: &'static str, status: Status, mistake: Option<&str>)
 
 pub(super) fn class() -> (Vec<&'static Exercise>, CourseFile, Vec<Row>) {
     let chosen = vec![find("layer_norm").unwrap(), find("causal_mask").unwrap()];
-    let course = CourseFile::load(&points::default_file()).unwrap();
+    let course = CourseFile::load(&points::default_file(), &["canvas", "moodle"]).unwrap();
     let row = |student: &str, a: (Status, Option<&str>), b: (Status, Option<&str>)| Row {
         student: student.into(),
         outcomes: vec![outcome("layer_norm", a.0, a.1), outcome("causal_mask", b.0, b.1)],
