@@ -10,8 +10,6 @@
 //! outcomes and never the other way round. Student files are never compiled into this library:
 //! [`grading`] compiles each file on its own.
 
-// The names the grader's modules use from the crates below it, at this crate's root.
-
 pub mod grading;
 pub mod handin;
 pub mod points;

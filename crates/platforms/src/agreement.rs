@@ -5,7 +5,7 @@
 //!
 //! With `SCORING_DUMP=FOLDER`, every output is also written to FOLDER, to compare them byte for byte
 //! before and after a change of the scoring.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anatomy_gradebook::export::{ExportRequest, Format};
 use anatomy_gradebook::runs::Run;
@@ -13,6 +13,7 @@ use anatomy_gradebook::Gradebook;
 use anatomy_intake::roster;
 use time::OffsetDateTime;
 
+use crate::helpers::scratch;
 use crate::{classroom, gradescope, prairielearn};
 use anatomy_course::{Exercise, Outcome, Status, EXERCISES};
 use anatomy_grade::points::{self, CourseFile};
@@ -35,13 +36,6 @@ const ROSTER: &str = "Student,ID,SIS User ID,SIS Login ID,Section,hw (501),Curre
 
 fn at(text: &str) -> OffsetDateTime {
     anatomy_intake::times::parse_time(text).unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("anatomy-platforms-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// Writes `text` to `SCORING_DUMP/name` when the variable is set.
@@ -166,7 +160,6 @@ fn every_output_of_a_late_class_is_written_as_before() {
     dump("all-prairielearn.json", &serde_json::to_string_pretty(&pl).unwrap());
     let gh = classroom::report_of(&outcomes, &Tier::None, &chosen, &course, 300).unwrap();
     dump("all-classroom.txt", &format!("{}\n{}\n{}", gh.encoded, gh.all_passed, gh.summary));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The points of each cell as one output shows them, by student, in the assignment's order.
@@ -254,5 +247,4 @@ fn the_sheet_the_gradebook_and_the_three_platforms_agree_on_every_cell_of_a_late
     for (student, gradescope, csv) in totals {
         assert_eq!(anatomy_report::sheet::points(gradescope), csv, "{student}'s total");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,7 +9,6 @@
 //! namespaces: the Landlock tier). The results file is always written, and always valid: when grading
 //! itself fails, Gradescope's shows a failed test that says what happened and PrairieLearn's marks the
 //! submission "not gradable" (no attempt lost) with the reason.
-// The names the platforms' modules use from the crates below them, at this crate's root.
 
 #[cfg(test)]
 mod agreement;
@@ -306,12 +305,35 @@ mod helpers {
     use super::*;
     use anatomy_grade::sandbox::Tier;
 
-    /// A scratch folder of this test's own, empty.
-    pub(crate) fn scratch(name: &str) -> PathBuf {
+    /// A test's own folder, new and empty, removed when the test ends, whether it passed or failed.
+    pub(crate) struct TestDir(PathBuf);
+
+    impl std::ops::Deref for TestDir {
+        type Target = Path;
+
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl AsRef<Path> for TestDir {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TestDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// The folder `anatomy-platforms-{name}-{process}`, new and empty.
+    pub(crate) fn scratch(name: &str) -> TestDir {
         let dir = std::env::temp_dir().join(format!("anatomy-platforms-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        dir
+        TestDir(dir)
     }
 
     #[test]
@@ -389,6 +411,5 @@ mod helpers {
             assert_eq!(executable(&file), runs, "{mode:o}");
         }
         assert!(!executable(&root.join("missing")));
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }

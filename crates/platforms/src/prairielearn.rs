@@ -283,7 +283,6 @@ mod tests {
         assert_ne!(info["uuid"], uuid, "another set of exercises, another question");
         let page = std::fs::read_to_string(one.join("question.html")).unwrap();
         assert!(page.contains("optional-file-names=\"layer_norm.rs\"") && !page.contains("ipynb"), "{page}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -300,6 +299,5 @@ mod tests {
             assert!(error.starts_with(&format!("--image {image:?}: give the Docker Hub name")), "{error}");
         }
         assert!(!dir.join("new").exists());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -6,8 +6,6 @@
 //! one page, made again from those JSON lines without grading) and the similarity report ([`similarity`]:
 //! which students handed in matching files). It reads the grader's types and never grades.
 
-// The names the report's modules use from the crates below it, at this crate's root.
-
 pub mod sheet;
 pub mod report;
 pub mod similarity;
