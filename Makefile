@@ -76,7 +76,13 @@ test-pages:
 	scripts/lanes.sh book "scripts/notebooks.sh book && scripts/book-check.sh && scripts/a11y-check.sh" \
 	  jupyterlab "scripts/notebooks.sh lab-check 02-self-attention.ipynb 09-meet-the-transformers.ipynb"
 
+# The cargo lane prepares chapter 12's examples first, with the command it builds anyway (`cargo anatomy`'s
+# build: the tests then compile no dependency again), so that the pages lane's notebooks need no cargo of
+# their own, which waited for cargo's lock on the build folder while the cargo lane worked (236 s of a
+# fresh `make test`).
 test-cargo:
+	$(CARGO) build --package anatomy-cli --bin anatomy
+	scripts/notebooks.sh spam-examples "$${CARGO_TARGET_DIR:-target}/debug/anatomy"
 	$(CARGO) test --workspace --no-fail-fast -- --skip whole_machine::
 
 # On a machine with an NVIDIA GPU (it fails at once, saying so, elsewhere): the modules, the tour, encode,

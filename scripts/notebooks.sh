@@ -18,6 +18,8 @@
 #   scripts/notebooks.sh run      execute every notebook in order and check its outputs
 #   scripts/notebooks.sh launch   start JupyterLab on localhost with the Rust kernel
 #   scripts/notebooks.sh book     target/book/: the executed notebooks as static pages (after `run`)
+#   scripts/notebooks.sh spam-examples ANATOMY  chapter 12's examples, prepared with that anatomy command
+#                                 if they are not there yet (`make test`'s cargo lane)
 #   scripts/notebooks.sh lab-check [--no-stop] [NOTEBOOK...]  two notebooks (03 and 10 unless named)
 #                                 opened, run together, saved and (unless --no-stop) stopped in JupyterLab
 #                                 in headless Chromium
@@ -55,6 +57,28 @@ evcxr_build="patched-$({ cat "${evcxr_patches[@]}"; echo "$evcxr_rustflags ${evc
 evcxr_root="${ANATOMY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/transformer-anatomy}/evcxr-$evcxr_version-$evcxr_build"
 evcxr="$evcxr_root/bin/evcxr_jupyter"
 say() { printf '[notebooks] %s\n' "$*"; }
+
+# Chapter 12 reads the spam corpus as labelled examples; decoding the mail needs crates the kernel does not
+# build, so the anatomy command prepares them once (seconds) if set-up fetched the corpus: `run` and
+# `launch` through `cargo run`, and `make test`'s cargo lane (`spam-examples ANATOMY`, with the command it
+# has just built) before its tests, so that `run` needs no cargo there: its `cargo run` waited for cargo's
+# lock on the build folder while that lane worked (236 s of a fresh `make test`).
+spam_examples() {
+  local spam="${ANATOMY_SPAM_DIR:-$deps/spam-assassin}" anatomy=${1:-}
+  if [[ -f $spam/raw.jsonl && ! -f $spam/examples.jsonl ]]; then
+    say "preparing chapter 12's examples (anatomy classify prepare)"
+    if [[ -n $anatomy ]]; then
+      (cd "$root" && "$anatomy" classify prepare --dir "$spam" >/dev/null)
+    else
+      (cd "$root" && cargo run --quiet --package anatomy-cli --bin anatomy -- classify prepare --dir "$spam")
+    fi
+  fi
+}
+if [[ ${1:-} == spam-examples ]]; then
+  [[ -n ${2:-} ]] || { echo "usage: scripts/notebooks.sh spam-examples path/to/anatomy" >&2; exit 2; }
+  spam_examples "$2"
+  exit
+fi
 
 build_kernel() {
   [[ -f $evcxr_root/.complete ]] && return
@@ -144,16 +168,6 @@ if [[ ${1:-run} != prepare ]]; then
   kernel_spec
 fi
 
-# Chapter 12 reads the spam corpus as labelled examples; decoding the mail needs crates the kernel does not
-# build, so the anatomy command prepares them once (seconds) if set-up fetched the corpus. Only `run` and
-# `launch` do it: it builds the anatomy command, which in `make test` waits for the other lane's cargo.
-spam_examples() {
-  local spam="${ANATOMY_SPAM_DIR:-$deps/spam-assassin}"
-  if [[ -f $spam/raw.jsonl && ! -f $spam/examples.jsonl ]]; then
-    say "preparing chapter 12's examples (anatomy classify prepare)"
-    (cd "$root" && cargo run --quiet --package anatomy-cli --bin anatomy -- classify prepare --dir "$spam")
-  fi
-}
 
 jupyterlab() {
   if [[ ! -f $venv/.complete-jupyterlab4.6.6 ]]; then
@@ -272,5 +286,5 @@ case "${1:-run}" in
   connections)
     shift || true
     "$venv/bin/python" "$root/scripts/kernel-connections.py" "$evcxr" "$@" ;;
-  *) echo "usage: scripts/notebooks.sh prepare|run|launch|book|lab-check [--no-stop] [NOTEBOOK...]|stress [OPTIONS]|connections [OPTIONS]" >&2; exit 2 ;;
+  *) echo "usage: scripts/notebooks.sh prepare|run|launch|book|spam-examples ANATOMY|lab-check [--no-stop] [NOTEBOOK...]|stress [OPTIONS]|connections [OPTIONS]" >&2; exit 2 ;;
 esac
