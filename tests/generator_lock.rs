@@ -5,6 +5,10 @@
 //! the test files and names any test that does not.
 use std::path::Path;
 
+#[path = "common/scratch.rs"]
+mod scratch;
+use scratch::TestDir;
+
 /// `(file, test name)` of every test that runs without the lock in a file that seeds.
 fn unlocked_tests(dir: &Path) -> Vec<(String, String)> {
     let mut found = Vec::new();
@@ -43,11 +47,9 @@ fn every_test_in_a_seeding_file_holds_the_generator() {
 #[test]
 fn a_test_without_the_lock_is_found() {
     // The check itself must be able to fail: a file that seeds, with one test that does not lock.
-    let dir = std::env::temp_dir().join(format!("generator-lock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("generator-lock");
     let file = "#[test]\nfn seeded() {\n    let _g = common::seed();\n}\n\n#[test]\nfn draws() {\n    let x = 1;\n}\n";
     std::fs::write(dir.join("sample.rs"), file).unwrap();
     let found = unlocked_tests(&dir);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(found, [("sample.rs".to_string(), "fn draws() {".to_string())]);
 }

@@ -17,6 +17,10 @@ pub mod notebook;
 pub mod probe;
 pub mod tape;
 
+#[cfg(test)]
+#[path = "../../../tests/common/scratch.rs"]
+pub(crate) mod test_dir;
+
 /// A check's verdict: its status, the message, and the named mistake when the check recognised one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checked {

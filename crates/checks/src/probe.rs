@@ -421,8 +421,7 @@ mod tests {
     #[test]
     fn the_private_tmp_is_clean_only_as_the_sandbox_made_it() {
         use std::os::unix::fs::PermissionsExt;
-        let tmp = std::env::temp_dir().join(format!("anatomy-probe-tmp-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
+        let tmp = crate::test_dir::TestDir::new("checks-probe-tmp");
         std::fs::create_dir_all(tmp.join("clone/target/exercise-grader/run-1/u000")).unwrap();
         std::fs::create_dir_all(tmp.join("clone/.deps/libtorch")).unwrap();
         let made = tmp_state(&tmp);
@@ -448,7 +447,6 @@ mod tests {
             std::fs::create_dir_all(tmp.join(format!("many/{i}"))).unwrap();
         }
         assert_eq!(tmp_state(&tmp), None, "past 256 entries");
-        std::fs::remove_dir_all(&tmp).unwrap();
     }
 
     /// In a forked child (only system calls between fork and exit): the program lets it signal itself, and

@@ -261,8 +261,7 @@ mod tests {
     /// A failure after some files are written undoes them: here the declaration, a link, is refused last.
     #[test]
     fn a_failed_write_leaves_the_project_as_it_was() {
-        let root = std::env::temp_dir().join(format!("anatomy-scaffold-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = crate::test_dir::TestDir::new("course-scaffold");
         let project = crate::project_root();
         let (declaration, module) = (root.join(DECLARATION), toy().check_module(&root));
         for (from, to) in
@@ -281,7 +280,6 @@ mod tests {
         assert!(refused.ends_with("is a symbolic link: name a new file or a regular file to replace"), "{refused}");
         assert_eq!((before(&declaration), before(&module)), (declared, checks));
         assert!(toy().files(&root).iter().all(|(p, _)| !p.exists()), "a new file is left");
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -102,12 +102,10 @@ fn partial_name(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_dir::TestDir;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("anatomy-write-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> TestDir {
+        TestDir::new(&format!("write-{name}"))
     }
 
     fn names(dir: &Path) -> Vec<String> {
@@ -125,7 +123,6 @@ mod tests {
         write_whole(&path, "two").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         assert_eq!(names(&dir), ["grades.csv"]);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -153,7 +150,6 @@ mod tests {
         // The next call takes another partial name and writes the report.
         write_whole(&other, "report").unwrap();
         assert_eq!(std::fs::read_to_string(&other).unwrap(), "report");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -166,7 +162,6 @@ mod tests {
         drop(partial);
         assert_eq!(names(&dir), ["autograder.zip"]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "the last one");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -180,7 +175,6 @@ mod tests {
         std::fs::write(path.join("kept"), "").unwrap();
         assert_eq!(partial.finish().unwrap_err().to_string(), format!("cannot write {}", path.display()));
         assert_eq!(names(&dir), ["report"]);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -194,6 +188,5 @@ mod tests {
         let refused = write_whole(&dir, "x").unwrap_err().to_string();
         assert!(refused.ends_with("is a folder: name a new file or a regular file to replace"), "{refused}");
         assert!(names(&dir).is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

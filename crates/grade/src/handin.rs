@@ -284,7 +284,7 @@ mod tests {
 
     #[test]
     fn links_fifos_folders_and_large_files_are_refused_and_regular_files_read() {
-        let dir = std::env::temp_dir().join(format!("handin-{}", std::process::id()));
+        let dir = crate::test_dir::TestDir::new("grade-handin");
         let student = dir.join("ada");
         std::fs::create_dir_all(student.join("exercises")).unwrap();
         std::fs::write(dir.join("secret.txt"), "SECRET").unwrap();
@@ -309,7 +309,6 @@ mod tests {
         std::os::unix::fs::symlink(student.join("exercises"), bob.join("exercises")).unwrap();
         assert_eq!(find(&bob, "layer_norm"), Some(bob.join("exercises")));
         assert!(read(&bob.join("exercises")).unwrap_err().contains("is a symbolic link"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The homework's solution cell as base code: as released, and, in an instructors' copy, as solved,

@@ -16,3 +16,7 @@ pub mod points;
 pub mod progress;
 pub mod sandbox;
 pub mod watch;
+
+#[cfg(test)]
+#[path = "../../../tests/common/scratch.rs"]
+pub(crate) mod test_dir;

@@ -1,7 +1,7 @@
 //! The gradebook's own tests: the roster, runs and what counts, overrides, extensions, history and
 //! exports on made-up runs, and the promises of a database — two gradings at once, a grading killed while
 //! it writes, a full disk, a damaged, foreign or newer file, an older schema migrated forward.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anatomy_course::Status;
 use anatomy_grade::points::{Assignment, CourseFile};
@@ -9,6 +9,7 @@ use anatomy_intake::roster;
 
 use crate::export::{ExportRequest, Exported, Format, MoodleId};
 use crate::runs::{GradeCell, Run};
+use crate::test_dir::TestDir;
 use crate::*;
 
 mod hostile;
@@ -21,11 +22,9 @@ pub(crate) fn export(book: &Gradebook, course: &CourseFile, format: Format, one:
     book.export(course, ExportRequest { format, assignment: assignment.as_ref(), identify, unlimited_grades: false })
 }
 
-pub(crate) fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("anatomy-gradebook-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// The test's own folder `anatomy-…-gradebook-{name}`, removed when the test ends, passed or failed.
+pub(crate) fn scratch(name: &str) -> TestDir {
+    TestDir::new(&format!("gradebook-{name}"))
 }
 
 /// A course of two assignments, `attention` (due 1 December) and `decoder` (no due date).
@@ -124,7 +123,6 @@ fn a_roster_is_imported_by_platform_id_and_importing_again_never_makes_one_stude
         exported.warnings,
         ["left out, since Canvas's export does not list them and their ids are not Canvas's: 104, eve, ghopper"]
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -180,7 +178,6 @@ fn the_latest_run_counts_unless_an_override_stands_and_the_history_says_how_each
     let latest = book.latest_cells("attention").unwrap();
     let sha = latest[&(ada.key, "attention_head".to_string())].source.clone().unwrap();
     assert_eq!(book.source(&sha).unwrap(), b"pub fn attention_head() { /* ada */ }");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -206,7 +203,6 @@ fn an_extension_is_a_due_date_of_ones_own_with_a_reason_and_needs_a_due_date_to_
         history[0].line().split("  ").nth(1),
         Some("extension of attention to 2026-12-04T23:59:00Z, by lecturer: illness (note on file)")
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -281,7 +277,6 @@ fn every_export_puts_each_row_on_its_student_by_the_platforms_ids_and_runs_no_fo
     let ada = by_id(&ours, 0, "ada");
     assert_eq!((ada[6].as_str(), ada[7].as_str(), ada[8].as_str()), ("5", "0", "5"));
     assert!(ada[9].contains("attention_head: unbiased_variance"), "{ada:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -333,7 +328,6 @@ fn text_that_names_two_students_is_refused_and_a_field_picks_one() {
         moodle.warnings
     );
     assert!(moodle.warnings[0].ends_with(": carol"), "{:?}", moodle.warnings);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -378,7 +372,6 @@ fn a_canvas_download_keeps_each_files_last_hand_in_and_says_who_canvas_marked_la
     );
     let header = r#""Student","ID","SIS User ID","SIS Login ID","Section","attention (501)","decoder""#;
     assert!(exported.text.starts_with(&format!("{header}\n")), "{}", exported.text);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -410,7 +403,6 @@ fn two_gradings_at_once_both_land_whole() {
     };
     assert_eq!(counts.len(), 50, "every run of both gradings");
     assert!(counts.iter().all(|&n| n == 200), "each whole: {counts:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Not a test on its own: the writer the kill test starts in a process of its own (by this test's name,
@@ -464,7 +456,6 @@ fn a_grading_killed_while_it_writes_leaves_every_run_whole_or_absent() {
         assert!(!runs.is_empty(), "the writer said it recorded a run");
         assert!(runs.iter().all(|&(_, n)| n == 1000), "a run cut short: {runs:?}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -490,7 +481,6 @@ fn a_full_disk_fails_the_change_and_keeps_what_was_there() {
     assert_eq!(check, "ok");
     book.conn().pragma_update(None, "max_page_count", 1_073_741_823).unwrap();
     assert_eq!(book.record(&big).unwrap(), 2, "once there is room, the same run lands");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -527,7 +517,6 @@ fn a_damaged_foreign_or_newer_file_is_refused_with_what_to_do() {
     bytes[2 * 4096..3 * 4096].fill(0xa5);
     std::fs::write(&damaged, bytes).unwrap();
     assert!(open(&damaged).contains("is damaged: restore it from a copy"), "{}", open(&damaged));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -550,7 +539,6 @@ fn an_older_schema_is_migrated_forward_and_keeps_its_rows() {
         .unwrap();
     assert_eq!(index, 1);
     assert_eq!(book.student("ada").unwrap().name, "Ada");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Issue 64's names, each as every export must hold it (read back, its quotes undone), and an honest one.
@@ -680,5 +668,4 @@ fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -12,6 +12,10 @@ use anatomy_gradebook::{Gradebook, FILE_NAME};
 use anatomy_report::sheet::{points, Csv, CsvCell};
 use anyhow::Result;
 
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+use scratch::TestDir;
+
 /// Blackboard's Grade Center upload, by the students' usernames (the roster's logins).
 struct Blackboard;
 
@@ -33,9 +37,7 @@ impl Writer for Blackboard {
 
 #[test]
 fn a_format_of_ones_own_exports_through_the_gradebook_with_its_keys_and_its_columns() {
-    let dir = std::env::temp_dir().join(format!("anatomy-gradebook-format-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("gradebook-format");
     let exercise = &EXERCISES[0];
     std::fs::write(dir.join("course.toml"), format!("[assignments.hw1]\nexercises = [{:?}]\n", exercise.name)).unwrap();
     let course = anatomy_gradebook::export::load_course(&dir.join("course.toml")).unwrap();
@@ -82,5 +84,4 @@ fn a_format_of_ones_own_exports_through_the_gradebook_with_its_keys_and_its_colu
             "no grade to send, so left out (an empty cell would clear a grade the platform holds): ng"
         ]
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

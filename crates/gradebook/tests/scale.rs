@@ -10,13 +10,15 @@ use anatomy_gradebook::export::{ExportRequest, Format, MoodleId};
 use anatomy_gradebook::runs::{GradeCell, Run};
 use anatomy_gradebook::{Gradebook, FILE_NAME};
 
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+use scratch::TestDir;
+
 const STUDENTS: usize = 1000;
 
 #[test]
 fn a_term_of_a_thousand_students_and_ten_assignments() {
-    let dir = std::env::temp_dir().join(format!("anatomy-gradebook-scale-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("gradebook-scale");
     // Ten assignments: every exercise in course order, as evenly as they divide (the first hold one more).
     let mut toml = String::new();
     let mut at = 0;
@@ -123,5 +125,4 @@ fn a_term_of_a_thousand_students_and_ten_assignments() {
         exports.iter().map(|(n, t)| format!("{n} {:.2} s", t.as_secs_f64())).collect::<Vec<_>>().join(", "),
         size >> 20
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -74,9 +74,7 @@ mod tests {
 
     #[test]
     fn a_file_past_its_limit_is_refused_before_it_is_read_and_so_is_anything_but_a_regular_file() {
-        let dir = std::env::temp_dir().join(format!("anatomy-intake-files-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_dir::TestDir::new("intake-files");
         let big = dir.join("big.json");
         // Sparse: 2 GiB that cost no disk, and would cost 2 GiB of memory if read.
         std::fs::File::create(&big).unwrap().set_len(2 << 30).unwrap();
@@ -108,6 +106,5 @@ mod tests {
             [size(12), size(256 << 10), size(64 << 20), size(1 << 30)],
             ["12 bytes", "256 KiB", "64 MiB", "1 GiB"]
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -27,3 +27,7 @@ pub mod rules;
 pub mod similarity;
 pub mod tape;
 pub mod times;
+
+#[cfg(test)]
+#[path = "../../../tests/common/scratch.rs"]
+pub(crate) mod test_dir;

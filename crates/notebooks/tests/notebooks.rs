@@ -7,6 +7,10 @@ use anatomy_notebooks::{
     source_chapter, Cell, SETUP_CELL,
 };
 
+#[path = "../../../tests/common/scratch.rs"]
+mod scratch;
+use scratch::TestDir;
+
 /// The project's root, which holds chapters/ and notebooks/.
 fn project_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
@@ -136,8 +140,7 @@ fn solution_and_check_fences_become_nbgrader_cells_and_release_cuts_the_regions(
 /// function, between nbgrader's markers at the `todo!()`'s indentation; its release is the chapter again.
 #[test]
 fn the_instructors_version_fills_the_todo_from_the_reference_solution() {
-    let solutions = std::env::temp_dir().join(format!("anatomy-notebooks-solutions-{}", std::process::id()));
-    std::fs::create_dir_all(&solutions).unwrap();
+    let solutions = TestDir::new("notebooks-solutions");
     let reference = concat!(
         "//! Reference.\nuse tch::Tensor;\n\npub fn f(\n    x: i64,\n) -> i64 {\n    let y = x + 1;\n\n",
         "    if y > 2 {\n        y\n    } else {\n        0\n    }\n}\n\nfn g() {}\n"
@@ -171,7 +174,6 @@ fn the_instructors_version_fills_the_todo_from_the_reference_solution() {
     }
     std::fs::write(solutions.join("f.rs"), "pub fn other() {}\n").unwrap();
     assert!(source_chapter(chapter, &solutions).unwrap_err().to_string().contains("has no function `f`"));
-    std::fs::remove_dir_all(&solutions).unwrap();
 }
 
 /// The lines of function `name`'s body in a Rust file, trimmed: those after the line that opens it, to

@@ -214,7 +214,7 @@ mod tests {
     /// (the students') cannot make it, and writes nothing.
     #[test]
     fn the_instructors_version_puts_the_reference_solution_in_and_the_release_has_none_of_it() {
-        let root = std::env::temp_dir().join(format!("nbgrader-source-{}", std::process::id()));
+        let root = crate::helpers::scratch("nbgrader-source");
         for folder in ["chapters", "solutions"] {
             std::fs::create_dir_all(root.join(folder)).unwrap();
         }
@@ -244,7 +244,6 @@ mod tests {
         let error = format!("{:#}", source(&root, Some(root.join("out"))).unwrap_err());
         assert!(error.contains("cannot make the instructors' version of") && error.contains("cannot read"), "{error}");
         assert!(!root.join("out").exists(), "nothing is written");
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

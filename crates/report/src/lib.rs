@@ -10,6 +10,10 @@ pub mod sheet;
 pub mod report;
 pub mod similarity;
 
+#[cfg(test)]
+#[path = "../../../tests/common/scratch.rs"]
+pub(crate) mod test_dir;
+
 /// `n` things in words, one or many: "1 student", "2 students", "0 students".
 pub(crate) fn counted(n: usize, thing: &str) -> String {
     if n == 1 {

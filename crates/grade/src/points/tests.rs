@@ -28,8 +28,7 @@ fn a_day_begun_late_counts_whole_and_the_policy_keeps_its_share() {
 
 #[test]
 fn a_course_declares_its_assignments_or_has_one_of_every_exercise() {
-    let dir = std::env::temp_dir().join(format!("anatomy-course-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::test_dir::TestDir::new("grade-course-assignments");
     let load = |text: &str| {
         let file = dir.join("course.toml");
         std::fs::write(&file, text).unwrap();
@@ -88,14 +87,11 @@ fn a_course_declares_its_assignments_or_has_one_of_every_exercise() {
         let error = format!("{:#}", load(text).unwrap_err());
         assert!(error.contains(says), "{error}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn points_and_penalties_that_are_not_finite_negative_or_minus_zero_are_refused_naming_the_file() {
-    let dir = std::env::temp_dir().join(format!("anatomy-course-points-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::test_dir::TestDir::new("grade-course-points");
     let file = dir.join("course.toml");
     let load = |text: &str| {
         std::fs::write(&file, text).unwrap();
@@ -132,5 +128,4 @@ fn points_and_penalties_that_are_not_finite_negative_or_minus_zero_are_refused_n
              (exercises/course.toml is the example), a few kilobytes of TOML"
         )
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -80,7 +80,6 @@ fn a_trigger_that_rewrites_another_students_grade_is_refused_and_never_runs() {
         })
         .unwrap();
     assert_eq!(grace, 5.0);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -112,7 +111,6 @@ fn a_view_that_never_ends_is_refused_and_a_runaway_statement_is_stopped_in_one_l
         refusal(&path, err.into()).to_string(),
         format!("a statement on the gradebook {} ran far longer than any term asks and was stopped: restore it from a copy (a gradebook is one file; copy it to back it up), or ask whoever gave it for the file the grader wrote", path.display())
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -160,7 +158,6 @@ fn values_the_grader_never_writes_are_refused_naming_the_table_and_column() {
         "{open}"
     );
     assert!(open.contains("no table students"), "{open}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -181,7 +178,6 @@ fn a_sources_row_whose_bytes_are_not_its_hash_is_never_taken_as_the_graded_file(
     // Grading the same file again keeps the graded bytes under their hash, not the planted ones.
     book.record(&run(&book, "attention", &[("ada", "scaled_dot_product", Status::Passed, 5.0)])).unwrap();
     assert_eq!(book.source(&sha).unwrap(), b"pub fn scaled_dot_product() { /* ada */ }");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -214,7 +210,6 @@ fn points_that_are_not_finite_negative_or_minus_zero_are_refused_where_they_ente
     book.record(&bad).unwrap();
     let exported = export(&book, &course(&dir), Format::Moodle, Some("attention")).unwrap();
     assert!(!exported.text.contains("-0") && exported.text.contains(",5,\"5 of 10 points"), "{}", exported.text);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -240,7 +235,6 @@ fn a_due_date_moved_past_the_calendar_is_refused_in_one_line() {
     assert_eq!(rows(book.path()), before, "no extension was written");
     let due = book.extend(&grace, &attention(&course), None, Some(1), "illness", "lecturer").unwrap();
     assert_eq!(anatomy_grade::points::format_time(due), "9999-12-31T23:59:00Z", "the last day still fits");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -282,7 +276,6 @@ fn an_identifier_two_students_share_is_left_out_of_a_platforms_file_and_named() 
     let exported = export(&book, &course, Format::Canvas, Some("attention")).unwrap();
     assert!(exported.warnings.contains(&"left out, since more than one student has the Canvas ID \"101\" (the platform's import would give each of their rows to one user): give each their own in the roster and import it again: ada, ada2".to_string()), "{:?}", exported.warnings);
     assert!(!exported.text.contains("\"101\"") && !exported.text.contains("\"0101\""), "{}", exported.text);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -332,5 +325,4 @@ fn a_write_cut_off_before_its_commit_is_never_read_as_committed() {
     let book = Gradebook::open(&copy).unwrap();
     assert_eq!(book.student("ada").unwrap().name, "Lovelace, Ada");
     assert_eq!(book.runs().unwrap(), 1);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

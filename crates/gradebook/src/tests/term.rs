@@ -106,7 +106,6 @@ fn canvas_s_own_export_is_read_whole_and_its_test_student_kept_apart_said_once()
         );
         assert!(!exported.text.contains("48999") && exported.text.contains(&ada.sis_id), "{}", exported.text);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -132,7 +131,6 @@ fn a_student_who_chose_the_name_test_student_but_has_an_sis_id_or_a_login_of_the
     let enrolled = text.replace(",48999,,", ",48999,S-48999,");
     book.import_roster(&roster::read(enrolled.as_bytes()).unwrap()).unwrap();
     assert!(book.test_students().unwrap().is_empty() && book.student("S-48999").is_ok());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The made-up class (`super::book`) and its course's assignment `attention`, due 1 December.
@@ -176,7 +174,6 @@ fn an_extended_student_s_late_mark_is_listed_apart_with_the_hand_in_time_to_chec
     // Without the assignment, the marks are listed as they are, and the command says what would count them.
     let unapplied = book.match_hand_ins(&class, None).unwrap();
     assert_eq!(unapplied.marked_late, ["ada", "eve", "grace"]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -245,7 +242,6 @@ fn a_late_penalty_keeps_the_policy_s_share_of_a_whole_assignment_and_none_reads_
         .unwrap()
         .line()
         .ends_with("late penalty on attention withdrawn by lecturer: settled"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -309,7 +305,6 @@ fn an_extension_given_after_the_grading_counts_at_once_from_the_hand_in_time_the
         (grace.total(), grace.late_days(), grace.row(Some("2026-12-01T23:59:00Z")).unwrap().extension),
         (Some(10.0), Some(0), None)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -341,7 +336,6 @@ fn a_late_penalty_that_cannot_be_counted_is_refused_in_one_line_that_names_the_f
         .unwrap_err()
         .to_string();
     assert!(error.starts_with("the course file has no late policy: add a [late] table"), "{error}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -405,7 +399,6 @@ fn canvas_s_import_fills_its_own_columns_by_id_and_clears_no_grade_it_holds() {
     book.import_roster(&renamed).unwrap();
     let warned = export(&book, &course, Format::Canvas, Some("encoder")).unwrap().warnings;
     assert!(warned.iter().any(|w| w.starts_with("Canvas's export has 2 columns titled \"Encoder\"")), "{warned:?}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The Moodle course our exports go back to, with a grade and feedback entered in Moodle for each of
@@ -479,7 +472,6 @@ fn moodle_s_import_maps_the_one_identifier_chosen_lands_every_grade_and_clears_n
     assert_eq!(later.grades[&(3, 7)], Some(5.0), "the second row's grade went to Eve");
     let cleared = moodle_import(&moodle_course(item), &rows("\"S-104\",\n")).unwrap();
     assert_eq!(cleared.grades[&(4, 7)], None);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -542,7 +534,6 @@ fn moodle_gets_no_grade_above_its_limit_and_no_identifier_the_rule_against_formu
     let imported = moodle_import(&site(Some(10_000.0)), &exported.text).unwrap();
     assert_eq!(imported.grades, [((1, 7), Some(most))].into());
     assert!(moodle_import(&site(None), "\"ID number\",\"exercises (Real)\"\n\"'-42\",5\n").is_err(), "no such user");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -575,7 +566,6 @@ fn a_moodle_grade_item_the_rule_against_formulas_would_change_is_refused_with_th
     let user = MoodleUser { id: 1, username: "ada".into(), idnumber: "S-1".into(), email: String::new() };
     let unmapped = MoodleCourse { users: vec![user], items: vec![(7, "Quiz, -part".into())], ..Default::default() };
     assert!(moodle_import(&unmapped, guarded).unwrap().grades.is_empty(), "no column mapped to the item");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -631,7 +621,6 @@ fn a_gradebook_is_read_without_a_write_on_a_read_only_share_and_an_older_one_rea
     let written = Gradebook::open(&old).unwrap();
     assert_eq!(version(&old), schema::newest());
     assert_eq!(written.student("S-1").unwrap().label, "ada");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -677,5 +666,4 @@ fn the_gradebook_is_kept_beside_a_course_file_of_ones_own_else_in_the_data_folde
         "{said}"
     );
     assert!(!at.import(&canvas_roster()).unwrap().starts_with("a new gradebook"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -133,9 +133,7 @@ fn an_unbalanced_quote_is_refused_at_the_line_it_opens_never_swallowing_the_stud
 
 #[test]
 fn a_roster_file_is_read_within_its_limit_and_every_refusal_names_it() {
-    let dir = std::env::temp_dir().join(format!("anatomy-intake-roster-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::test_dir::TestDir::new("intake-roster");
     let file = dir.join("class.csv");
     std::fs::write(&file, "name,id,login\nAda,1,ada\n\"Bob,2,bob\nCarl,3,carl\n").unwrap();
     assert_eq!(
@@ -163,5 +161,4 @@ fn a_roster_file_is_read_within_its_limit_and_every_refusal_names_it() {
     );
     std::fs::write(&file, "name,id\nAda,1\n").unwrap();
     assert_eq!(read_file(&file).unwrap().students.len(), 1);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

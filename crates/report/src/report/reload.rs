@@ -193,8 +193,7 @@ mod tests {
 
     #[test]
     fn a_report_remade_from_dated_grades_needs_the_course_files_late_policy() {
-        let dir = std::env::temp_dir().join(format!("anatomy-report-remake-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_dir::TestDir::new("report-remake");
         let grades = dir.join("grades.jsonl");
         let (_, course, rows) = class();
         std::fs::write(&grades, saved(&Tier::None, anatomy_intake::times::parse_time("2026-03-01T12:00:00Z")).1)
@@ -217,14 +216,11 @@ mod tests {
         assert!(dir.join("out/index.html").is_file() && dir.join("out/feedback/ada.md").is_file());
         let missing = remake(&dir.join("none.jsonl"), &dir.join("out"), &late, None).err().unwrap().to_string();
         assert!(missing.starts_with("cannot read ") && missing.ends_with("give the JSON lines of `grade --json`"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_file_of_grading_lines_past_its_limit_is_refused_before_it_is_read_and_nothing_is_written() {
-        let dir = std::env::temp_dir().join(format!("anatomy-report-large-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_dir::TestDir::new("report-large");
         let grades = dir.join("grades.jsonl");
         // Sparse: 1 GiB that costs no disk.
         std::fs::File::create(&grades).unwrap().set_len(1 << 30).unwrap();
@@ -238,6 +234,5 @@ mod tests {
             )
         );
         assert!(!dir.join("out").exists(), "nothing written");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -320,7 +320,7 @@ fn the_summary_reads_back_from_its_json_and_an_older_one_without_extensions_stil
 #[test]
 fn writing_the_report_leaves_its_three_kinds_of_file_whole_and_nothing_partial() {
     let (chosen, course, rows) = class();
-    let dir = std::env::temp_dir().join(format!("anatomy-report-unit-{}", std::process::id()));
+    let dir = crate::test_dir::TestDir::new("report-write");
     let sheet = plain_sheet(&chosen, &course);
     let summary = super::write(&dir, &sheet, &rows, None).unwrap();
     let saved: Summary = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
@@ -335,5 +335,4 @@ fn writing_the_report_leaves_its_three_kinds_of_file_whole_and_nothing_partial()
         .collect();
     names.sort();
     assert_eq!(names, ["<script>alert(1)<_script>.md", "ada.md", "bob.md", "d e#?.md"]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
