@@ -12,6 +12,9 @@
 
 #[cfg(test)]
 mod agreement;
+#[cfg(test)]
+#[path = "../../../tests/common/scratch.rs"]
+pub(crate) mod test_dir;
 pub mod classroom;
 pub mod gradescope;
 pub mod handout;
@@ -306,34 +309,8 @@ mod helpers {
     use anatomy_grade::sandbox::Tier;
 
     /// A test's own folder, new and empty, removed when the test ends, whether it passed or failed.
-    pub(crate) struct TestDir(PathBuf);
-
-    impl std::ops::Deref for TestDir {
-        type Target = Path;
-
-        fn deref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl AsRef<Path> for TestDir {
-        fn as_ref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TestDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    /// The folder `anatomy-platforms-{name}-{process}`, new and empty.
-    pub(crate) fn scratch(name: &str) -> TestDir {
-        let dir = std::env::temp_dir().join(format!("anatomy-platforms-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TestDir(dir)
+    pub(crate) fn scratch(name: &str) -> crate::test_dir::TestDir {
+        crate::test_dir::TestDir::new(&format!("platforms-{name}"))
     }
 
     #[test]
