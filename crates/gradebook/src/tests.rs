@@ -11,7 +11,10 @@ use crate::export::{ExportRequest, Exported, Format, MoodleId};
 use crate::runs::{GradeCell, Run};
 use crate::test_dir::TestDir;
 use crate::*;
+use csv_read_back::read_back;
 
+#[path = "../../../tests/common/csv_read_back.rs"]
+mod csv_read_back;
 mod hostile;
 mod term;
 
@@ -550,70 +553,6 @@ const HOSTILE: [(&str, &str); 6] = [
     ("=1+2", "'=1+2"),
     ("Núñez, José", "Núñez, José"),
 ];
-
-/// The records of a CSV as written: each field's text (its quotes undone) and whether it was quoted.
-fn raw_records(text: &str) -> Vec<Vec<(String, bool)>> {
-    let (mut records, mut record, mut field, mut quoted) = (Vec::new(), Vec::new(), String::new(), false);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if field.is_empty() && !quoted => {
-                quoted = true;
-                loop {
-                    match chars.next().expect("a closing quote") {
-                        '"' if chars.peek() == Some(&'"') => field.push(chars.next().unwrap()),
-                        '"' => break,
-                        c => field.push(c),
-                    }
-                }
-            }
-            ',' | '\n' => {
-                record.push((std::mem::take(&mut field), std::mem::replace(&mut quoted, false)));
-                if c == '\n' {
-                    records.push(std::mem::take(&mut record));
-                }
-            }
-            c => {
-                assert!(!quoted, "{c:?} after a closing quote in {text}");
-                field.push(c);
-            }
-        }
-    }
-    assert!(record.is_empty() && field.is_empty(), "the last record has no end: {text}");
-    records
-}
-
-/// An export as every reader sees it, returned as the `csv` crate reads it: the same records as written,
-/// each of as many cells as the header; every text cell quoted, every cell of a `numbers` column (below
-/// the header, Canvas's `Points Possible` too) bare and a number or empty; and no piece of the file, cut at every `,`, `;`, tab and
-/// line break as a spreadsheet that ignores quotes would cut it, that starts with a formula's character.
-fn read_back(text: &str, numbers: &[usize]) -> Vec<Vec<String>> {
-    let read: Vec<Vec<String>> = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(text.as_bytes())
-        .records()
-        .map(|r| r.unwrap().iter().map(String::from).collect())
-        .collect();
-    let raw = raw_records(text);
-    assert_eq!(raw.len(), read.len(), "{text}");
-    let header_len = raw.first().map_or(0, Vec::len);
-    for (n, (raw, read)) in raw.iter().zip(&read).enumerate() {
-        assert_eq!((read.len(), raw.len()), (header_len, header_len), "record {n} of {text}");
-        for (i, (field, quoted)) in raw.iter().enumerate() {
-            assert_eq!(field, &read[i], "record {n} of {text}");
-            if n > 0 && numbers.contains(&i) {
-                assert!(!quoted && (field.is_empty() || field.parse::<f64>().is_ok()), "not a number: {field:?}");
-            } else {
-                assert!(*quoted || field.is_empty(), "a text cell not quoted: {field:?} in {text}");
-            }
-        }
-    }
-    for piece in text.split([',', ';', '\t', '\r', '\n']) {
-        let shown = piece.trim_start_matches(|c: char| c.is_whitespace() || c == '"');
-        assert!(!shown.starts_with(['=', '+', '-', '@']), "a formula: {piece:?} in {text}");
-    }
-    read
-}
 
 #[test]
 fn every_export_quotes_each_text_cell_and_no_piece_of_one_is_a_formula() {
