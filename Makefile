@@ -80,9 +80,11 @@ test-pages:
 # build: the tests then compile no dependency again), so that the pages lane's notebooks need no cargo of
 # their own, which waited for cargo's lock on the build folder while the cargo lane worked (236 s of a
 # fresh `make test`).
+# A failure of either step is printed and the tests still run (they show it again, with the others).
 test-cargo:
-	$(CARGO) build --package anatomy-cli --bin anatomy
-	scripts/notebooks.sh spam-examples "$${CARGO_TARGET_DIR:-target}/debug/anatomy"
+	-$(CARGO) build --package anatomy-cli --bin anatomy
+	-scripts/notebooks.sh spam-examples "$$($(CARGO) metadata --format-version 1 --no-deps | \
+	  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/anatomy"
 	$(CARGO) test --workspace --no-fail-fast -- --skip whole_machine::
 
 # On a machine with an NVIDIA GPU (it fails at once, saying so, elsewhere): the modules, the tour, encode,

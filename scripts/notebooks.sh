@@ -168,7 +168,6 @@ if [[ ${1:-run} != prepare ]]; then
   kernel_spec
 fi
 
-
 jupyterlab() {
   if [[ ! -f $venv/.complete-jupyterlab4.6.6 ]]; then
     say "installing JupyterLab 4.6.6 into $venv"

@@ -280,20 +280,29 @@ fn no_library_re_exports_another_crates_names() {
     assert!(found.is_empty(), "import it from the crate that defines it instead:\n{}", found.join("\n"));
 }
 
-/// The two readers must see what they look for: a public type inside an inline module, not a test
-/// module's or a private one; a `pub(crate) use` of a workspace crate, not one of another crate or a
-/// private one.
+/// The two readers must see what they look for: a public type inside an inline module (one under
+/// `cfg(not(test))` too), not a test module's or a private one; a `pub(crate) use` of a workspace crate's
+/// names, the crate under another name, a group holding one, a `pub extern crate`, not one of another crate
+/// or a private one.
 #[test]
 fn the_name_readers_find_public_types_and_re_exports_and_nothing_else() {
     let file: syn::File = syn::parse_str(
         "pub struct A; struct B; pub(crate) enum C {} pub mod m { pub trait D {} }\n\
-         #[cfg(test)] mod tests { pub struct E; }\n\
+         #[cfg(test)] mod tests { pub struct E; } #[cfg(not(test))] mod real { pub struct F; }\n\
          pub(crate) use anatomy_course::{find, Status}; pub use transformer_anatomy::Tokenizer;\n\
+         pub use anatomy_grade as grade; pub use {std::fs, anatomy_intake::rules}; pub extern crate anatomy_report;\n\
          use anatomy_intake::rules; pub use std::path::Path; pub use self::m::D;",
     )
     .unwrap();
-    assert_eq!(names::public_types(&file.items), ["A", "D"]);
-    assert_eq!(names::reexports(&file.items), ["anatomy_course::{find,Status}", "transformer_anatomy::Tokenizer"]);
+    assert_eq!(names::public_types(&file.items), ["A", "D", "F"]);
+    let found = [
+        "anatomy_course::{find,Status}",
+        "transformer_anatomy::Tokenizer",
+        "anatomy_gradeasgrade",
+        "{std::fs,anatomy_intake::rules}",
+        "extern crate anatomy_report",
+    ];
+    assert_eq!(names::reexports(&file.items), found);
 }
 
 /// The stages a hand-in passes through, in order (ARCHITECTURE.md, "Invariants"), each crate depending only

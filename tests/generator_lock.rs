@@ -5,9 +5,9 @@
 //! the test files and names any test that does not.
 use std::path::Path;
 
-#[path = "common/scratch.rs"]
-mod scratch;
-use scratch::TestDir;
+#[path = "common/test_dir.rs"]
+mod test_dir;
+use test_dir::TestDir;
 
 /// `(file, test name)` of every test that runs without the lock in a file that seeds.
 fn unlocked_tests(dir: &Path) -> Vec<(String, String)> {

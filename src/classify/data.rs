@@ -195,7 +195,9 @@ pub fn write_examples(path: &Path, examples: &[Example]) -> Result<()> {
         text += &serde_json::to_string(e)?;
         text.push('\n');
     }
-    let partial = path.with_extension("jsonl.partial");
+    // Named by the process, so that two preparations at once (`make test`'s two lanes, in a race) each
+    // write their own and the second rename puts the same bytes in place.
+    let partial = path.with_extension(format!("jsonl.partial-{}", std::process::id()));
     std::fs::write(&partial, text).with_context(|| format!("cannot write {}", partial.display()))?;
     std::fs::rename(&partial, path).with_context(|| format!("cannot write {}", path.display()))
 }

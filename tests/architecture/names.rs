@@ -7,10 +7,13 @@ fn workspace_crate(first: &str) -> bool {
     first == "transformer_anatomy" || first.starts_with("anatomy_")
 }
 
-/// Whether a module is left out: `#[cfg(test)]` modules hold tests' own helper types.
+/// Whether a module is left out: `#[cfg(test)]` modules hold tests' own helper types (only that exact
+/// condition: `cfg(not(test))` or a feature whose name holds "test" is code like any other).
 fn is_test_module(m: &syn::ItemMod) -> bool {
-    let text = |meta: &syn::Meta| quote::ToTokens::to_token_stream(meta).to_string();
-    m.attrs.iter().any(|a| a.path().is_ident("cfg") && text(&a.meta).contains("test"))
+    m.attrs.iter().any(|a| match &a.meta {
+        syn::Meta::List(list) => list.path.is_ident("cfg") && list.tokens.to_string() == "test",
+        _ => false,
+    })
 }
 
 /// The structs, enums, traits and type aliases declared `pub` in these items (and in their inline modules
@@ -36,18 +39,32 @@ pub fn public_types(items: &[Item]) -> Vec<String> {
     names
 }
 
-/// The `pub` or `pub(…)` imports in these items whose path starts with a crate of this workspace (a name
-/// that crate defines, offered again under this one), written as paths.
+/// Whether an import tree starts with a crate of this workspace: `anatomy_course::find`, the crate itself
+/// (`anatomy_course`, `anatomy_grade as grade`), or any of a group (`{anatomy_course::find, std::fs}`).
+fn from_workspace(tree: &UseTree) -> bool {
+    match tree {
+        UseTree::Path(p) => workspace_crate(&p.ident.to_string()),
+        UseTree::Name(n) => workspace_crate(&n.ident.to_string()),
+        UseTree::Rename(r) => workspace_crate(&r.ident.to_string()),
+        UseTree::Group(g) => g.items.iter().any(from_workspace),
+        UseTree::Glob(_) => false,
+    }
+}
+
+/// The `pub` or `pub(…)` imports (and `pub extern crate`s) in these items that offer a crate of this
+/// workspace, or a name it defines, again under this one, written as paths.
 pub fn reexports(items: &[Item]) -> Vec<String> {
     let mut found = Vec::new();
+    let text = |tokens: &dyn quote::ToTokens| tokens.to_token_stream().to_string().replace(' ', "");
     for item in items {
         match item {
-            Item::Use(u) if !matches!(u.vis, Visibility::Inherited) => {
-                if let UseTree::Path(p) = &u.tree {
-                    if workspace_crate(&p.ident.to_string()) {
-                        found.push(quote::ToTokens::to_token_stream(&u.tree).to_string().replace(' ', ""));
-                    }
-                }
+            Item::Use(u) if !matches!(u.vis, Visibility::Inherited) && from_workspace(&u.tree) => {
+                found.push(text(&u.tree));
+            }
+            Item::ExternCrate(e)
+                if !matches!(e.vis, Visibility::Inherited) && workspace_crate(&e.ident.to_string()) =>
+            {
+                found.push(format!("extern crate {}", e.ident));
             }
             Item::Mod(m) if !is_test_module(m) => {
                 found.extend(m.content.as_ref().map(|(_, items)| reexports(items)).unwrap_or_default());

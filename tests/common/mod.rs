@@ -1,10 +1,10 @@
 //! Helpers shared by the test files (one file per chapter section).
 #![allow(dead_code)]
 pub mod html;
-pub mod scratch;
+pub mod test_dir;
 
 #[allow(unused_imports)] // not every test file makes folders
-pub use scratch::TestDir;
+pub use test_dir::TestDir;
 
 use tch::{Kind, Tensor};
 use transformer_anatomy::{model_dir::resolve_model_dir, Tokenizer};

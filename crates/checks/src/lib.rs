@@ -18,7 +18,7 @@ pub mod probe;
 pub mod tape;
 
 #[cfg(test)]
-#[path = "../../../tests/common/scratch.rs"]
+#[path = "../../../tests/common/test_dir.rs"]
 pub(crate) mod test_dir;
 
 /// A check's verdict: its status, the message, and the named mistake when the check recognised one.

@@ -10,8 +10,8 @@
 
 #[path = "../../../tests/common/class.rs"]
 mod class;
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 #[path = "../../../tests/common/schema.rs"]
 mod schema;
 
@@ -22,8 +22,8 @@ use anatomy_course::project_root;
 use anatomy_course::{find, EXERCISES};
 use class::{full_marks, hand_in_solutions};
 use schema::{schema, schema_of, violations};
-use scratch::TestDir;
 use serde_json::Value;
+use test_dir::TestDir;
 
 /// The grader started as a platform starts it: in `folder`, outside the checkout, and without the LIBTORCH
 /// that `cargo test` exported from the checkout's `.cargo/config.toml` (a platform's harness has no such

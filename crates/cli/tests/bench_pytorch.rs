@@ -5,9 +5,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
-use scratch::TestDir;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
+use test_dir::TestDir;
 
 /// One bench at a time: a bench's times mean something only when nothing else runs. Plain `cargo test`
 /// runs this file's tests side by side, and a second bench on the 2 cores turned our cache's win (1.4–1.5×

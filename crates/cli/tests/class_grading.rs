@@ -15,8 +15,8 @@
 
 #[path = "../../../tests/common/class.rs"]
 mod class;
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -28,8 +28,8 @@ use anatomy_grade::sandbox::{self, SandboxChoice};
 use class::{
     command, grade_with_report, hand_in_solutions, json_lines, report_agrees, report_made_again_the_same, run, Counted,
 };
-use scratch::TestDir;
 use serde_json::Value;
+use test_dir::TestDir;
 
 /// cy's `causal_mask.rs`: the stub's functions, with a type error on line 3.
 const CY_CAUSAL_MASK: &str = "use tch::{Device, Tensor};\npub fn causal_mask(n: i64, device: Device) -> Tensor {\n    \

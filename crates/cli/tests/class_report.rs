@@ -9,8 +9,8 @@
 
 #[path = "../../../tests/common/class.rs"]
 mod class;
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,7 +20,7 @@ use class::{
     anatomy, counted_in, grade_with_report, hand_in_solutions, json_lines, report_agrees, report_made_again_the_same,
     Counted,
 };
-use scratch::TestDir;
+use test_dir::TestDir;
 
 const EXERCISES: [&str; 3] = ["layer_norm", "causal_mask", "mean_pooling"];
 

@@ -1,13 +1,13 @@
 //! Chapter 12's data through the binary: `anatomy classify prepare` on the corpus `make setup` fetched —
 //! the counts pinned, copies dropped before the split, the split seeded, stratified and disjoint.
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use std::collections::{BTreeMap, HashSet};
 use std::process::Command;
 
-use scratch::TestDir;
 use serde_json::Value;
+use test_dir::TestDir;
 use transformer_anatomy::classify::data::{data_dir, read_examples, Part};
 use transformer_anatomy::classify::frozen::{HeadConfig, TrainedHead};
 

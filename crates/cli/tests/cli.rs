@@ -1,9 +1,9 @@
 //! The `anatomy` command as a user runs it: output, JSON, and one-line errors for bad input.
 use std::process::{Command, Output};
 
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
-use scratch::TestDir;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
+use test_dir::TestDir;
 
 fn anatomy(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_anatomy")).args(args).output().expect("the anatomy binary runs")

@@ -8,8 +8,8 @@
 //! They need `solutions/`: in a student's copy (without it) this file compiles to nothing.
 #![cfg(anatomy_solutions)]
 
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use anatomy_course::project_root;
 use anatomy_course::{find, Status, EXERCISES};
 use anatomy_grade::grading::{grade, stub_file, Submission};
-use scratch::TestDir;
+use test_dir::TestDir;
 
 /// A folder of this test's own, removed when it ends.
 fn scratch(name: &str) -> TestDir {

@@ -21,8 +21,8 @@ mod class;
 mod canvas_course;
 #[path = "../../gradebook/tests/platforms/importers.rs"]
 mod importers;
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,7 +31,7 @@ use anatomy_course::project_root;
 use canvas_course::canvas_course;
 use class::{anatomy, full_marks};
 use importers::*;
-use scratch::TestDir;
+use test_dir::TestDir;
 
 const COURSE: &str = "[late]\npenalty_per_day = 0.1\nmax_days = 5\n\n\
     [assignments.encoder]\nexercises = [\"scaled_dot_product\", \"attention_head\"]\ndue = \"2026-12-01T23:59:00Z\"\n\

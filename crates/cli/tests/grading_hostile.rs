@@ -12,8 +12,8 @@
 
 #[path = "../../../tests/common/class.rs"]
 mod class;
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -26,7 +26,7 @@ use anatomy_course::project_root;
 use anatomy_course::{find, EXERCISES};
 use anatomy_report::sheet::plain_stem;
 use class::{anatomy, full_marks, hand_in_solutions};
-use scratch::TestDir;
+use test_dir::TestDir;
 
 struct Attack {
     student: String,

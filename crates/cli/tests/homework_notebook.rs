@@ -9,8 +9,8 @@
 
 #[path = "../../../tests/common/class.rs"]
 mod class;
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,8 +18,8 @@ use std::path::Path;
 use anatomy_course::find;
 use anatomy_course::project_root;
 use class::anatomy;
-use scratch::TestDir;
 use serde_json::{json, Value};
+use test_dir::TestDir;
 
 const NOTEBOOK: &str = "homework-cross-attention.ipynb";
 

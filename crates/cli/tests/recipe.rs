@@ -12,8 +12,8 @@
 //! names is not enough, or one it does not name is needed, this fails.
 #![cfg(anatomy_solutions)]
 
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hasher};
@@ -98,7 +98,7 @@ fn cargo_in(copy: &Path, args: &[&str]) -> String {
 #[test]
 fn the_recipe_for_a_new_exercise_adds_one_that_is_graded_and_touches_nothing_else() {
     let root = project_root();
-    let copy = scratch::TestDir::new("recipe");
+    let copy = test_dir::TestDir::new("recipe");
     let copied = copy_project(&root, &copy);
 
     // 1-5. `anatomy exercises new` (this project's binary, told the copy's root), then the author's part.

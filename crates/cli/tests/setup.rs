@@ -7,9 +7,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
-use scratch::TestDir;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
+use test_dir::TestDir;
 
 fn sha256(path: &Path) -> String {
     let o = Command::new("sha256sum").arg(path).output().expect("sha256sum runs");

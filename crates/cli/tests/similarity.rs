@@ -8,12 +8,12 @@
 
 #[path = "../../../tests/common/class.rs"]
 mod class;
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
 
 use anatomy_course::project_root;
 use class::anatomy;
-use scratch::TestDir;
+use test_dir::TestDir;
 
 /// Each pair with its evidence ("strong" or "weak").
 fn evidence(json: &str) -> Vec<(String, [String; 2], f64, String)> {

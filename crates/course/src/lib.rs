@@ -200,5 +200,5 @@ pub struct Outcome {
 mod tests;
 
 #[cfg(test)]
-#[path = "../../../tests/common/scratch.rs"]
+#[path = "../../../tests/common/test_dir.rs"]
 pub(crate) mod test_dir;

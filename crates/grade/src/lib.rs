@@ -18,5 +18,5 @@ pub mod sandbox;
 pub mod watch;
 
 #[cfg(test)]
-#[path = "../../../tests/common/scratch.rs"]
+#[path = "../../../tests/common/test_dir.rs"]
 pub(crate) mod test_dir;

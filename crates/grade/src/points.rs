@@ -208,14 +208,14 @@ pub fn course_text(path: &Path) -> Result<String> {
 }
 
 impl CourseFile {
-    /// The course file at `path`, read and checked; `titles` are the keys an assignment may give a
+    /// The course file at `path`, read and checked; `title_keys` are the keys an assignment may give a
     /// platform's title under: the export formats' (`anatomy_gradebook::export::load_course` passes them).
-    pub fn load(path: &Path, titles: &[&str]) -> Result<CourseFile> {
-        CourseFile::parse(path, &course_text(path)?, titles)
+    pub fn load(path: &Path, title_keys: &[&str]) -> Result<CourseFile> {
+        CourseFile::parse(path, &course_text(path)?, title_keys)
     }
 
-    /// The course file `path` whose text is `text`, checked, with `titles` as in [`CourseFile::load`].
-    pub fn parse(path: &Path, text: &str, titles: &[&str]) -> Result<CourseFile> {
+    /// The course file `path` whose text is `text`, checked, with `title_keys` as in [`CourseFile::load`].
+    pub fn parse(path: &Path, text: &str, title_keys: &[&str]) -> Result<CourseFile> {
         let file: File = toml::from_str(text).map_err(|e| {
             anyhow::anyhow!(
                 "{} is not a course file ({}): it may have a [points] table, a `name = points` line for each \
@@ -223,7 +223,7 @@ impl CourseFile {
                  [assignments.NAME] tables (exercises, due, and a platform's title under {})",
                 path.display(),
                 e.message(),
-                titles.join(", ")
+                key_list(title_keys)
             )
         })?;
         for (name, &p) in &file.points {
@@ -249,7 +249,7 @@ impl CourseFile {
         }
         let mut points: BTreeMap<String, f64> = EXERCISES.iter().map(|e| (e.name.to_string(), e.points)).collect();
         points.extend(file.points);
-        let assignments = assignments(path, file.assignments, titles)?;
+        let assignments = assignments(path, file.assignments, title_keys)?;
         Ok(CourseFile { points, late: file.late, assignments })
     }
 
@@ -305,6 +305,15 @@ impl CourseFile {
     }
 }
 
+/// The keys a title may be given under, as a message lists them.
+fn key_list(keys: &[&str]) -> String {
+    if keys.is_empty() {
+        "none (no export format reads a title)".into()
+    } else {
+        keys.join(", ")
+    }
+}
+
 /// A platform's title for an assignment, checked: text of at most 256 characters, without control
 /// characters (it goes into a CSV's header).
 fn title(path: &Path, name: &str, key: &str, value: toml::Value, keys: &[&str]) -> Result<String> {
@@ -313,7 +322,7 @@ fn title(path: &Path, name: &str, key: &str, value: toml::Value, keys: &[&str]) 
             "{}: the assignment {name} has `{key}`, which no export format reads: an assignment gives exercises, \
              due and a platform's title under {}",
             path.display(),
-            keys.join(", ")
+            key_list(keys)
         );
     }
     let toml::Value::String(value) = value else {

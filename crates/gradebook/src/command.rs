@@ -96,13 +96,13 @@ impl Location {
     /// Writes the grades as a platform imports them (`export`), whole.
     pub fn export_to(&self, course: &CourseFile, given: ExportOptions) -> Result<ExportWritten> {
         let assignment = given.assignment.map(|a| course.assignment(Some(&a))).transpose()?;
-        let wanted = ExportRequest {
+        let request = ExportRequest {
             format: given.format,
             assignment: assignment.as_ref(),
             identify: given.identify,
             unlimited_grades: given.unlimited_grades,
         };
-        let exported = self.read()?.export(course, wanted)?;
+        let exported = self.read()?.export(course, request)?;
         let out = &given.out;
         write_whole(out, &exported.text).with_context(|| format!("cannot write {}", out.display()))?;
         let line = format!("wrote {} ({})", out.display(), given.format.summary());

@@ -2,8 +2,8 @@
 //! one module per format, each owning its columns, its importer's rules and its writer ([`Writer`]):
 //! Canvas's gradebook import (`canvas.rs`), Moodle's grade import (`moodle.rs`) and our own CSV (`csv.rs`:
 //! every exercise of every assignment, late days, extensions and overrides). [`Format`] names them on the
-//! command line (`--format`); a new format is a module with a [`Writer`] and a `writer` function, and one
-//! line in the list the `formats!` macro reads.
+//! command line (`--format`); a new format is a module with a [`Writer`], its `writer` function and its
+//! `COURSE_KEY`, and one line in the list the `formats!` macro reads.
 //!
 //! Both platforms read an empty cell as "no grade" and clear the grade they hold there (Moodle's import sets
 //! it to none, as it does for `-`; Canvas's counts it as a change that removes the grade), so a platform's
@@ -45,11 +45,11 @@ macro_rules! formats {
         }
 
         impl Format {
-            /// The format's writer, given what `wanted` asks of it (Moodle's refuses a file with no
+            /// The format's writer, given what `request` asks of it (Moodle's refuses a file with no
             /// identifier chosen, before anything is read).
-            pub fn writer(self, wanted: &ExportRequest) -> Result<Box<dyn Writer>> {
+            pub fn writer(self, request: &ExportRequest) -> Result<Box<dyn Writer>> {
                 match self {
-                    $(Format::$variant => $module::writer(wanted),)*
+                    $(Format::$variant => $module::writer(request),)*
                 }
             }
         }
@@ -135,9 +135,9 @@ pub struct Term {
 impl Gradebook {
     /// The export of an assignment, or of every one, as text, read in one transaction: a roster imported
     /// meanwhile cannot shift one student's grades onto another's row.
-    pub fn export(&self, course: &CourseFile, wanted: ExportRequest) -> Result<Exported> {
-        let writer = wanted.format.writer(&wanted)?;
-        self.export_with(course, writer.as_ref(), wanted.assignment)
+    pub fn export(&self, course: &CourseFile, request: ExportRequest) -> Result<Exported> {
+        let writer = request.format.writer(&request)?;
+        self.export_with(course, writer.as_ref(), request.assignment)
     }
 
     /// The export of an assignment, or of every one, by `writer`: any format, ours or another's.

@@ -262,5 +262,5 @@ fn one_line(text: &str) -> String {
 mod tests;
 
 #[cfg(test)]
-#[path = "../../../tests/common/scratch.rs"]
+#[path = "../../../tests/common/test_dir.rs"]
 pub(crate) mod test_dir;

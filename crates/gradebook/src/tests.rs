@@ -98,6 +98,14 @@ fn totals(book: &Gradebook, a: &Assignment) -> Vec<(String, Option<f64>)> {
         .collect()
 }
 
+/// The course-file keys the formats read; the grader's and the report's tests, a stage below this crate,
+/// spell the same list out (`TITLE_KEYS` in crates/grade/src/points/tests.rs): this fails when a format adds
+/// or drops one, to say those must follow.
+#[test]
+fn the_formats_read_titles_under_canvas_and_moodle() {
+    assert_eq!(crate::export::course_keys(), ["canvas", "moodle"]);
+}
+
 #[test]
 fn a_roster_is_imported_by_platform_id_and_importing_again_never_makes_one_student_two() {
     let dir = scratch("roster");

@@ -12,9 +12,9 @@ use anatomy_gradebook::{Gradebook, FILE_NAME};
 use anatomy_report::sheet::{points, Csv, CsvCell};
 use anyhow::Result;
 
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
-use scratch::TestDir;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
+use test_dir::TestDir;
 
 /// Blackboard's Grade Center upload, by the students' usernames (the roster's logins).
 struct Blackboard;

@@ -10,9 +10,9 @@ use anatomy_gradebook::export::{ExportRequest, Format, MoodleId};
 use anatomy_gradebook::runs::{GradeCell, Run};
 use anatomy_gradebook::{Gradebook, FILE_NAME};
 
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
-use scratch::TestDir;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
+use test_dir::TestDir;
 
 const STUDENTS: usize = 1000;
 
@@ -87,9 +87,9 @@ fn a_term_of_a_thousand_students_and_ten_assignments() {
     for &format in <Format as clap::ValueEnum>::value_variants() {
         let name = clap::ValueEnum::to_possible_value(&format).unwrap().get_name().to_string();
         let started = Instant::now();
-        let wanted =
+        let request =
             ExportRequest { format, assignment: None, identify: Some(MoodleId::Username), unlimited_grades: false };
-        let text = book.export(&course, wanted).unwrap().text;
+        let text = book.export(&course, request).unwrap().text;
         exports.push((name.clone(), started.elapsed()));
         let rows = csv::ReaderBuilder::new().has_headers(false).from_reader(text.as_bytes()).records().count();
         let header_rows = if format == Format::Canvas { 2 } else { 1 };

@@ -29,5 +29,5 @@ pub mod tape;
 pub mod times;
 
 #[cfg(test)]
-#[path = "../../../tests/common/scratch.rs"]
+#[path = "../../../tests/common/test_dir.rs"]
 pub(crate) mod test_dir;

@@ -7,9 +7,9 @@ use anatomy_notebooks::{
     source_chapter, Cell, SETUP_CELL,
 };
 
-#[path = "../../../tests/common/scratch.rs"]
-mod scratch;
-use scratch::TestDir;
+#[path = "../../../tests/common/test_dir.rs"]
+mod test_dir;
+use test_dir::TestDir;
 
 /// The project's root, which holds chapters/ and notebooks/.
 fn project_root() -> PathBuf {

@@ -128,8 +128,8 @@ fn every_output_of_a_late_class_is_written_as_before() {
     let feedback: Vec<String> = rows.iter().map(|r| sheet.feedback(r)).collect();
     dump("feedback.md", &feedback.join("\n----\n"));
     dump("gradebook-show.md", &book.show(&course, Some(&hw)).unwrap());
-    let wanted = ExportRequest { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
-    dump("gradebook-export.csv", &book.export(&course, wanted).unwrap().text);
+    let request = ExportRequest { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
+    dump("gradebook-export.csv", &book.export(&course, request).unwrap().text);
     for row in &rows {
         let late = sheet.days_late(row).zip(course.late);
         let gs = gradescope::results_of(&row.outcomes, &Tier::None, &hw.exercises, &course, late);
@@ -200,7 +200,7 @@ fn the_sheet_the_gradebook_and_the_three_platforms_agree_on_every_cell_of_a_late
         .iter()
         .map(|r| (r.student.clone(), r.outcomes.iter().map(|o| sheet.score(r, o).points).collect()))
         .collect();
-    let wanted = ExportRequest { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
+    let request = ExportRequest { format: Format::Csv, assignment: Some(&hw), identify: None, unlimited_grades: false };
     let gradebook: Cells = book
         .standings(&course, &hw)
         .unwrap()
@@ -210,7 +210,7 @@ fn the_sheet_the_gradebook_and_the_three_platforms_agree_on_every_cell_of_a_late
     let mut outputs = vec![
         ("the grade sheet's CSV", csv_cells(&sheet.csv(&rows).unwrap(), 1, n)),
         ("the gradebook", gradebook),
-        ("the gradebook's CSV export", csv_cells(&book.export(&course, wanted).unwrap().text, 6, n)),
+        ("the gradebook's CSV export", csv_cells(&book.export(&course, request).unwrap().text, 6, n)),
     ];
     let (mut gs, mut pl, mut gh) = (Cells::new(), Cells::new(), Cells::new());
     let mut totals = Vec::new();

@@ -13,7 +13,7 @@
 #[cfg(test)]
 mod agreement;
 #[cfg(test)]
-#[path = "../../../tests/common/scratch.rs"]
+#[path = "../../../tests/common/test_dir.rs"]
 pub(crate) mod test_dir;
 pub mod classroom;
 pub mod gradescope;

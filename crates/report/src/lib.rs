@@ -11,7 +11,7 @@ pub mod report;
 pub mod similarity;
 
 #[cfg(test)]
-#[path = "../../../tests/common/scratch.rs"]
+#[path = "../../../tests/common/test_dir.rs"]
 pub(crate) mod test_dir;
 
 /// `n` things in words, one or many: "1 student", "2 students", "0 students".

@@ -2,7 +2,7 @@
 use super::*;
 
 /// The keys the export formats read (`anatomy_gradebook::export::course_keys`, a later stage than this one).
-const TITLES: &[&str] = &["canvas", "moodle"];
+const TITLE_KEYS: &[&str] = &["canvas", "moodle"];
 
 #[test]
 fn a_day_begun_late_counts_whole_and_the_policy_keeps_its_share() {
@@ -32,7 +32,7 @@ fn a_course_declares_its_assignments_or_has_one_of_every_exercise() {
     let load = |text: &str| {
         let file = dir.join("course.toml");
         std::fs::write(&file, text).unwrap();
-        CourseFile::load(&file, TITLES)
+        CourseFile::load(&file, TITLE_KEYS)
     };
     let none = load("").unwrap();
     assert_eq!(none.assignment(None).unwrap().exercises.len(), EXERCISES.len());
@@ -95,7 +95,7 @@ fn points_and_penalties_that_are_not_finite_negative_or_minus_zero_are_refused_n
     let file = dir.join("course.toml");
     let load = |text: &str| {
         std::fs::write(&file, text).unwrap();
-        CourseFile::load(&file, TITLES).map(|c| c.points["layer_norm"]).map_err(|e| format!("{e:#}"))
+        CourseFile::load(&file, TITLE_KEYS).map(|c| c.points["layer_norm"]).map_err(|e| format!("{e:#}"))
     };
     let shown = file.display();
     for (value, said) in
@@ -122,7 +122,7 @@ fn points_and_penalties_that_are_not_finite_negative_or_minus_zero_are_refused_n
     // Sparse: a course file of 1 GiB costs no disk, and is refused before it is read.
     std::fs::File::create(&file).unwrap().set_len(1 << 30).unwrap();
     assert_eq!(
-        format!("{:#}", CourseFile::load(&file, TITLES).unwrap_err()),
+        format!("{:#}", CourseFile::load(&file, TITLE_KEYS).unwrap_err()),
         format!(
             "{shown} is 1 GiB, more than the 256 KiB a course file may be: give the course file \
              (exercises/course.toml is the example), a few kilobytes of TOML"

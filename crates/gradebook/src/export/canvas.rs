@@ -16,10 +16,10 @@ use crate::Gradebook;
 /// Canvas's gradebook import.
 pub(super) struct Canvas;
 
-/// The key of an assignment's title for Canvas in the course file (`[assignments.NAME] canvas = "…"`).
-const TITLE: &str = "canvas";
-/// This format's key in the course file.
-pub(super) const COURSE_KEY: Option<&str> = Some(TITLE);
+/// The key under which a course file's assignment gives its title for Canvas (`[assignments.NAME] canvas = "…"`).
+const KEY: &str = "canvas";
+/// That key, offered to the `formats!` list.
+pub(super) const COURSE_KEY: Option<&str> = Some(KEY);
 
 /// Canvas's writer: it needs nothing more than the export asks.
 pub(super) fn writer(_: &ExportRequest) -> Result<Box<dyn Writer>> {
@@ -62,7 +62,7 @@ fn ids(term: &Term) -> Result<Keyed> {
 /// "TITLE (ID)"`), else the one of its title (`canvas = "TITLE"`, else the assignment's name); a column
 /// not found is written as given, and a title without an id makes Canvas create an assignment (said).
 fn header(columns: &[String], a: &Assignment, warnings: &mut Vec<String>) -> String {
-    let wanted = a.title(TITLE).unwrap_or(&a.name);
+    let wanted = a.title(KEY).unwrap_or(&a.name);
     let (title, id) = canvas_column(wanted).map_or((wanted, None), |(t, id)| (t, Some(id)));
     let found: Vec<&String> =
         columns.iter().filter(|h| canvas_column(h).is_some_and(|(t, i)| id.map_or(t == title, |id| i == id))).collect();

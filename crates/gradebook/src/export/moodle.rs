@@ -24,17 +24,17 @@ pub(super) struct Moodle {
     unlimited_grades: bool,
 }
 
-/// The key of an assignment's title for Moodle in the course file (`[assignments.NAME] moodle = "…"`).
-const TITLE: &str = "moodle";
-/// This format's key in the course file.
-pub(super) const COURSE_KEY: Option<&str> = Some(TITLE);
+/// The key under which a course file's assignment gives its title for Moodle (`[assignments.NAME] moodle = "…"`).
+const KEY: &str = "moodle";
+/// That key, offered to the `formats!` list.
+pub(super) const COURSE_KEY: Option<&str> = Some(KEY);
 
-/// The writer `wanted` asks for; refused without an identifier.
-pub(super) fn writer(wanted: &ExportRequest) -> Result<Box<dyn Writer>> {
-    let Some(id) = wanted.identify else {
+/// The writer `request` asks for; refused without an identifier.
+pub(super) fn writer(request: &ExportRequest) -> Result<Box<dyn Writer>> {
+    let Some(id) = request.identify else {
         bail!("Moodle's import matches each row by one identifier: choose it with --identify idnumber, username or email");
     };
-    Ok(Box::new(Moodle { id, unlimited_grades: wanted.unlimited_grades }))
+    Ok(Box::new(Moodle { id, unlimited_grades: request.unlimited_grades }))
 }
 
 impl Writer for Moodle {
@@ -120,7 +120,7 @@ fn items(course: &CourseFile, assignments: &[Assignment], unlimited_grades: bool
     }
     let mut items = Vec::new();
     for a in assignments {
-        let item = a.title(TITLE).unwrap_or(&a.name);
+        let item = a.title(KEY).unwrap_or(&a.name);
         // ` (Real)` and ` (Feedback)` start no piece: the item's own pieces decide.
         let header = format!("{item} (Real)");
         if spreadsheet_cell(&header) != header {

@@ -253,13 +253,13 @@ fn an_identifier_two_students_share_is_left_out_of_a_platforms_file_and_named() 
     let course = course(&dir);
     let attention = attention(&course);
     for (id, value) in [(MoodleId::Username, "ADA"), (MoodleId::IdNumber, "s-1"), (MoodleId::Email, "Ada@X.org")] {
-        let wanted = ExportRequest {
+        let request = ExportRequest {
             format: Format::Moodle,
             assignment: Some(&attention),
             identify: Some(id),
             unlimited_grades: false,
         };
-        let exported = book.export(&course, wanted).unwrap();
+        let exported = book.export(&course, request).unwrap();
         assert_eq!(
             exported.warnings,
             [format!("left out, since more than one student has the {} {value:?} (the platform's import would give each of their rows to one user): give each their own in the roster and import it again: ADA, ada", id.header())]

@@ -495,13 +495,13 @@ fn moodle_gets_no_grade_above_its_limit_and_no_identifier_the_rule_against_formu
         .collect();
     book.record(&run(&book, "exercises", &full)).unwrap();
     let moodle = |unlimited_grades| {
-        let wanted = ExportRequest {
+        let request = ExportRequest {
             format: Format::Moodle,
             assignment: Some(&all),
             identify: Some(MoodleId::IdNumber),
             unlimited_grades,
         };
-        book.export(&default, wanted)
+        book.export(&default, request)
     };
     // Moodle refuses the whole file for a grade above 100, unless the site allows more.
     let error = moodle(false).unwrap_err().to_string();

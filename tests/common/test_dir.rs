@@ -1,6 +1,7 @@
 //! A test's own folder in the system's temporary directory, removed when the test ends (passed or
-//! failed), so that `cargo test` leaves nothing behind. The command's tests (crates/cli/tests) include
-//! this file too.
+//! failed), so that `cargo test` leaves nothing behind. Every test that needs such a folder includes this
+//! file (`#[path]`): the learner's crate's tests, the command's, and the other crates' unit and
+//! integration tests.
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
